@@ -1,0 +1,157 @@
+// Package testredis gives tests a real, private Redis server.
+//
+// Tests must not touch the shared Redis a developer machine runs, and must still pass
+// where none runs. So each call starts its own redis-server on a free loopback port when
+// the binary is installed (the real thing), and falls back to an embedded miniredis
+// otherwise. PRINTWORKER_TEST_REDIS=embedded forces the fallback;
+// PRINTWORKER_TEST_REDIS_ADDR points tests at an existing server (they then use DB 15 and
+// flush it, so give them one no one else uses).
+package testredis
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a running Redis for one test.
+type Server struct {
+	Addr string
+	DB   int
+	// Kind is "redis-server", "external" or "miniredis".
+	Kind string
+	// mini is set for the embedded server (tests can fast-forward its clock).
+	mini *miniredis.Miniredis
+	cmd  *exec.Cmd
+}
+
+// URL returns a redis:// URL for the server.
+func (s *Server) URL() string { return fmt.Sprintf("redis://%s/%d", s.Addr, s.DB) }
+
+// Client returns a go-redis client for the server, closed at test end.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: s.DB})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Kill stops the server abruptly (SIGKILL for redis-server), for outage tests. It is
+// a no-op for an external server.
+func (s *Server) Kill() {
+	switch {
+	case s.cmd != nil:
+		_ = s.cmd.Process.Kill()
+		_, _ = s.cmd.Process.Wait()
+	case s.mini != nil:
+		s.mini.Close()
+	}
+}
+
+// Start returns a private Redis that lives until the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	if addr := os.Getenv("PRINTWORKER_TEST_REDIS_ADDR"); addr != "" {
+		s := &Server{Addr: addr, DB: 15, Kind: "external"}
+		c := redis.NewClient(&redis.Options{Addr: addr, DB: 15})
+		defer c.Close()
+		if err := c.FlushDB(context.Background()).Err(); err != nil {
+			t.Fatalf("testredis: external redis %s: %v", addr, err)
+		}
+		t.Cleanup(func() {
+			c := redis.NewClient(&redis.Options{Addr: addr, DB: 15})
+			c.FlushDB(context.Background())
+			c.Close()
+		})
+		return s
+	}
+	if os.Getenv("PRINTWORKER_TEST_REDIS") != "embedded" {
+		if bin, err := exec.LookPath("redis-server"); err == nil {
+			if s, err := startServer(t, bin); err == nil {
+				return s
+			} else {
+				t.Logf("testredis: redis-server failed (%v); using miniredis", err)
+			}
+		}
+	}
+	m := miniredis.RunT(t)
+	return &Server{Addr: m.Addr(), Kind: "miniredis", mini: m}
+}
+
+// Describe says which Redis the tests of this machine use; .ci/run prints it.
+func Describe() string {
+	if addr := os.Getenv("PRINTWORKER_TEST_REDIS_ADDR"); addr != "" {
+		return "external redis at " + addr + " (DB 15)"
+	}
+	if os.Getenv("PRINTWORKER_TEST_REDIS") != "embedded" {
+		if bin, err := exec.LookPath("redis-server"); err == nil {
+			return "real redis-server (" + bin + "), one private instance per test"
+		}
+	}
+	return "embedded miniredis (no redis-server installed)"
+}
+
+func startServer(t testing.TB, bin string) (*Server, error) {
+	dir := t.TempDir()
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+			"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no",
+			"--protected-mode", "no", "--loglevel", "warning",
+			"--logfile", filepath.Join(dir, "redis.log"))
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if waitReady(addr, 5*time.Second) {
+			s := &Server{Addr: addr, Kind: "redis-server", cmd: cmd}
+			t.Cleanup(func() {
+				_ = cmd.Process.Kill()
+				_, _ = cmd.Process.Wait()
+			})
+			return s, nil
+		}
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+	}
+	return nil, fmt.Errorf("redis-server did not become ready")
+}
+
+func waitReady(addr string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			_ = c.SetDeadline(time.Now().Add(time.Second))
+			fmt.Fprint(c, "PING\r\n")
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			if line == "+PONG\r\n" {
+				return true
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
