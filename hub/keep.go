@@ -37,26 +37,46 @@ func unmarshalKeeping[T any](data []byte, dst *T, keep *rawFields) error {
 }
 
 // marshalKeeping encodes src and adds back every kept key the typed encoding left out.
-func marshalKeeping[T any](src *T, keep rawFields) ([]byte, error) {
+//
+// optional names typed keys that some shapes of the object leave out (an element's
+// "id" and "weight" are absent from a view's addText/addPicture defaults): on a
+// decoded value, such a key that was absent and still holds its zero value is not
+// invented on encode.
+func marshalKeeping[T any](src *T, keep rawFields, optional ...string) ([]byte, error) {
 	b, err := json.Marshal(src)
-	if err != nil || len(keep) == 0 {
+	if err != nil || keep == nil {
 		return b, err
 	}
 	var out map[string]json.RawMessage
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, err
 	}
-	added := false
+	changed := false
 	for k, v := range keep {
 		if _, ok := out[k]; !ok {
 			out[k] = v
-			added = true
+			changed = true
 		}
 	}
-	if !added {
+	for _, k := range optional {
+		if v, ok := out[k]; ok && !keep.has(k) && isZeroJSON(v) {
+			delete(out, k)
+			changed = true
+		}
+	}
+	if !changed {
 		return b, nil
 	}
 	return json.Marshal(out)
+}
+
+// isZeroJSON reports whether v is "", 0, false or null.
+func isZeroJSON(v json.RawMessage) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case `""`, "0", "false", "null":
+		return true
+	}
+	return false
 }
 
 // has reports whether the decoded object carried key (null included).

@@ -385,7 +385,7 @@ func (x *ViewExport) UnmarshalJSON(b []byte) error {
 }
 func (e Element) MarshalJSON() ([]byte, error) {
 	type t Element
-	return marshalKeeping((*t)(&e), e.raw)
+	return marshalKeeping((*t)(&e), e.raw, "id", "weight")
 }
 func (e *Element) UnmarshalJSON(b []byte) error {
 	type t Element

@@ -1,0 +1,178 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Operation names carried by Error.Op: a small fixed set, usable as a metric label.
+const (
+	OpCreateOrder    = "order.create"
+	OpUpdateOrder    = "order.update"
+	OpDeleteOrder    = "order.delete"
+	OpListTemplates  = "template.list"
+	OpGetTemplate    = "template.get"
+	OpCreateTemplate = "template.create"
+	OpUpdateTemplate = "template.update"
+	OpDeleteTemplate = "template.delete"
+	OpGetDesign      = "design.get"
+	OpExportDesign   = "design.export"
+	OpExportView     = "design.export_view"
+	OpGetMedia       = "media.get"
+)
+
+var (
+	// ErrTooLarge is wrapped by the error of a response, export or media body larger
+	// than its configured cap. Permanent: the same request yields the same size.
+	ErrTooLarge = errors.New("response body exceeds the size limit")
+	// ErrBadResponse is wrapped by the error of a 2xx answer whose JSON body cannot be
+	// decoded into the expected resource. Permanent: the hub answered, just not with
+	// anything usable. A body cut short in transit is transient instead (it wraps
+	// io.ErrUnexpectedEOF).
+	ErrBadResponse = errors.New("malformed response body")
+	// ErrPaging is wrapped when listing templates cannot make progress (a page that
+	// repeats already seen templates, or more pages than the iteration cap).
+	ErrPaging = errors.New("template paging does not advance")
+)
+
+// maxExcerpt bounds the error body excerpt kept in an Error.
+const maxExcerpt = 512
+
+// Error is the failure of one hub call. It knows its operation, the HTTP exchange, a
+// bounded excerpt of the answer and whether a retry can help.
+type Error struct {
+	Op     string // one of the Op* constants
+	Method string
+	URL    string // request URL without query
+	Status int    // HTTP status; 0 when no answer arrived
+	Body   string // at most 512 bytes of the answer body, for humans
+	Err    error  // underlying cause (transport, decode, size), may be nil
+	// Retry is the server's Retry-After (429, 503), 0 when absent.
+	Retry time.Duration
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hub %s: %s %s", e.Op, e.Method, e.URL)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, ": status %d %s", e.Status, http.StatusText(e.Status))
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if e.Body != "" {
+		fmt.Fprintf(&b, ": body %q", e.Body)
+	}
+	if e.Retry > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.Retry)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether repeating the call can succeed: network failures, a body
+// cut short, 408, 425, 429 and 5xx. Everything else the hub answers (400, 401, 403,
+// 404, 409, 413, 422, ...) is permanent, as are oversized and malformed bodies and a
+// cancelled context. hub-gaps.md lists the classes; the client never retries by
+// itself, the job queue does.
+func (e *Error) Retryable() bool {
+	switch {
+	case errors.Is(e.Err, ErrTooLarge), errors.Is(e.Err, ErrBadResponse), errors.Is(e.Err, ErrPaging):
+		return false
+	case errors.Is(e.Err, context.Canceled):
+		return false
+	case e.Status == 0:
+		// No answer: connection refused/reset, DNS, timeout.
+		return true
+	case e.Status >= 200 && e.Status < 300:
+		// The answer began and then failed in transit (truncated body, reset).
+		return e.Err != nil
+	}
+	return RetryableStatus(e.Status)
+}
+
+// RetryAfter is the delay the hub asked for with Retry-After, 0 when none.
+func (e *Error) RetryAfter() time.Duration { return e.Retry }
+
+// RetryableStatus reports whether an HTTP status is transient (hub-gaps.md).
+func RetryableStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests:
+		return true
+	}
+	return code >= 500 && code <= 599
+}
+
+// IsStatus reports whether err is (or wraps) a hub Error with the HTTP status code.
+func IsStatus(err error, code int) bool {
+	var he *Error
+	return errors.As(err, &he) && he.Status == code
+}
+
+// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date, relative
+// to now. Unparsable or past values give 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		// Cap to avoid overflow on absurd values; a day is beyond any sane ask.
+		const maxSecs = int64(24 * time.Hour / time.Second)
+		return time.Duration(min(secs, maxSecs)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return min(d, 24*time.Hour)
+		}
+	}
+	return 0
+}
+
+// readExcerpt reads up to maxExcerpt bytes of an error body, then drains a bounded
+// amount more so the connection can be reused. The excerpt is trimmed to valid UTF-8.
+func readExcerpt(r io.Reader) string {
+	buf := make([]byte, maxExcerpt)
+	n, _ := io.ReadFull(r, buf)
+	_, _ = io.Copy(io.Discard, io.LimitReader(r, 64<<10))
+	b := buf[:n]
+	for len(b) > 0 && !utf8.Valid(b) {
+		b = b[:len(b)-1]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// FieldError is one invalid property of a payload.
+type FieldError struct {
+	Field  string // JSON path, e.g. "billingDetails.zip", "lineItems[0].token"
+	Reason string
+}
+
+// ValidationError lists every invalid property of a payload found before sending it.
+// It is permanent: the same payload fails the same way.
+type ValidationError struct {
+	What   string // "order <id>"
+	Fields []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.Field + ": " + f.Reason
+	}
+	return fmt.Sprintf("hub: invalid %s: %s", e.What, strings.Join(parts, "; "))
+}
+
+// Retryable is always false: a retry sends the same invalid payload.
+func (e *ValidationError) Retryable() bool { return false }
