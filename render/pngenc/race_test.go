@@ -1,0 +1,5 @@
+//go:build race
+
+package pngenc
+
+const raceEnabled = true
