@@ -21,7 +21,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/adler32"
 	"hash/crc32"
 	"image"
@@ -190,6 +189,9 @@ type compressor interface {
 type flateFactory struct {
 	get func(level int, w io.Writer) compressor
 	put func(level int, c compressor)
+	// storesUnmatched: the fast levels store a block outright when their match search
+	// finds nothing (klauspost/compress does; compress/flate entropy-codes it).
+	storesUnmatched bool
 }
 
 // klauspostPools keeps one pool per level (index level+2, HuffmanOnly = -2): a deflate
@@ -208,7 +210,8 @@ var klauspostFlate = flateFactory{
 		}
 		return c
 	},
-	put: func(level int, c compressor) { klauspostPools[level+2].Put(c) },
+	put:             func(level int, c compressor) { klauspostPools[level+2].Put(c) },
+	storesUnmatched: true,
 }
 
 // strip is one compressed strip on its way to the output.
@@ -325,50 +328,45 @@ type stripWorker struct {
 	src      source
 	cfg      config
 	ff       flateFactory
-	zw       compressor
-	adler    hash.Hash32
+	zw       compressor // at cfg.level
+	zh       compressor // Huffman-only, taken when first needed
 	out      sliceWriter
 	rowA     []byte // scratch for converted rows
 	rowB     []byte
 	zero     []byte // the previous row of the image's first row
-	filtered []byte // 1 + row bytes
-	trial    []byte // auto filter trials
+	filtered []byte // one strip of filtered scanlines
+	trial    []byte // auto filter trials: 1 + row bytes
 }
 
 func newStripWorker(src source, cfg config, ff flateFactory) *stripWorker {
 	n := src.width * src.bpp
-	buf := make([]byte, 3*n+2*(n+1))
+	rows := min(cfg.stripRows, src.height)
+	buf := make([]byte, 3*n+(n+1)+rows*(n+1))
 	sw := &stripWorker{
-		src: src, cfg: cfg, ff: ff, adler: adler32.New(),
+		src: src, cfg: cfg, ff: ff,
 		rowA:     buf[0*n : 1*n : 1*n],
 		rowB:     buf[1*n : 2*n : 2*n],
 		zero:     buf[2*n : 3*n : 3*n],
-		filtered: buf[3*n : 4*n+1 : 4*n+1],
-		trial:    buf[4*n+1:],
+		trial:    buf[3*n : 4*n+1 : 4*n+1],
+		filtered: buf[4*n+1:],
 	}
-	sw.zw = ff.get(cfg.level, &sw.out)
+	sw.zw = ff.get(cfg.level, nil)
 	return sw
 }
 
-func (sw *stripWorker) release() { sw.ff.put(sw.cfg.level, sw.zw) }
+func (sw *stripWorker) release() {
+	sw.ff.put(sw.cfg.level, sw.zw)
+	if sw.zh != nil {
+		sw.ff.put(LevelHuffmanOnly, sw.zh)
+	}
+}
 
 // compress filters and deflates strip i of n.
 func (sw *stripWorker) compress(i, n int) strip {
 	src := sw.src
 	y0 := i * sw.cfg.stripRows
 	y1 := min(y0+sw.cfg.stripRows, src.height)
-	rowBytes := src.width * src.bpp
-
-	bp, _ := stripBufPool.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	sw.out.buf = (*bp)[:0]
-	if i == 0 {
-		// zlib header: deflate with a 32 KiB window, FLEVEL from the level, FCHECK.
-		sw.out.buf = append(sw.out.buf, 0x78, zlibFlevel(sw.cfg.level))
-	}
-	sw.zw.Reset(&sw.out)
+	lineBytes := src.width*src.bpp + 1
 
 	ft := sw.cfg.filter
 	if ft == filterAuto {
@@ -380,31 +378,62 @@ func (sw *stripWorker) compress(i, n int) strip {
 	if y0 > 0 {
 		prev = src.row(y0-1, sw.rowB)
 	}
-	h := sw.adler
-	h.Reset()
 	scratch := [2][]byte{sw.rowA, sw.rowB}
-	var err error
-	for y := y0; y < y1 && err == nil; y++ {
+	data := sw.filtered[:(y1-y0)*lineBytes]
+	for y := y0; y < y1; y++ {
 		cur := src.row(y, scratch[(y-y0)&1])
-		filterRow(sw.filtered, cur, prev, src.bpp, byte(ft))
-		h.Write(sw.filtered)
-		_, err = sw.zw.Write(sw.filtered)
+		k := (y - y0) * lineBytes
+		filterRow(data[k:k+lineBytes], cur, prev, src.bpp, byte(ft))
 		prev = cur
 	}
-	if err == nil {
-		if i == n-1 {
-			err = sw.zw.Close()
-		} else {
-			err = sw.zw.Flush()
+	last := i == n-1
+
+	bp, err := sw.deflate(sw.zw, i == 0, data, last)
+	if err == nil && sw.ff.storesUnmatched && sw.cfg.level != LevelHuffmanOnly && len(*bp) > len(data)/2 {
+		// klauspost/compress's fast levels store a block outright when their match
+		// search finds nothing, which is what filtered photographs look like: their
+		// residues compress by entropy coding alone. Try Huffman-only, keep the smaller.
+		if sw.zh == nil {
+			sw.zh = sw.ff.get(LevelHuffmanOnly, nil)
 		}
+		var alt *[]byte
+		alt, err = sw.deflate(sw.zh, i == 0, data, last)
+		if err == nil && len(*alt) < len(*bp) {
+			bp, alt = alt, bp
+		}
+		stripBufPool.Put(alt)
 	}
-	*bp = sw.out.buf
-	sw.out.buf = nil
 	if err != nil {
 		stripBufPool.Put(bp)
 		return strip{err: fmt.Errorf("pngenc: deflate: %w", err)}
 	}
-	return strip{buf: bp, adler: h.Sum32(), length: int64(y1-y0) * int64(rowBytes+1)}
+	return strip{buf: bp, adler: adler32.Checksum(data), length: int64(len(data))}
+}
+
+// deflate compresses data with zw into a pooled buffer, after the zlib header for the
+// first strip, ending with a sync flush (or the final block for the last strip).
+func (sw *stripWorker) deflate(zw compressor, first bool, data []byte, last bool) (*[]byte, error) {
+	bp, _ := stripBufPool.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	sw.out.buf = (*bp)[:0]
+	if first {
+		// zlib header: deflate with a 32 KiB window, FLEVEL from the level, FCHECK.
+		sw.out.buf = append(sw.out.buf, 0x78, zlibFlevel(sw.cfg.level))
+	}
+	zw.Reset(&sw.out)
+	_, err := zw.Write(data)
+	if err == nil {
+		if last {
+			err = zw.Close()
+		} else {
+			err = zw.Flush()
+		}
+	}
+	*bp = sw.out.buf
+	sw.out.buf = nil
+	return bp, err
 }
 
 // chooseFilter picks, for rows [y0,y1), the filter with the smallest sum of absolute

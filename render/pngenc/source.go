@@ -119,7 +119,14 @@ func rgbaToRGB(dst, src []byte) {
 	n := len(src) / 4
 	dst = dst[:3*n]
 	src = src[:4*n]
-	for i, j := 0, 0; i < len(src); i, j = i+4, j+3 {
+	i, j := 0, 0
+	// Two pixels per 64-bit load; the 8-byte store spills two bytes that the next
+	// iteration overwrites, so stop while 8 bytes of dst remain.
+	for ; i+8 <= len(src) && j+8 <= len(dst); i, j = i+8, j+6 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		binary.LittleEndian.PutUint64(dst[j:], v&0xffffff|(v>>8)&0xffffff000000)
+	}
+	for ; i < len(src); i, j = i+4, j+3 {
 		s := src[i : i+3 : i+3]
 		d := dst[j : j+3 : j+3]
 		d[0], d[1], d[2] = s[0], s[1], s[2]
