@@ -231,6 +231,11 @@ func sanitize(s string, max int) string {
 	return c
 }
 
+// Clean applies Sanitize's rules except the length cap and the fallback: it returns
+// "" when nothing usable is left, for callers (such as a key layout) that must treat
+// an empty value as an error rather than name it "design".
+func Clean(s string) string { return clean(s) }
+
 // clean applies every rule but the cap and the fallback: it may return "".
 func clean(s string) string {
 	var b strings.Builder

@@ -1,0 +1,214 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/printworker/printworker/filenames"
+)
+
+// DefaultLayout is the key pattern used when Layout.Pattern is empty: print staff
+// browse by store, then day, then order.
+const DefaultLayout = "{store}/{date}/{order}/{filename}"
+
+// ManifestName is the last segment of an order's manifest key.
+const ManifestName = "manifest.json"
+
+// Layout maps the identity of a print file to its object key. The pattern is a
+// '/'-separated path of literal text and variables: {store} {date} (yyyy-mm-dd, UTC)
+// {order} {design} {view} {product} {filename} {type}. {filename} must be in the last
+// segment and {order} in a folder above it; the folders may not depend on {design},
+// {view}, {filename} or {type}, because the order's manifest sits next to its files
+// at the folder part + "manifest.json" and there must be exactly one per order.
+//
+// Every variable is cleaned by the filenames rules before it is substituted, so a
+// value can never add a '/', a ".." or a hidden segment; a variable the pattern uses
+// that is empty after cleaning is an error, never a silently shorter key.
+type Layout struct {
+	Pattern string
+}
+
+// KeyVars are the values a layout pattern refers to.
+type KeyVars struct {
+	Store, Order, Design, View, Product, Filename, Type string
+	Date                                                time.Time
+}
+
+var layoutVars = map[string]func(KeyVars) string{
+	"store":    func(v KeyVars) string { return v.Store },
+	"order":    func(v KeyVars) string { return v.Order },
+	"design":   func(v KeyVars) string { return v.Design },
+	"view":     func(v KeyVars) string { return v.View },
+	"product":  func(v KeyVars) string { return v.Product },
+	"filename": func(v KeyVars) string { return v.Filename },
+	"type":     func(v KeyVars) string { return v.Type },
+	"date": func(v KeyVars) string {
+		if v.Date.IsZero() {
+			return ""
+		}
+		return v.Date.UTC().Format("2006-01-02")
+	},
+}
+
+// perFile are variables that differ between files of one order.
+var perFile = map[string]bool{"design": true, "view": true, "filename": true, "type": true}
+
+func (l Layout) pattern() string {
+	if l.Pattern == "" {
+		return DefaultLayout
+	}
+	return l.Pattern
+}
+
+// segment is one '/'-separated part of a pattern: literal text and variable names
+// alternate, starting with text.
+type segment struct {
+	parts []string // even indexes literal text, odd indexes variable names
+}
+
+func (s segment) uses(name string) bool {
+	for i := 1; i < len(s.parts); i += 2 {
+		if s.parts[i] == name {
+			return true
+		}
+	}
+	return false
+}
+
+func parseSegment(s string) (segment, error) {
+	var seg segment
+	for {
+		open := strings.IndexByte(s, '{')
+		if open < 0 {
+			if strings.IndexByte(s, '}') >= 0 {
+				return seg, fmt.Errorf("unmatched '}' in %q", s)
+			}
+			seg.parts = append(seg.parts, s)
+			return seg, nil
+		}
+		end := strings.IndexByte(s[open:], '}')
+		if end < 0 {
+			return seg, fmt.Errorf("unclosed '{' in %q", s)
+		}
+		name := s[open+1 : open+end]
+		if _, ok := layoutVars[name]; !ok {
+			return seg, fmt.Errorf("unknown variable {%s}", name)
+		}
+		if strings.IndexByte(s[:open], '}') >= 0 {
+			return seg, fmt.Errorf("unmatched '}' in %q", s)
+		}
+		seg.parts = append(seg.parts, s[:open], name)
+		s = s[open+end+1:]
+	}
+}
+
+// parse splits and checks the pattern, reporting every problem at once.
+func (l Layout) parse() ([]segment, error) {
+	raw := strings.Split(l.pattern(), "/")
+	segs := make([]segment, 0, len(raw))
+	var errs []error
+	for _, r := range raw {
+		seg, err := parseSegment(r)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if len(seg.parts) == 1 {
+			// A literal folder must itself be a valid key segment.
+			if err := ValidateKey(r); err != nil {
+				errs = append(errs, fmt.Errorf("literal folder %q: %w", r, err))
+			}
+		} else if r != "" && strings.HasPrefix(seg.parts[0], ".") {
+			errs = append(errs, fmt.Errorf("segment %q starts with '.'", r))
+		}
+		segs = append(segs, seg)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	last := segs[len(segs)-1]
+	if !last.uses("filename") {
+		errs = append(errs, errors.New("{filename} must be in the last segment, or files of an order overwrite each other"))
+	}
+	order := false
+	for _, s := range segs[:len(segs)-1] {
+		for name := range perFile {
+			if s.uses(name) {
+				errs = append(errs, fmt.Errorf("folder %q uses {%s}: folders must be per order, since the manifest sits in them", strings.Join(s.parts, ""), name))
+			}
+		}
+		order = order || s.uses("order")
+	}
+	if !order {
+		errs = append(errs, errors.New("{order} must be in a folder, so each order has its own folder and manifest"))
+	}
+	return segs, errors.Join(errs...)
+}
+
+// Validate reports every problem of the pattern.
+func (l Layout) Validate() error {
+	if _, err := l.parse(); err != nil {
+		return fmt.Errorf("storage layout %q: %w", l.pattern(), err)
+	}
+	return nil
+}
+
+func expandSegment(s segment, v KeyVars) (string, error) {
+	var b strings.Builder
+	for i, p := range s.parts {
+		if i%2 == 0 {
+			b.WriteString(p)
+			continue
+		}
+		val := filenames.Clean(layoutVars[p](v))
+		if val == "" {
+			return "", fmt.Errorf("%w: layout variable {%s} is empty", ErrInvalidKey, p)
+		}
+		b.WriteString(val)
+	}
+	return b.String(), nil
+}
+
+func (l Layout) expand(segs []segment, v KeyVars, last string) (string, error) {
+	out := make([]string, 0, len(segs))
+	for _, s := range segs[:len(segs)-1] {
+		e, err := expandSegment(s, v)
+		if err != nil {
+			return "", err
+		}
+		out = append(out, e)
+	}
+	if last == "" {
+		e, err := expandSegment(segs[len(segs)-1], v)
+		if err != nil {
+			return "", err
+		}
+		last = e
+	}
+	key := strings.Join(append(out, last), "/")
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// Key returns the object key of one file.
+func (l Layout) Key(v KeyVars) (string, error) {
+	segs, err := l.parse()
+	if err != nil {
+		return "", fmt.Errorf("storage layout %q: %w", l.pattern(), err)
+	}
+	return l.expand(segs, v, "")
+}
+
+// ManifestKey returns the key of the order's manifest: the folders of the pattern
+// followed by "manifest.json". Only the order-level variables of v are used.
+func (l Layout) ManifestKey(v KeyVars) (string, error) {
+	segs, err := l.parse()
+	if err != nil {
+		return "", fmt.Errorf("storage layout %q: %w", l.pattern(), err)
+	}
+	return l.expand(segs, v, ManifestName)
+}
