@@ -1,0 +1,69 @@
+package storage_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/printworker/printworker/storage"
+)
+
+// TestDirHotFolder checks what a program watching the folder sees: finished print
+// files with readable permissions, nothing else outside hidden names.
+func TestDirHotFolder(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	d, err := storage.NewDir(filepath.Join(root, "hot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Describe(), "dir:"+filepath.Join(root, "hot"); got != want {
+		t.Errorf("Describe = %s, want %s", got, want)
+	}
+	put(t, d, "s/2024-01-02/1/a.png", []byte("png"))
+
+	st, err := os.Stat(filepath.Join(root, "hot", "s", "2024-01-02", "1", "a.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("file mode %v, want 0644 so staff and other programs can read it", st.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, "hot", "s", "2024-01-02", "1"))
+	for _, e := range entries {
+		if e.Name() != "a.png" {
+			t.Errorf("unexpected file %s beside the print file", e.Name())
+		}
+	}
+
+	// A crash leaves a temporary file; a file dropped in by hand has no sidecar.
+	dir := filepath.Join(root, "hot", "s", "2024-01-02", "1")
+	if err := os.WriteFile(filepath.Join(dir, ".tmp-b.png-123"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "by-hand.pdf"), []byte("%PDF-"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := d.List(ctx, "s/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, in := range infos {
+		keys = append(keys, in.Key)
+	}
+	if strings.Join(keys, ",") != "s/2024-01-02/1/a.png,s/2024-01-02/1/by-hand.pdf" {
+		t.Errorf("List = %q", keys)
+	}
+	info, err := d.Stat(ctx, "s/2024-01-02/1/by-hand.pdf")
+	if err != nil || info.Size != 5 || info.ContentType != "application/octet-stream" {
+		t.Errorf("Stat of a hand-dropped file = %+v, %v", info, err)
+	}
+
+	// A folder is not an object.
+	if _, err := d.Stat(ctx, "s/2024-01-02"); err == nil {
+		t.Error("Stat of a folder succeeded")
+	}
+}

@@ -1,0 +1,116 @@
+package storage_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/printworker/printworker/storage"
+)
+
+func TestLayoutKey(t *testing.T) {
+	v := storage.KeyVars{
+		Store: "shop.example.com", Order: "#1001", Design: "123.4f2a", View: "Front side",
+		Product: "TSHIRT-L", Filename: "123.4f2a-Summer.png", Type: "png",
+		Date: time.Date(2024, 1, 2, 23, 30, 0, 0, time.FixedZone("EST", -5*3600)),
+	}
+	tests := []struct {
+		name, pattern, key, manifest string
+	}{
+		{"default", "", "shop.example.com/2024-01-03/#1001/123.4f2a-Summer.png", "shop.example.com/2024-01-03/#1001/manifest.json"},
+		{"by product", "{store}/{product}/{date}-{order}/{view}-{filename}",
+			"shop.example.com/TSHIRT-L/2024-01-03-#1001/Front-side-123.4f2a-Summer.png",
+			"shop.example.com/TSHIRT-L/2024-01-03-#1001/manifest.json"},
+		{"literal folder", "prints/{order}/{type}-{filename}", "prints/#1001/png-123.4f2a-Summer.png", "prints/#1001/manifest.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := storage.Layout{Pattern: tt.pattern}
+			if err := l.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			key, err := l.Key(v)
+			if err != nil || key != tt.key {
+				t.Errorf("Key = %q, %v; want %q", key, err, tt.key)
+			}
+			m, err := l.ManifestKey(v)
+			if err != nil || m != tt.manifest {
+				t.Errorf("ManifestKey = %q, %v; want %q", m, err, tt.manifest)
+			}
+			if err := storage.ValidateKey(key); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestLayoutValuesCannotEscape(t *testing.T) {
+	l := storage.Layout{}
+	for _, v := range []storage.KeyVars{
+		{Store: "../../etc", Order: "1", Filename: "a.png", Date: time.Unix(0, 0)},
+		{Store: "s", Order: "a/b", Filename: "../x.png", Date: time.Unix(0, 0)},
+		{Store: ".hidden", Order: "..", Filename: ".png", Date: time.Unix(0, 0)},
+		{Store: "s\\t", Order: "1\x00", Filename: "a\nb.png", Date: time.Unix(0, 0)},
+	} {
+		key, err := l.Key(v)
+		if err != nil {
+			if !errors.Is(err, storage.ErrInvalidKey) {
+				t.Errorf("Key(%+v) = %v, want ErrInvalidKey", v, err)
+			}
+			continue
+		}
+		if n := strings.Count(key, "/"); n != 3 {
+			t.Errorf("Key(%+v) = %q has %d slashes, want 3", v, key, n)
+		}
+		if err := storage.ValidateKey(key); err != nil {
+			t.Errorf("Key(%+v) = %q: %v", v, key, err)
+		}
+	}
+}
+
+func TestLayoutEmptyVariable(t *testing.T) {
+	l := storage.Layout{}
+	full := storage.KeyVars{Store: "s", Order: "1", Filename: "a.png", Date: time.Unix(0, 0)}
+	for name, v := range map[string]storage.KeyVars{
+		"store":    {Order: "1", Filename: "a.png", Date: time.Unix(0, 0)},
+		"date":     {Store: "s", Order: "1", Filename: "a.png"},
+		"order":    {Store: "s", Order: "///", Filename: "a.png", Date: time.Unix(0, 0)},
+		"filename": {Store: "s", Order: "1", Date: time.Unix(0, 0)},
+	} {
+		if _, err := l.Key(v); !errors.Is(err, storage.ErrInvalidKey) || !strings.Contains(err.Error(), "{"+name+"}") {
+			t.Errorf("empty %s: %v", name, err)
+		}
+	}
+	// The manifest does not need the per-file variables.
+	m := full
+	m.Filename = ""
+	if _, err := l.ManifestKey(m); err != nil {
+		t.Errorf("ManifestKey without filename: %v", err)
+	}
+}
+
+func TestLayoutValidate(t *testing.T) {
+	for _, tc := range []struct{ pattern, want string }{
+		{"{store}/{order}/{design}/{filename}", "{design}"},
+		{"{store}/{order}-{view}/{filename}", "{view}"},
+		{"{store}/{order}/{type}/{filename}", "{type}"},
+		{"{store}/{date}/{filename}", "{order} must be in a folder"},
+		{"{store}/{order}/{view}", "{filename} must be in the last segment"},
+		{"{store}/{order}/{nope}/{filename}", "unknown variable {nope}"},
+		{"{store}/{order/{filename}", "unclosed"},
+		{"{store}}/{order}/{filename}", "unmatched"},
+		{"/{order}/{filename}", "empty"},
+		{"../{order}/{filename}", "relative"},
+		{".cache/{order}/{filename}", "starts with '.'"},
+		{"{order}/.{filename}", "starts with '.'"},
+	} {
+		err := storage.Layout{Pattern: tc.pattern}.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate(%q) = %v, want it to mention %q", tc.pattern, err, tc.want)
+		}
+		if _, kerr := (storage.Layout{Pattern: tc.pattern}).Key(storage.KeyVars{Store: "s", Order: "1", Filename: "f"}); kerr == nil {
+			t.Errorf("Key accepted invalid pattern %q", tc.pattern)
+		}
+	}
+}
