@@ -21,7 +21,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"io"
@@ -407,7 +406,7 @@ func (sw *stripWorker) compress(i, n int) strip {
 		stripBufPool.Put(bp)
 		return strip{err: fmt.Errorf("pngenc: deflate: %w", err)}
 	}
-	return strip{buf: bp, adler: adler32.Checksum(data), length: int64(len(data))}
+	return strip{buf: bp, adler: adlerSum(data), length: int64(len(data))}
 }
 
 // deflate compresses data with zw into a pooled buffer, after the zlib header for the

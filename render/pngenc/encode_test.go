@@ -334,6 +334,22 @@ func (c *cancelingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func TestAdler32(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	ff := bytes.Repeat([]byte{0xff}, 3<<20) // maximum sums across several reduction blocks
+	for _, n := range []int{0, 1, 7, 8, 9, 63, 5552, 65521, 1 << 20, 1<<20 + 13, len(ff)} {
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = uint8(r.IntN(256))
+		}
+		for _, data := range [][]byte{p, ff[:n]} {
+			if got, want := adlerSum(data), adler32.Checksum(data); got != want {
+				t.Errorf("%d bytes: got %08x, want %08x", n, got, want)
+			}
+		}
+	}
+}
+
 func TestAdler32Combine(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	data := make([]byte, 300000)
