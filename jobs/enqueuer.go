@@ -1,0 +1,320 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// EnqueuerConfig configures an Enqueuer.
+type EnqueuerConfig struct {
+	// Options are the per-type task options; zero: DefaultOptions.
+	Options *Options
+	// KeyPrefix prefixes the order state keys; default DefaultKeyPrefix.
+	KeyPrefix string
+	// StateTTL is how long an order's state lives after its last change; default
+	// DefaultStateTTL.
+	StateTTL time.Duration
+	Logger   *slog.Logger
+}
+
+// Enqueuer starts work: it records order state and enqueues tasks. Intake, the
+// command line and the worker itself (completion) use it. It is safe for concurrent
+// use.
+type Enqueuer struct {
+	client *asynq.Client
+	insp   *asynq.Inspector
+	state  *State
+	opts   Options
+	log    *slog.Logger
+}
+
+// NewEnqueuer returns an Enqueuer over rdb; rdb stays the caller's to close.
+func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, error) {
+	opts := DefaultOptions()
+	if cfg.Options != nil {
+		opts = *cfg.Options
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Enqueuer{
+		client: asynq.NewClientFromRedisClient(rdb),
+		insp:   asynq.NewInspectorFromRedisClient(rdb),
+		state:  NewState(rdb, cfg.KeyPrefix, cfg.StateTTL),
+		opts:   opts,
+		log:    log,
+	}, nil
+}
+
+// Close releases the Enqueuer. It holds nothing of its own: the asynq client and
+// inspector share the Redis client passed to NewEnqueuer, which stays the caller's
+// to close (asynq refuses to close a shared connection).
+func (e *Enqueuer) Close() error { return nil }
+
+// State returns the order state the Enqueuer writes.
+func (e *Enqueuer) State() *State { return e.state }
+
+// Options returns the task options in use.
+func (e *Enqueuer) Options() Options { return e.opts }
+
+// Enqueued reports one enqueue.
+type Enqueued struct {
+	TaskID string `json:"taskId"`
+	Type   string `json:"type"`
+	Queue  string `json:"queue"`
+	// Duplicate is true when a task with the same identity already existed (pending,
+	// running, retrying, archived, or finished within its retention): the work is
+	// not enqueued twice.
+	Duplicate bool `json:"duplicate"`
+}
+
+func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string) (Enqueued, error) {
+	info, err := e.client.EnqueueContext(ctx, t)
+	if errors.Is(err, asynq.ErrTaskIDConflict) {
+		// The id is the work's identity: the work is already queued or done.
+		e.log.DebugContext(ctx, "task already enqueued", "task_id", id, "type", t.Type())
+		return Enqueued{TaskID: id, Type: t.Type(), Queue: queue, Duplicate: true}, nil
+	}
+	if err != nil {
+		return Enqueued{}, fmt.Errorf("enqueue %s: %w", t.Type(), err)
+	}
+	return Enqueued{TaskID: info.ID, Type: info.Type, Queue: info.Queue}, nil
+}
+
+// PushOrder enqueues a create, update or delete of an order on the hub. For delete
+// only o.OrderID and o.Domain are used. An order without customizations is not
+// pushed (spec 1.3) unless it is an update, which the hub client turns into a
+// delete (the order lost its customizations) or a delete.
+func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *hub.Order) (Enqueued, error) {
+	if o == nil {
+		return Enqueued{}, errors.New("push order: no order")
+	}
+	if op == OpCreate && !hub.HasCustomizations(o) {
+		return Enqueued{}, nil
+	}
+	p := OrderPush{OrderKey: OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID}, Op: op, Order: o}
+	t, err := NewOrderPushTask(p, e.opts.Push)
+	if err != nil {
+		return Enqueued{}, err
+	}
+	body, _ := json.Marshal(o)
+	if op == OpDelete {
+		body = nil
+	}
+	return e.enqueue(ctx, t, PushTaskID(p.OrderKey, op, body), QueueOrders)
+}
+
+// ExportResult reports what ExportOrder, ReExport or CancelOrder did.
+type ExportResult struct {
+	Order OrderKey `json:"order"`
+	Rev   int64    `json:"rev"`
+	Gen   int64    `json:"gen"`
+	// Skipped: the order has no personalized line items; nothing to export.
+	Skipped bool `json:"skipped,omitempty"`
+	// Changed: a new revision was recorded.
+	Changed bool `json:"changed"`
+	// Cancelled: the order is cancelled; nothing was enqueued (or, for CancelOrder,
+	// the number of pending tasks removed is in Removed).
+	Cancelled bool       `json:"cancelled,omitempty"`
+	Tasks     []Enqueued `json:"tasks,omitempty"`
+	Removed   int        `json:"removed,omitempty"`
+}
+
+// ExportOrder produces the print files of an order: it records the order's revision
+// and expected designs, then enqueues one design export per design not exported yet
+// (deduplicated by order, design and generation), or the order's completion when
+// every design is already exported (an update that changed only order data rewrites
+// the manifest). Calling it again with the same order enqueues nothing new, so a
+// webhook delivered twice, or an intake retried after a crash between the state write
+// and the enqueue, is safe.
+func (e *Enqueuer) ExportOrder(ctx context.Context, store string, o *hub.Order) (ExportResult, error) {
+	if o == nil {
+		return ExportResult{}, errors.New("export order: no order")
+	}
+	k := OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID}
+	if err := k.validate(); err != nil {
+		return ExportResult{}, fmt.Errorf("export order: %w", err)
+	}
+	res := ExportResult{Order: k}
+	refs, qty := refsOf(o)
+	if len(refs) == 0 {
+		res.Skipped = true
+		return res, nil
+	}
+	b, err := e.state.Begin(ctx, k, o, refs)
+	if err != nil {
+		return res, err
+	}
+	res.Rev, res.Gen, res.Changed, res.Cancelled = b.Rev, b.Gen, b.Changed, b.Cancelled
+	if b.Cancelled {
+		e.log.InfoContext(ctx, "export of a cancelled order refused", "order", k.String())
+		return res, nil
+	}
+	return e.enqueueExports(ctx, res, b.Pending, qty)
+}
+
+func (e *Enqueuer) enqueueExports(ctx context.Context, res ExportResult, pending []string, qty map[string]int) (ExportResult, error) {
+	if len(pending) == 0 {
+		done, err := e.Complete(ctx, res.Order, res.Rev)
+		if err != nil {
+			return res, err
+		}
+		res.Tasks = append(res.Tasks, done)
+		return res, nil
+	}
+	var errs []error
+	for _, ref := range pending {
+		t, err := NewDesignExportTask(DesignExport{OrderKey: res.Order, Ref: ref, Quantity: qty[ref], Gen: res.Gen}, e.opts.Export)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		q, err := e.enqueue(ctx, t, ExportTaskID(res.Order, ref, res.Gen), QueueExports)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		res.Tasks = append(res.Tasks, q)
+	}
+	return res, errors.Join(errs...)
+}
+
+// Complete enqueues the completion (manifest) of an order revision; the worker calls
+// it when the last design is done. Duplicates collapse on the task id.
+func (e *Enqueuer) Complete(ctx context.Context, k OrderKey, rev int64) (Enqueued, error) {
+	t, err := NewOrderCompleteTask(OrderComplete{OrderKey: k, Rev: rev}, e.opts.Complete)
+	if err != nil {
+		return Enqueued{}, err
+	}
+	return e.enqueue(ctx, t, CompleteTaskID(k, rev), QueueExports)
+}
+
+// ReExport is the operator's explicit path past deduplication: it starts a new export
+// generation of the order's designs (refs, or all when empty), so new tasks with new
+// ids run even where earlier ones finished or were archived, and the manifest is
+// rewritten. It also lifts a cancellation.
+func (e *Enqueuer) ReExport(ctx context.Context, k OrderKey, refs ...string) (ExportResult, error) {
+	if err := k.validate(); err != nil {
+		return ExportResult{}, fmt.Errorf("re-export: %w", err)
+	}
+	rev, gen, pending, err := e.state.ReExport(ctx, k, refs)
+	if err != nil {
+		return ExportResult{Order: k}, err
+	}
+	res := ExportResult{Order: k, Rev: rev, Gen: gen, Changed: true}
+	snap, err := e.state.Snapshot(ctx, k)
+	if err != nil {
+		return res, err
+	}
+	qty := map[string]int{}
+	if snap.Order != nil {
+		_, qty = refsOf(snap.Order)
+	}
+	return e.enqueueExports(ctx, res, pending, qty)
+}
+
+// CancelOrder stops an order's exports: it marks the order cancelled (a running
+// export stops before its next view, a later ExportOrder is refused, no manifest is
+// written) and deletes the order's export tasks still waiting (pending, scheduled or
+// retrying). Files already stored stay where they are.
+func (e *Enqueuer) CancelOrder(ctx context.Context, k OrderKey) (ExportResult, error) {
+	if err := k.validate(); err != nil {
+		return ExportResult{}, fmt.Errorf("cancel: %w", err)
+	}
+	gen, refs, err := e.state.Cancel(ctx, k)
+	if err != nil {
+		return ExportResult{Order: k}, err
+	}
+	res := ExportResult{Order: k, Gen: gen, Cancelled: true}
+	var errs []error
+	for _, ref := range refs {
+		for g := gen; g >= 0 && g >= gen-1; g-- {
+			err := e.insp.DeleteTask(QueueExports, ExportTaskID(k, ref, g))
+			switch {
+			case err == nil:
+				res.Removed++
+			case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
+			default:
+				// Active (or otherwise not deletable) tasks check the flag themselves.
+				e.log.DebugContext(ctx, "export task not deleted", "order", k.String(), "ref", ref, "err", err)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return res, errors.Join(errs...)
+}
+
+// SyncTemplates reads the template JSON files of dir (see LoadTemplates) and enqueues
+// a sync of the store's hub templates with them.
+func (e *Enqueuer) SyncTemplates(ctx context.Context, store, dir string, prune, dryRun bool) (Enqueued, error) {
+	ts, err := LoadTemplates(dir)
+	if err != nil {
+		return Enqueued{}, err
+	}
+	p := TemplatesSync{V: PayloadVersion, Store: store, Templates: ts, Prune: prune, DryRun: dryRun, Source: dir}
+	t, err := NewTemplatesSyncTask(p, e.opts.Sync)
+	if err != nil {
+		return Enqueued{}, err
+	}
+	return e.enqueue(ctx, t, SyncTaskID(p), QueueSync)
+}
+
+// LoadTemplates reads every *.json file of dir as one template (spec 2.5), sorted by
+// file name. Each must carry a productId (the key the hub updates by), unique in the
+// folder; every problem is reported at once.
+func LoadTemplates(dir string) ([]hub.Template, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("templates %s: %w", dir, err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	sort.Strings(paths)
+	var out []hub.Template
+	var errs []error
+	seen := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var t hub.Template
+		if err := json.Unmarshal(b, &t); err != nil {
+			errs = append(errs, fmt.Errorf("template %s: %w", p, err))
+			continue
+		}
+		id := strings.TrimSpace(t.ProductID)
+		switch {
+		case id == "":
+			errs = append(errs, fmt.Errorf("template %s: productId is empty", p))
+			continue
+		case seen[id] != "":
+			errs = append(errs, fmt.Errorf("template %s: productId %q also in %s", p, id, seen[id]))
+			continue
+		}
+		seen[id] = p
+		out = append(out, t)
+	}
+	return out, errors.Join(errs...)
+}

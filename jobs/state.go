@@ -1,0 +1,426 @@
+package jobs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// State is the per-order export state the fleet shares through Redis, beside the
+// queue: which designs the current revision of an order expects, which are done (with
+// their file records), the export generation, and the cancelled flag. Every change
+// that must be seen whole is one Lua script, so two workers finishing the last two
+// designs of an order at the same moment both see a consistent set and at least one of
+// them, never zero, enqueues the completion.
+//
+// Keys of one order share a Redis Cluster hash tag ({store/domain/order}), so the
+// scripts stay valid on a cluster.
+type State struct {
+	rdb    redis.UniversalClient
+	prefix string
+	ttl    time.Duration
+	now    func() time.Time
+}
+
+// Defaults of the state.
+const (
+	DefaultKeyPrefix = "printworker"
+	// DefaultStateTTL keeps an order's state after its last change: long enough for
+	// late updates, cancellations and operator re-exports, short enough that Redis
+	// does not grow without bound.
+	DefaultStateTTL = 30 * 24 * time.Hour
+)
+
+// NewState returns the state kept under prefix (DefaultKeyPrefix when empty), each
+// order expiring ttl (DefaultStateTTL when 0) after its last change.
+func NewState(rdb redis.UniversalClient, prefix string, ttl time.Duration) *State {
+	if prefix == "" {
+		prefix = DefaultKeyPrefix
+	}
+	if ttl <= 0 {
+		ttl = DefaultStateTTL
+	}
+	return &State{rdb: rdb, prefix: prefix, ttl: ttl, now: time.Now}
+}
+
+type orderKeys struct{ meta, expected, done, views string }
+
+func (s *State) keys(k OrderKey) orderKeys {
+	base := s.prefix + ":order:{" + k.String() + "}:"
+	return orderKeys{meta: base + "meta", expected: base + "expected", done: base + "done", views: base + "views"}
+}
+
+func (ks orderKeys) all() []string { return []string{ks.meta, ks.expected, ks.done, ks.views} }
+
+// expireAll is appended to every script that writes: all keys of the order live as
+// long as the order's newest change.
+const expireAll = `
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
+`
+
+// beginScript records a revision of an order. KEYS: meta, expected, done, views.
+// ARGV: ttl ms, digest, order JSON, date, refs...
+// Returns {rev, gen, changed, pending refs...}, or {-1, gen, 0} when cancelled.
+var beginScript = redis.NewScript(`
+local meta, exp, done = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('HGET', meta, 'cancelled') == '1' then
+  return {-1, tonumber(redis.call('HGET', meta, 'gen') or '0'), 0}
+end
+redis.call('HSETNX', meta, 'date', ARGV[4])
+redis.call('HSETNX', meta, 'gen', 0)
+redis.call('HSETNX', meta, 'rev', 0)
+local changed = 0
+if redis.call('HGET', meta, 'digest') ~= ARGV[2] then
+  redis.call('HINCRBY', meta, 'rev', 1)
+  redis.call('HSET', meta, 'digest', ARGV[2], 'order', ARGV[3])
+  redis.call('DEL', exp)
+  for i = 5, #ARGV do redis.call('SADD', exp, ARGV[i]) end
+  changed = 1
+end
+local res = {tonumber(redis.call('HGET', meta, 'rev')), tonumber(redis.call('HGET', meta, 'gen')), changed}
+for i = 5, #ARGV do
+  if redis.call('HEXISTS', done, ARGV[i]) == 0 then table.insert(res, ARGV[i]) end
+end
+` + expireAll + `
+return res
+`)
+
+// doneScript records a finished design (ARGV[4] non-empty) or only checks completion
+// (ARGV[4] empty). KEYS: meta, expected, done, views. ARGV: ttl ms, ref, gen, result.
+// Returns the current revision when every expected design is done, 0 when some are
+// not, -1 when the order is cancelled, -2 when gen is older than the order's.
+var doneScript = redis.NewScript(`
+local meta, exp, done = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('HGET', meta, 'cancelled') == '1' then return -1 end
+if redis.call('EXISTS', meta) == 0 then return 0 end
+local gen = tonumber(redis.call('HGET', meta, 'gen') or '0')
+if tonumber(ARGV[3]) < gen then return -2 end
+if ARGV[4] ~= '' then
+  redis.call('HSET', done, ARGV[2], ARGV[4])
+` + expireAll + `
+end
+for _, r in ipairs(redis.call('SMEMBERS', exp)) do
+  if redis.call('HEXISTS', done, r) == 0 then return 0 end
+end
+return tonumber(redis.call('HGET', meta, 'rev'))
+`)
+
+// reexportScript starts a new export generation. KEYS: meta, expected, done, views.
+// ARGV: ttl ms, refs... (none: every expected design). Returns {rev, gen, refs...}
+// or {-3} for an unknown order.
+var reexportScript = redis.NewScript(`
+local meta, exp, done = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('EXISTS', meta) == 0 or redis.call('HEXISTS', meta, 'order') == 0 then return {-3} end
+redis.call('HDEL', meta, 'cancelled')
+local gen = redis.call('HINCRBY', meta, 'gen', 1)
+local rev = redis.call('HINCRBY', meta, 'rev', 1)
+local refs = {}
+if #ARGV > 1 then
+  for i = 2, #ARGV do
+    if redis.call('SISMEMBER', exp, ARGV[i]) == 1 then table.insert(refs, ARGV[i]) end
+  end
+else
+  refs = redis.call('SMEMBERS', exp)
+end
+local res = {rev, gen}
+for _, r in ipairs(refs) do
+  redis.call('HDEL', done, r)
+  table.insert(res, r)
+end
+` + expireAll + `
+return res
+`)
+
+// cancelScript sets the cancelled flag, creating the order's state when needed so a
+// later export request for it is refused. KEYS: meta, expected, done, views.
+// ARGV: ttl ms. Returns {gen, expected refs...}.
+var cancelScript = redis.NewScript(`
+local meta, exp = KEYS[1], KEYS[2]
+redis.call('HSET', meta, 'cancelled', '1')
+redis.call('HSETNX', meta, 'gen', 0)
+local res = {tonumber(redis.call('HGET', meta, 'gen'))}
+for _, r in ipairs(redis.call('SMEMBERS', exp)) do table.insert(res, r) end
+` + expireAll + `
+return res
+`)
+
+// Begin is the result of recording an order for export.
+type Begin struct {
+	Rev, Gen int64
+	// Changed is true when this call recorded a new revision (first export, or the
+	// order's data changed since the last one).
+	Changed   bool
+	Cancelled bool
+	// Pending lists the designs of the revision not yet exported.
+	Pending []string
+}
+
+// ErrUnknownOrder is returned for an operation on an order never recorded.
+var ErrUnknownOrder = errors.New("order unknown to printworker (never exported, or its state expired)")
+
+func (s *State) ttlArg() string { return strconv.FormatInt(s.ttl.Milliseconds(), 10) }
+
+// Begin records the order's current data and expected designs (refs) as a new
+// revision when they differ from the last one, and returns the designs not exported
+// yet. A design already exported (by reference) is kept: an updated order re-exports
+// only the designs it did not have before.
+func (s *State) Begin(ctx context.Context, k OrderKey, o *hub.Order, refs []string) (Begin, error) {
+	body, err := json.Marshal(o)
+	if err != nil {
+		return Begin{}, fmt.Errorf("order state: encode order %s: %w", k, err)
+	}
+	sum := sha256.Sum256(body)
+	args := []any{s.ttlArg(), hex.EncodeToString(sum[:]), body, orderDate(o, s.now())}
+	for _, r := range refs {
+		args = append(args, r)
+	}
+	res, err := beginScript.Run(ctx, s.rdb, s.keys(k).all(), args...).Slice()
+	if err != nil {
+		return Begin{}, fmt.Errorf("order state: begin %s: %w", k, err)
+	}
+	b := Begin{Rev: toInt(res[0]), Gen: toInt(res[1]), Changed: toInt(res[2]) == 1}
+	if b.Rev < 0 {
+		return Begin{Cancelled: true, Gen: b.Gen}, nil
+	}
+	for _, r := range res[3:] {
+		b.Pending = append(b.Pending, fmt.Sprint(r))
+	}
+	return b, nil
+}
+
+// Completion is the outcome of recording a finished design.
+type Completion int
+
+const (
+	// NotYet: other designs of the order are still pending.
+	NotYet Completion = iota
+	// Complete: every design of the revision is done; enqueue its completion.
+	Complete
+	// Cancelled: the order was cancelled; nothing more is written.
+	Cancelled
+	// Superseded: a re-export started a newer generation; this result was dropped.
+	Superseded
+)
+
+// MarkDone records a finished design with its result (the worker's file records) and
+// reports, atomically with the write, whether the order's revision is complete; rev
+// is that revision. An empty result only checks.
+func (s *State) MarkDone(ctx context.Context, k OrderKey, ref string, gen int64, result []byte) (Completion, int64, error) {
+	n, err := doneScript.Run(ctx, s.rdb, s.keys(k).all(), s.ttlArg(), ref, gen, result).Int64()
+	if err != nil {
+		return NotYet, 0, fmt.Errorf("order state: mark %s %s done: %w", k, ref, err)
+	}
+	switch {
+	case n == -1:
+		return Cancelled, 0, nil
+	case n == -2:
+		return Superseded, 0, nil
+	case n > 0:
+		return Complete, n, nil
+	}
+	return NotYet, 0, nil
+}
+
+// ReExport starts a new export generation of the given designs (every expected one
+// when refs is empty), forgetting that they were done, clearing a cancellation, and
+// raising the revision so the manifest is rewritten. It returns the new revision,
+// generation and the designs to export.
+func (s *State) ReExport(ctx context.Context, k OrderKey, refs []string) (rev, gen int64, pending []string, err error) {
+	args := []any{s.ttlArg()}
+	for _, r := range refs {
+		args = append(args, r)
+	}
+	res, err := reexportScript.Run(ctx, s.rdb, s.keys(k).all(), args...).Slice()
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("order state: re-export %s: %w", k, err)
+	}
+	if toInt(res[0]) == -3 {
+		return 0, 0, nil, fmt.Errorf("re-export %s: %w", k, ErrUnknownOrder)
+	}
+	for _, r := range res[2:] {
+		pending = append(pending, fmt.Sprint(r))
+	}
+	return toInt(res[0]), toInt(res[1]), pending, nil
+}
+
+// Cancel marks the order cancelled and returns its generation and expected designs,
+// whose pending tasks the caller removes.
+func (s *State) Cancel(ctx context.Context, k OrderKey) (gen int64, refs []string, err error) {
+	res, err := cancelScript.Run(ctx, s.rdb, s.keys(k).all(), s.ttlArg()).Slice()
+	if err != nil {
+		return 0, nil, fmt.Errorf("order state: cancel %s: %w", k, err)
+	}
+	for _, r := range res[1:] {
+		refs = append(refs, fmt.Sprint(r))
+	}
+	return toInt(res[0]), refs, nil
+}
+
+// Snapshot is a consistent read of an order's state.
+type Snapshot struct {
+	Exists    bool
+	Rev, Gen  int64
+	Cancelled bool
+	// Date is the order's date folder (yyyy-mm-dd), fixed at its first export.
+	Date     string
+	Order    *hub.Order
+	Expected []string
+	// Done maps each exported design to its result.
+	Done map[string]json.RawMessage
+}
+
+// Snapshot reads the order's state in one transaction.
+func (s *State) Snapshot(ctx context.Context, k OrderKey) (Snapshot, error) {
+	ks := s.keys(k)
+	var meta *redis.MapStringStringCmd
+	var exp *redis.StringSliceCmd
+	var done *redis.MapStringStringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		meta = p.HGetAll(ctx, ks.meta)
+		exp = p.SMembers(ctx, ks.expected)
+		done = p.HGetAll(ctx, ks.done)
+		return nil
+	})
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("order state: read %s: %w", k, err)
+	}
+	m := meta.Val()
+	snap := Snapshot{
+		Exists:    len(m) > 0,
+		Cancelled: m["cancelled"] == "1",
+		Date:      m["date"],
+		Expected:  exp.Val(),
+		Done:      map[string]json.RawMessage{},
+	}
+	snap.Rev, _ = strconv.ParseInt(m["rev"], 10, 64)
+	snap.Gen, _ = strconv.ParseInt(m["gen"], 10, 64)
+	if b := m["order"]; b != "" {
+		var o hub.Order
+		if err := json.Unmarshal([]byte(b), &o); err != nil {
+			return Snapshot{}, fmt.Errorf("order state: %s: stored order: %w", k, err)
+		}
+		snap.Order = &o
+	}
+	for ref, r := range done.Val() {
+		snap.Done[ref] = json.RawMessage(r)
+	}
+	return snap, nil
+}
+
+// viewField names one view's record: generation, design and view, so a new
+// generation never reuses an older one's progress.
+func viewField(ref string, gen int64, viewID string) string {
+	return strconv.FormatInt(gen, 10) + "|" + ref + "|" + viewID
+}
+
+// ViewDone records one exported view of a design, so a retried design export skips
+// the views already stored (the object is written before this record).
+func (s *State) ViewDone(ctx context.Context, k OrderKey, ref string, gen int64, viewID string, record []byte) error {
+	ks := s.keys(k)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, ks.views, viewField(ref, gen, viewID), record)
+		p.PExpire(ctx, ks.views, s.ttl)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("order state: record view %s of %s %s: %w", viewID, k, ref, err)
+	}
+	return nil
+}
+
+// ViewsDone returns the records of the views of a design already exported in gen,
+// by view id.
+func (s *State) ViewsDone(ctx context.Context, k OrderKey, ref string, gen int64, viewIDs []string) (map[string]json.RawMessage, error) {
+	if len(viewIDs) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	fields := make([]string, len(viewIDs))
+	for i, v := range viewIDs {
+		fields[i] = viewField(ref, gen, v)
+	}
+	vals, err := s.rdb.HMGet(ctx, s.keys(k).views, fields...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("order state: read views of %s %s: %w", k, ref, err)
+	}
+	out := map[string]json.RawMessage{}
+	for i, v := range vals {
+		if str, ok := v.(string); ok && str != "" {
+			out[viewIDs[i]] = json.RawMessage(str)
+		}
+	}
+	return out, nil
+}
+
+func toInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case string:
+		i, _ := strconv.ParseInt(n, 10, 64)
+		return i
+	}
+	return 0
+}
+
+// DesignStatus is what a design export checks before working.
+type DesignStatus struct {
+	Exists    bool
+	Cancelled bool
+	Rev, Gen  int64
+	// Date is the order's date folder (yyyy-mm-dd).
+	Date string
+	// Expected: the design is part of the order's current revision.
+	Expected bool
+	// Done: the design is exported in the current generation.
+	Done bool
+}
+
+// DesignStatus reads the order's flags and the design's membership in one
+// transaction.
+func (s *State) DesignStatus(ctx context.Context, k OrderKey, ref string) (DesignStatus, error) {
+	ks := s.keys(k)
+	var meta *redis.SliceCmd
+	var exp, done *redis.BoolCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		meta = p.HMGet(ctx, ks.meta, "cancelled", "rev", "gen", "date")
+		exp = p.SIsMember(ctx, ks.expected, ref)
+		done = p.HExists(ctx, ks.done, ref)
+		return nil
+	})
+	if err != nil {
+		return DesignStatus{}, fmt.Errorf("order state: read %s %s: %w", k, ref, err)
+	}
+	v := meta.Val()
+	str := func(i int) string { s, _ := v[i].(string); return s }
+	st := DesignStatus{
+		Exists:    str(1) != "" || str(0) != "",
+		Cancelled: str(0) == "1",
+		Date:      str(3),
+		Expected:  exp.Val(),
+		Done:      done.Val(),
+	}
+	st.Rev, _ = strconv.ParseInt(str(1), 10, 64)
+	st.Gen, _ = strconv.ParseInt(str(2), 10, 64)
+	return st, nil
+}
+
+// Cancelled reports whether the order is cancelled.
+func (s *State) Cancelled(ctx context.Context, k OrderKey) (bool, error) {
+	v, err := s.rdb.HGet(ctx, s.keys(k).meta, "cancelled").Result()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("order state: read %s: %w", k, err)
+	}
+	return v == "1", nil
+}

@@ -1,0 +1,179 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/storage"
+)
+
+// ManifestVersion is the version of the manifest's schema.
+const ManifestVersion = 1
+
+// Manifest describes a complete order: written last, next to the order's files, its
+// presence means every file it lists is stored.
+type Manifest struct {
+	Version      int            `json:"version"`
+	Store        string         `json:"store"`
+	Domain       string         `json:"domain"`
+	OrderID      string         `json:"orderId"`
+	Revision     int64          `json:"revision"`
+	OrderStatus  string         `json:"orderStatus,omitempty"`
+	OrderCreated string         `json:"orderCreated,omitempty"`
+	OrderUpdated string         `json:"orderUpdated,omitempty"`
+	GeneratedAt  string         `json:"generatedAt"`
+	Customer     Customer       `json:"customer"`
+	Shipping     hub.Address    `json:"shipping"`
+	LineItems    []ManifestLine `json:"lineItems"`
+	Files        []FileRecord   `json:"files"`
+	// ColorSpace is the colour space of the files (sRGB: local rendering does not
+	// convert); ColorProfile is the profile print staff expect, when configured.
+	ColorSpace   string            `json:"colorSpace"`
+	ColorProfile string            `json:"colorProfile,omitempty"`
+	Warnings     []ManifestWarning `json:"warnings,omitempty"`
+}
+
+// Customer is who ordered.
+type Customer struct {
+	FirstName string `json:"firstName"`
+	LastName  string `json:"lastName"`
+}
+
+// ManifestLine is one order line with the files of its design.
+type ManifestLine struct {
+	DesignID   int64    `json:"designId"`
+	DesignName string   `json:"designName,omitempty"`
+	ProductID  string   `json:"productId,omitempty"`
+	Quantity   int      `json:"quantity"`
+	Price      float64  `json:"price"`
+	Files      []string `json:"files"`
+}
+
+// ManifestWarning is a file's warning with the file it belongs to.
+type ManifestWarning struct {
+	Key string `json:"key"`
+	render.Warning
+}
+
+// handleComplete writes the manifest of a complete order revision. It does nothing
+// for a cancelled order or a revision superseded by a newer one (whose own
+// completion writes the manifest). The manifest is one object written atomically
+// after every file, so its presence means the order is complete.
+func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
+	p, err := jobs.Decode[jobs.OrderComplete](t.Payload())
+	if err != nil {
+		return err
+	}
+	k := p.OrderKey
+	snap, err := w.state.Snapshot(ctx, k)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !snap.Exists || snap.Order == nil:
+		return &PermanentError{Reason: fmt.Sprintf("order %s has no export state (never recorded, or expired)", k)}
+	case snap.Cancelled:
+		markSkipped(ctx, "order cancelled")
+		return nil
+	case p.Rev < snap.Rev:
+		markSkipped(ctx, fmt.Sprintf("revision %d superseded by %d", p.Rev, snap.Rev))
+		return nil
+	}
+	for _, ref := range snap.Expected {
+		if _, ok := snap.Done[ref]; !ok {
+			// Cannot happen for a completion enqueued by the last design; seen only if
+			// state was altered by hand. Retrying lets a running export finish.
+			return fmt.Errorf("order %s revision %d: design %s not exported yet", k, p.Rev, designID(ref))
+		}
+	}
+	m, err := w.buildManifest(k, snap)
+	if err != nil {
+		return err
+	}
+	date, _ := time.Parse(time.DateOnly, snap.Date)
+	key, err := w.cfg.Layout.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: date})
+	if err != nil {
+		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	put, err := w.deps.Storage.Put(ctx, storage.Object{
+		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),
+		Metadata: map[string]string{"store": k.Store, "order": k.OrderID, "revision": strconv.FormatInt(snap.Rev, 10)},
+	}, &buf)
+	if err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	w.m.bytes.WithLabelValues("manifest").Add(float64(put.Bytes))
+	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", snap.Rev)
+	writeResult(ctx, w.logger(ctx), t, []byte(key))
+	return nil
+}
+
+// buildManifest assembles the manifest from the order and the designs' results:
+// files in line order, each design's views in weight order.
+func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, error) {
+	o := snap.Order
+	m := &Manifest{
+		Version: ManifestVersion, Store: k.Store, Domain: k.Domain, OrderID: k.OrderID,
+		Revision: snap.Rev, OrderStatus: o.Status, OrderCreated: o.Created, OrderUpdated: o.Updated,
+		GeneratedAt: time.Now().UTC().Format(time.RFC3339),
+		Customer:    Customer{FirstName: o.FirstName, LastName: o.LastName},
+		Shipping:    o.ShippingDetails, ColorSpace: "sRGB", ColorProfile: w.cfg.ColorProfile,
+		Files: []FileRecord{}, LineItems: []ManifestLine{},
+	}
+	results := map[string]DesignResult{}
+	for ref, raw := range snap.Done {
+		if !slices.Contains(snap.Expected, ref) {
+			continue
+		}
+		var r DesignResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("order %s: result of design %s: %w", k, designID(ref), err)
+		}
+		results[ref] = r
+	}
+	listed := map[string]bool{}
+	for _, li := range o.LineItems {
+		ref := li.Ref()
+		if ref.Validate() != nil {
+			continue
+		}
+		r := results[ref.String()]
+		line := ManifestLine{DesignID: ref.ID, DesignName: r.Name, ProductID: r.ProductID, Quantity: li.Quantity, Price: li.Price, Files: []string{}}
+		for _, f := range r.Files {
+			line.Files = append(line.Files, f.Key)
+			if listed[f.Key] {
+				continue // the same design on two lines: its files once
+			}
+			listed[f.Key] = true
+			m.Files = append(m.Files, f)
+			for _, wr := range f.Warnings {
+				m.Warnings = append(m.Warnings, ManifestWarning{Key: f.Key, Warning: wr})
+			}
+		}
+		m.LineItems = append(m.LineItems, line)
+	}
+	return m, nil
+}
+
+// designID is the id part of a design reference: tokens stay out of messages.
+func designID(ref string) string {
+	id, _, _ := strings.Cut(ref, ".")
+	return id
+}

@@ -1,0 +1,225 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/storage"
+)
+
+// Export modes.
+const (
+	// ModeRender renders every view with the local renderer.
+	ModeRender = "render"
+	// ModeDownload streams every view from the hub's export endpoint into storage.
+	ModeDownload = "download"
+	// ModeAuto renders, and downloads the views whose design uses something the
+	// renderer does not draw.
+	ModeAuto = "auto"
+)
+
+// ParseMode checks an export mode name.
+func ParseMode(s string) (string, error) {
+	switch s {
+	case ModeRender, ModeDownload, ModeAuto:
+		return s, nil
+	}
+	return "", fmt.Errorf("export mode %q: want render, download or auto", s)
+}
+
+// RateLimit is a token bucket: Burst calls at once, refilled at PerMinute.
+type RateLimit struct {
+	PerMinute float64
+	Burst     int
+}
+
+// DefaultRateLimit follows hub-gaps.md: 60 calls a minute, bursts of 10, per store,
+// shared by the whole fleet.
+var DefaultRateLimit = RateLimit{PerMinute: 60, Burst: 10}
+
+// Backoff is the retry delay of transient failures: Base doubled per retry, capped at
+// Max, with jitter (a random delay between half and all of it) so a fleet that failed
+// together does not retry together.
+type Backoff struct {
+	Base, Max time.Duration
+}
+
+// Config configures a Worker. Zero values take the defaults given per field.
+type Config struct {
+	// Concurrency is the number of tasks run at once; default 10.
+	Concurrency int
+	// Queues weighs the queues; default orders 6, exports 3, sync 1.
+	Queues map[string]int
+	// StrictPriority serves a queue only when every heavier one is empty.
+	StrictPriority bool
+	// ShutdownTimeout bounds the wait for running tasks on shutdown; tasks still
+	// running then are abandoned and asynq hands them to another worker. Default 60s.
+	ShutdownTimeout time.Duration
+	// Timeouts bound one attempt per task type (the tighter of this and the task's
+	// own timeout wins); defaults: push 1m, export 10m, complete 1m, sync 20m.
+	Timeouts map[string]time.Duration
+	// MemoryBudget bounds the memory of concurrent renders in bytes; default 1 GiB.
+	// A render whose plan alone exceeds it fails permanently.
+	MemoryBudget int64
+	// Mode is the export mode of stores not in Modes; default auto.
+	Mode  string
+	Modes map[string]string
+	// RateLimit applies to hub calls of stores not in RateLimits; default
+	// DefaultRateLimit. PerMinute <= 0 disables limiting.
+	RateLimit  RateLimit
+	RateLimits map[string]RateLimit
+	// Backoff of transient failures; default 5s doubling to 10m.
+	Backoff Backoff
+	// Layout names objects; default storage.DefaultLayout.
+	Layout storage.Layout
+	// Filenames names the files; an empty pattern takes the design view's own export
+	// filename pattern (spec 2.8), else filenames.DefaultPattern.
+	Filenames filenames.Options
+	// FileDate picks the [date] and {date} of file names: "design" (default: the
+	// design's creation day, stable across retries) or "order" (the order's day).
+	FileDate string
+	// KeyPrefix prefixes the Redis keys of order state and rate limits.
+	KeyPrefix string
+	// Jobs are the options of tasks the worker enqueues itself (completion).
+	Jobs *jobs.Options
+	// ColorProfile names the CMYK profile print staff expect; the renderer writes
+	// sRGB, and the manifest says so when this is set.
+	ColorProfile string
+	Logger       *slog.Logger
+}
+
+// Defaults.
+const (
+	DefaultConcurrency     = 10
+	DefaultShutdownTimeout = 60 * time.Second
+	DefaultMemoryBudget    = 1 << 30
+)
+
+// DefaultQueues weighs order data before exports before template sync.
+func DefaultQueues() map[string]int {
+	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueSync: 1}
+}
+
+// DefaultTimeouts per task type.
+func DefaultTimeouts() map[string]time.Duration {
+	return map[string]time.Duration{
+		jobs.TypeOrderPush:     time.Minute,
+		jobs.TypeDesignExport:  10 * time.Minute,
+		jobs.TypeOrderComplete: time.Minute,
+		jobs.TypeTemplatesSync: 20 * time.Minute,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.Queues == nil {
+		c.Queues = DefaultQueues()
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	t := DefaultTimeouts()
+	for k, v := range c.Timeouts {
+		t[k] = v
+	}
+	c.Timeouts = t
+	if c.MemoryBudget == 0 {
+		c.MemoryBudget = DefaultMemoryBudget
+	}
+	if c.Mode == "" {
+		c.Mode = ModeAuto
+	}
+	if c.RateLimit == (RateLimit{}) {
+		c.RateLimit = DefaultRateLimit
+	}
+	if c.Backoff.Base == 0 {
+		c.Backoff.Base = 5 * time.Second
+	}
+	if c.Backoff.Max == 0 {
+		c.Backoff.Max = 10 * time.Minute
+	}
+	if c.FileDate == "" {
+		c.FileDate = "design"
+	}
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = jobs.DefaultKeyPrefix
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Validate reports every bad value at once (defaults applied first).
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("worker config: "+format, a...)) }
+	if c.ShutdownTimeout < 0 {
+		bad("shutdown timeout %s is negative", c.ShutdownTimeout)
+	}
+	for q, w := range c.Queues {
+		if w <= 0 {
+			bad("queue %q weight %d: want > 0", q, w)
+		}
+	}
+	for typ, d := range c.Timeouts {
+		if d < time.Second {
+			bad("%s timeout %s: want >= 1s", typ, d)
+		}
+	}
+	if c.MemoryBudget < 0 {
+		bad("memory budget %d is negative", c.MemoryBudget)
+	}
+	if _, err := ParseMode(c.Mode); err != nil {
+		bad("%v", err)
+	}
+	for store, m := range c.Modes {
+		if _, err := ParseMode(m); err != nil {
+			bad("store %q: %v", store, err)
+		}
+	}
+	for store, r := range c.RateLimits {
+		if r.PerMinute > 0 && r.Burst < 1 {
+			bad("store %q rate limit burst %d: want >= 1", store, r.Burst)
+		}
+	}
+	if c.RateLimit.PerMinute > 0 && c.RateLimit.Burst < 1 {
+		bad("rate limit burst %d: want >= 1", c.RateLimit.Burst)
+	}
+	if c.Backoff.Base <= 0 || c.Backoff.Max < c.Backoff.Base {
+		bad("backoff base %s max %s: want 0 < base <= max", c.Backoff.Base, c.Backoff.Max)
+	}
+	if c.FileDate != "design" && c.FileDate != "order" {
+		bad("file date %q: want design or order", c.FileDate)
+	}
+	if err := c.Layout.Validate(); err != nil {
+		bad("layout: %v", err)
+	}
+	if c.Jobs != nil {
+		if err := c.Jobs.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) modeFor(store string) string {
+	if m, ok := c.Modes[store]; ok {
+		return m
+	}
+	return c.Mode
+}
+
+func (c Config) rateFor(store string) RateLimit {
+	if r, ok := c.RateLimits[store]; ok {
+		return r
+	}
+	return c.RateLimit
+}

@@ -1,0 +1,359 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/storage"
+)
+
+// FileRecord describes one stored print file; the manifest lists them.
+type FileRecord struct {
+	Key          string           `json:"key"`
+	Filename     string           `json:"filename"`
+	DesignID     int64            `json:"designId"`
+	ViewID       string           `json:"viewId"`
+	ViewName     string           `json:"viewName,omitempty"`
+	Type         string           `json:"type"`
+	ContentType  string           `json:"contentType"`
+	DPI          float64          `json:"dpi"`
+	WidthPx      int              `json:"widthPx,omitempty"`
+	HeightPx     int              `json:"heightPx,omitempty"`
+	PageWidthPt  float64          `json:"pageWidthPt,omitempty"`
+	PageHeightPt float64          `json:"pageHeightPt,omitempty"`
+	Bytes        int64            `json:"bytes"`
+	SHA256       string           `json:"sha256"`
+	Mode         string           `json:"mode"`
+	Warnings     []render.Warning `json:"warnings,omitempty"`
+}
+
+// DesignResult is what a finished design export records for the manifest.
+type DesignResult struct {
+	DesignID  int64        `json:"designId"`
+	Name      string       `json:"name,omitempty"`
+	ProductID string       `json:"productId,omitempty"`
+	Gen       int64        `json:"gen"`
+	Files     []FileRecord `json:"files"`
+}
+
+// handleExport exports every view of one design of an order, in weight order, to
+// deterministic keys, then records the design as done; the design that completes the
+// order enqueues its manifest. Before any work, and before each view, it checks the
+// order's state: a cancelled order, a design no longer in the order and a task
+// superseded by a re-export stop without error. Views already stored by an earlier
+// attempt of the same generation are not exported again.
+func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
+	p, err := jobs.Decode[jobs.DesignExport](t.Payload())
+	if err != nil {
+		return err
+	}
+	ref, err := p.DesignRef()
+	if err != nil {
+		return fmt.Errorf("%w: %v", jobs.ErrPayload, err)
+	}
+	k := p.OrderKey
+	st, err := w.state.DesignStatus(ctx, k, p.Ref)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !st.Exists:
+		return &PermanentError{Reason: fmt.Sprintf("order %s has no export state (never recorded, or expired): re-run the export", k)}
+	case st.Cancelled:
+		markSkipped(ctx, "order cancelled")
+		return nil
+	case p.Gen < st.Gen:
+		markSkipped(ctx, "superseded by a re-export")
+		return nil
+	case !st.Expected:
+		markSkipped(ctx, "design no longer in the order")
+		return nil
+	case st.Done:
+		// A repeated delivery, possibly after a crash between recording the design
+		// and enqueueing the completion: finish that step.
+		markSkipped(ctx, "design already exported")
+		return w.completeIfDone(ctx, k, p.Ref, p.Gen, nil)
+	}
+	orderDate, err := time.Parse(time.DateOnly, st.Date)
+	if err != nil {
+		return &PermanentError{Reason: fmt.Sprintf("order %s: bad date folder %q in state", k, st.Date)}
+	}
+
+	h, err := w.hubFor(p.Store)
+	if err != nil {
+		return err
+	}
+	d, err := h.GetDesign(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("design %d: %w", ref.ID, err)
+	}
+	views := render.Views(d)
+	if len(views) == 0 {
+		return &PermanentError{Reason: fmt.Sprintf("design %d has no views to export", ref.ID)}
+	}
+	names := w.fileNames(ref, d, views, orderDate)
+	ids := make([]string, len(views))
+	for i, v := range views {
+		ids[i] = v.ID
+	}
+	prior, err := w.state.ViewsDone(ctx, k, p.Ref, p.Gen, ids)
+	if err != nil {
+		return err
+	}
+	res := DesignResult{DesignID: ref.ID, Name: d.Name, ProductID: d.ProductID, Gen: p.Gen}
+	mode := w.cfg.modeFor(p.Store)
+	for i, v := range views {
+		if b, ok := prior[v.ID]; ok {
+			var rec FileRecord
+			if err := json.Unmarshal(b, &rec); err == nil {
+				res.Files = append(res.Files, rec)
+				continue
+			}
+		}
+		cancelled, err := w.state.Cancelled(ctx, k)
+		if err != nil {
+			return err
+		}
+		if cancelled {
+			markSkipped(ctx, "order cancelled during export")
+			return nil
+		}
+		x := viewExport{h: h, p: p, ref: ref, d: d, v: v, name: names[i], orderDate: orderDate, mode: mode}
+		rec, err := w.exportView(ctx, x)
+		if err != nil {
+			return fmt.Errorf("design %d view %s: %w", ref.ID, v.ID, err)
+		}
+		b, _ := json.Marshal(rec)
+		if err := w.state.ViewDone(ctx, k, p.Ref, p.Gen, v.ID, b); err != nil {
+			return err
+		}
+		res.Files = append(res.Files, rec)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("design %d: encode result: %w", ref.ID, err)
+	}
+	return w.completeIfDone(ctx, k, p.Ref, p.Gen, b)
+}
+
+// completeIfDone records the design's result (or only checks, result nil) and
+// enqueues the order's completion when this was the last design.
+func (w *Worker) completeIfDone(ctx context.Context, k jobs.OrderKey, ref string, gen int64, result []byte) error {
+	c, rev, err := w.state.MarkDone(ctx, k, ref, gen, result)
+	if err != nil {
+		return err
+	}
+	switch c {
+	case jobs.Cancelled:
+		markSkipped(ctx, "order cancelled")
+	case jobs.Superseded:
+		markSkipped(ctx, "superseded by a re-export")
+	case jobs.Complete:
+		q, err := w.enq.Complete(ctx, k, rev)
+		if err != nil {
+			return err
+		}
+		w.logger(ctx).InfoContext(ctx, "order complete, manifest enqueued", "rev", rev, "duplicate", q.Duplicate)
+	}
+	return nil
+}
+
+// fileNames names the views' files. The configured pattern, when set, names every
+// view; else each view uses its own export filename pattern (spec 2.8: export
+// settings belong to the design's view), with the views told apart by a suffix when
+// there are several. Should two views still collide, the default pattern names all.
+func (w *Worker) fileNames(ref hub.DesignRef, d *hub.DesignDetail, views []*hub.View, orderDate time.Time) []string {
+	date := orderDate
+	if w.cfg.FileDate == "design" {
+		if t, err := time.Parse(time.RFC3339Nano, d.Created); err == nil {
+			date = t
+		}
+	}
+	f := filenames.Fields{ID: strconv.FormatInt(ref.ID, 10), Date: date, Title: d.Name, Product: d.ProductID}
+	fv := make([]filenames.View, len(views))
+	for i, v := range views {
+		fv[i] = filenames.View{ID: v.ID, Name: v.Name.Pick(""), Type: v.Export.Type}
+	}
+	ext := func(v filenames.View) string { return filenames.Ext(v.Type) }
+	if w.cfg.Filenames.Pattern != "" {
+		return filenames.ForViews(w.cfg.Filenames, f, fv, ext)
+	}
+	names := make([]string, len(views))
+	seen := map[string]bool{}
+	for i, v := range views {
+		opts := w.cfg.Filenames
+		opts.Pattern = v.Export.Filename
+		names[i] = filenames.ForViews(opts, f, fv, ext)[i]
+		if seen[strings.ToLower(names[i])] {
+			return filenames.ForViews(w.cfg.Filenames, f, fv, ext)
+		}
+		seen[strings.ToLower(names[i])] = true
+	}
+	return names
+}
+
+// viewExport is one view to export.
+type viewExport struct {
+	h         Hub
+	p         jobs.DesignExport
+	ref       hub.DesignRef
+	d         *hub.DesignDetail
+	v         *hub.View
+	name      string
+	orderDate time.Time
+	mode      string
+}
+
+// contentTypes of the export types.
+func contentType(exportType string) string {
+	switch exportType {
+	case hub.ExportPNG:
+		return "image/png"
+	case hub.ExportPDF, hub.ExportPDFSimple:
+		return "application/pdf"
+	}
+	return "application/octet-stream"
+}
+
+// exportView renders or downloads one view into storage and describes the file.
+func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, error) {
+	v := x.v
+	rec := FileRecord{Filename: x.name, DesignID: x.ref.ID, ViewID: v.ID, ViewName: v.Name.Pick(""),
+		Type: v.Export.Type, ContentType: contentType(v.Export.Type), DPI: v.Export.DPI}
+	key, err := w.cfg.Layout.Key(storage.KeyVars{
+		Store: x.p.Store, Order: x.p.OrderID, Design: strconv.FormatInt(x.ref.ID, 10), View: v.ID,
+		Product: x.d.ProductID, Filename: x.name, Type: v.Export.Type, Date: x.orderDate,
+	})
+	if err != nil {
+		return rec, &PermanentError{Reason: fmt.Sprintf("object key: %v", err)}
+	}
+	rec.Key = key
+
+	var plan render.Plan
+	planned := false
+	if w.deps.Renderer != nil {
+		plan, err = w.deps.Renderer.Plan(x.d, v.ID)
+		if err != nil && x.mode != ModeDownload {
+			return rec, err
+		}
+		if err == nil {
+			planned = true
+			rec.WidthPx, rec.HeightPx = plan.WidthPx, plan.HeightPx
+			rec.PageWidthPt, rec.PageHeightPt = plan.PageWidthPt, plan.PageHeightPt
+		}
+	}
+	use := x.mode
+	if use == ModeAuto {
+		use = ModeRender
+		if planned && len(plan.Unsupported) > 0 {
+			use = ModeDownload
+			rec.Warnings = append(rec.Warnings, render.Warning{Code: render.WarnUnsupported, ViewID: v.ID,
+				Message: fmt.Sprintf("downloaded from the hub: the renderer does not draw %v", plan.Unsupported)})
+		}
+	}
+	rec.Mode = use
+	obj := storage.Object{Key: key, ContentType: rec.ContentType, Filename: x.name, Metadata: map[string]string{
+		"store": x.p.Store, "order": x.p.OrderID, "design": strconv.FormatInt(x.ref.ID, 10), "view": v.ID,
+		"dpi": strconv.FormatFloat(v.Export.DPI, 'f', -1, 64), "quantity": strconv.Itoa(x.p.Quantity), "mode": use,
+	}}
+	var put storage.PutResult
+	if use == ModeRender {
+		put, err = w.renderView(ctx, x, plan, obj, &rec)
+	} else {
+		put, err = w.downloadView(ctx, x, obj, &rec)
+	}
+	if err != nil {
+		return rec, err
+	}
+	rec.Bytes, rec.SHA256 = put.Bytes, put.SHA256
+	w.m.bytes.WithLabelValues("file").Add(float64(put.Bytes))
+	w.m.viewsByMode.WithLabelValues(use).Inc()
+	w.logger(ctx).InfoContext(ctx, "view stored", "view", v.ID, "mode", use, "key", key, "bytes", put.Bytes)
+	return rec, nil
+}
+
+// errStorageStopped unblocks a renderer whose output storage stopped reading.
+var errStorageStopped = errors.New("storage stopped reading the rendered file")
+
+// renderView renders into storage through a pipe, admitted by the memory budget.
+// The file is never held whole: the encoder writes while storage uploads, and the
+// SHA-256 is computed on the way through.
+func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
+	release, err := w.budget.Acquire(ctx, plan.PeakBytes())
+	if err != nil {
+		return storage.PutResult{}, err
+	}
+	defer release()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, pw := io.Pipe()
+	type out struct {
+		res *render.Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := w.deps.Renderer.RenderView(rctx, x.d, x.v.ID, mediaSource{x.h}, pw)
+		pw.CloseWithError(err)
+		done <- out{res, err}
+	}()
+	put, perr := w.deps.Storage.Put(ctx, obj, pr)
+	pr.CloseWithError(errStorageStopped)
+	if perr != nil {
+		cancel()
+	}
+	o := <-done
+	var ie *render.InputError
+	switch {
+	case errors.As(o.err, &ie):
+		return put, o.err
+	case perr != nil:
+		return put, perr
+	case o.err != nil:
+		return put, fmt.Errorf("render: %w", o.err)
+	}
+	r := o.res
+	rec.ContentType, rec.DPI = r.ContentType, r.DPI
+	rec.WidthPx, rec.HeightPx, rec.PageWidthPt, rec.PageHeightPt = r.WidthPx, r.HeightPx, r.PageWidthPt, r.PageHeightPt
+	rec.Warnings = append(rec.Warnings, r.Warnings...)
+	return put, nil
+}
+
+// downloadView streams the hub's export of the view straight into storage.
+func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
+	dl, err := x.h.ExportView(ctx, x.ref, x.v.ID)
+	if err != nil {
+		return storage.PutResult{}, err
+	}
+	defer dl.Body.Close()
+	if dl.Length > 0 {
+		obj.Size = dl.Length
+	}
+	if want := kindOf(x.v.Export.Type); dl.Kind != "" && dl.Kind != hub.KindUnknown && dl.Kind != want {
+		rec.Warnings = append(rec.Warnings, render.Warning{Code: "type-mismatch", ViewID: x.v.ID,
+			Message: fmt.Sprintf("the hub sent a %s file for a %s view", dl.Kind, x.v.Export.Type)})
+		if dl.ContentType != "" {
+			obj.ContentType, rec.ContentType = dl.ContentType, dl.ContentType
+		}
+	}
+	return w.deps.Storage.Put(ctx, obj, dl.Body)
+}
+
+func kindOf(exportType string) string {
+	if exportType == hub.ExportPNG {
+		return hub.KindPNG
+	}
+	return hub.KindPDF
+}

@@ -1,0 +1,122 @@
+package worker
+
+import (
+	"context"
+	"io"
+	"iter"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// Hub is what the worker needs of one store's hub client (*hub.Client).
+type Hub interface {
+	PushOrder(ctx context.Context, o *hub.Order) (hub.PushResult, error)
+	PushOrderUpdate(ctx context.Context, o *hub.Order) (hub.PushResult, error)
+	PushOrderDelete(ctx context.Context, orderID, domain string) (hub.PushResult, error)
+	GetDesign(ctx context.Context, ref hub.DesignRef) (*hub.DesignDetail, error)
+	ExportView(ctx context.Context, ref hub.DesignRef, viewID string) (*hub.Download, error)
+	OpenMedia(ctx context.Context, m hub.Media) (*hub.Download, error)
+	AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSummary, error]
+	GetTemplate(ctx context.Context, templateID string) (*hub.Template, error)
+	CreateTemplate(ctx context.Context, t *hub.Template) error
+	UpdateTemplate(ctx context.Context, productID string, t *hub.Template) error
+	DeleteTemplate(ctx context.Context, templateID string) error
+}
+
+// HubFor returns the hub client of a store; an unknown store is a permanent error.
+type HubFor func(store string) (Hub, error)
+
+// limitedHub draws a token from the fleet-wide bucket of its store before every
+// signed hub call, and counts calls by status class. Media downloads are not limited:
+// they are unsigned, token-addressed file fetches, not API calls the hub bills.
+type limitedHub struct {
+	h     Hub
+	store string
+	lim   *Limiter
+	m     *metrics
+}
+
+func (l *limitedHub) call(ctx context.Context, op string, f func() error) error {
+	if err := l.lim.Wait(ctx, l.store); err != nil {
+		return err
+	}
+	err := f()
+	l.m.hubCalls.WithLabelValues(op, statusClass(err)).Inc()
+	return err
+}
+
+func (l *limitedHub) PushOrder(ctx context.Context, o *hub.Order) (r hub.PushResult, err error) {
+	err = l.call(ctx, hub.OpCreateOrder, func() error { r, err = l.h.PushOrder(ctx, o); return err })
+	return r, err
+}
+
+func (l *limitedHub) PushOrderUpdate(ctx context.Context, o *hub.Order) (r hub.PushResult, err error) {
+	err = l.call(ctx, hub.OpUpdateOrder, func() error { r, err = l.h.PushOrderUpdate(ctx, o); return err })
+	return r, err
+}
+
+func (l *limitedHub) PushOrderDelete(ctx context.Context, id, domain string) (r hub.PushResult, err error) {
+	err = l.call(ctx, hub.OpDeleteOrder, func() error { r, err = l.h.PushOrderDelete(ctx, id, domain); return err })
+	return r, err
+}
+
+func (l *limitedHub) GetDesign(ctx context.Context, ref hub.DesignRef) (d *hub.DesignDetail, err error) {
+	err = l.call(ctx, hub.OpGetDesign, func() error { d, err = l.h.GetDesign(ctx, ref); return err })
+	return d, err
+}
+
+func (l *limitedHub) ExportView(ctx context.Context, ref hub.DesignRef, viewID string) (d *hub.Download, err error) {
+	err = l.call(ctx, hub.OpExportView, func() error { d, err = l.h.ExportView(ctx, ref, viewID); return err })
+	return d, err
+}
+
+func (l *limitedHub) OpenMedia(ctx context.Context, m hub.Media) (*hub.Download, error) {
+	d, err := l.h.OpenMedia(ctx, m)
+	l.m.hubCalls.WithLabelValues(hub.OpGetMedia, statusClass(err)).Inc()
+	return d, err
+}
+
+// AllTemplates draws one token for the whole listing: the client pages inside the
+// iterator, out of the limiter's reach, and a listing is rare (template sync).
+func (l *limitedHub) AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSummary, error] {
+	return func(yield func(hub.TemplateSummary, error) bool) {
+		if err := l.lim.Wait(ctx, l.store); err != nil {
+			yield(hub.TemplateSummary{}, err)
+			return
+		}
+		for s, err := range l.h.AllTemplates(ctx) {
+			l.m.hubCalls.WithLabelValues(hub.OpListTemplates, statusClass(err)).Inc()
+			if !yield(s, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (l *limitedHub) GetTemplate(ctx context.Context, id string) (t *hub.Template, err error) {
+	err = l.call(ctx, hub.OpGetTemplate, func() error { t, err = l.h.GetTemplate(ctx, id); return err })
+	return t, err
+}
+
+func (l *limitedHub) CreateTemplate(ctx context.Context, t *hub.Template) error {
+	return l.call(ctx, hub.OpCreateTemplate, func() error { return l.h.CreateTemplate(ctx, t) })
+}
+
+func (l *limitedHub) UpdateTemplate(ctx context.Context, productID string, t *hub.Template) error {
+	return l.call(ctx, hub.OpUpdateTemplate, func() error { return l.h.UpdateTemplate(ctx, productID, t) })
+}
+
+func (l *limitedHub) DeleteTemplate(ctx context.Context, id string) error {
+	return l.call(ctx, hub.OpDeleteTemplate, func() error { return l.h.DeleteTemplate(ctx, id) })
+}
+
+// mediaSource adapts a hub to the renderer's media source.
+type mediaSource struct{ h Hub }
+
+func (m mediaSource) OpenMedia(ctx context.Context, media hub.Media) (io.ReadCloser, error) {
+	d, err := m.h.OpenMedia(ctx, media)
+	if err != nil {
+		return nil, err
+	}
+	return d.Body, nil
+}

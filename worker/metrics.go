@@ -1,0 +1,93 @@
+package worker
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// metrics are the worker's own Prometheus series. Labels take values from small
+// fixed sets (task types, outcomes, hub operations, status classes, modes). Queue
+// depths come from asynq's exporter (asynq/x/metrics), run once per fleet.
+type metrics struct {
+	tasks       *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	bytes       *prometheus.CounterVec
+	hubCalls    *prometheus.CounterVec
+	rateWait    prometheus.Histogram
+	budgetInUse prometheus.Gauge
+	budgetTotal prometheus.Gauge
+	viewsByMode *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
+	m := &metrics{
+		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "tasks_total",
+			Help: "Tasks handled, by type and outcome (success, skipped, retry, rate_limited, permanent, canceled).",
+		}, []string{"type", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "printworker", Name: "task_duration_seconds",
+			Help:    "Task handling time, by type and outcome.",
+			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600},
+		}, []string{"type", "outcome"}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "storage_bytes_written_total",
+			Help: "Bytes written to storage, by kind (file, manifest).",
+		}, []string{"kind"}),
+		hubCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "hub_calls_total",
+			Help: "Hub API calls, by operation and status class (2xx, 4xx, 429, 5xx, network).",
+		}, []string{"op", "class"}),
+		rateWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "printworker", Name: "ratelimit_wait_seconds",
+			Help:    "Time hub calls waited for the fleet-wide per-store rate limit.",
+			Buckets: []float64{0, .01, .1, .5, 1, 2, 5, 10, 30, 60},
+		}),
+		budgetInUse: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "printworker", Name: "memory_budget_in_use_bytes",
+			Help: "Render memory currently admitted by the memory budget.",
+		}),
+		budgetTotal: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "printworker", Name: "memory_budget_bytes",
+			Help: "The worker's render memory budget.",
+		}),
+		viewsByMode: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "views_exported_total",
+			Help: "Views exported, by mode (render, download).",
+		}, []string{"mode"}),
+	}
+	m.budgetTotal.Set(float64(budget))
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.tasks, m.duration, m.bytes, m.hubCalls, m.rateWait, m.budgetInUse, m.budgetTotal, m.viewsByMode} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+// statusClass reduces a hub call's result to a label value.
+func statusClass(err error) string {
+	if err == nil {
+		return "2xx"
+	}
+	var he *hub.Error
+	if !errors.As(err, &he) {
+		return "error"
+	}
+	switch {
+	case he.Status == 0:
+		return "network"
+	case he.Status == http.StatusTooManyRequests:
+		return "429"
+	case he.Status >= 200 && he.Status < 300:
+		return "2xx" // answered, then the body failed in transit
+	}
+	return strconv.Itoa(he.Status/100) + "xx"
+}

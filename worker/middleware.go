@@ -1,0 +1,112 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+type ctxKey struct{}
+
+// logger returns the task's logger (task id, type, attempt, store, order, design).
+func (w *Worker) logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(ctxKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return w.log
+}
+
+// skipped marks a handler's success that did nothing (cancelled order, superseded
+// task, duplicate): metrics count it apart from real work.
+type skippedKey struct{}
+
+type skipFlag struct{ reason string }
+
+func markSkipped(ctx context.Context, reason string) {
+	if f, ok := ctx.Value(skippedKey{}).(*skipFlag); ok {
+		f.reason = reason
+	}
+}
+
+// middleware gives each task a logger with its identity, a per-type timeout, panic
+// recovery, error classification, and its metrics.
+func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
+	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) (err error) {
+		start := time.Now()
+		id, _ := asynq.GetTaskID(ctx)
+		retried, _ := asynq.GetRetryCount(ctx)
+		var ident struct {
+			Store   string `json:"store"`
+			Domain  string `json:"domain"`
+			OrderID string `json:"orderId"`
+			Ref     string `json:"ref"`
+			Rev     int64  `json:"rev"`
+		}
+		_ = json.Unmarshal(t.Payload(), &ident) // best effort: the handler reports bad payloads
+		attrs := []any{"task_id", id, "type", t.Type(), "attempt", retried + 1}
+		if ident.Store != "" {
+			attrs = append(attrs, "store", ident.Store)
+		}
+		if ident.OrderID != "" {
+			attrs = append(attrs, "order", ident.OrderID, "domain", ident.Domain)
+		}
+		if ident.Ref != "" {
+			// The design id only: the token is a capability and stays out of logs.
+			design, _, _ := strings.Cut(ident.Ref, ".")
+			attrs = append(attrs, "design", design)
+		}
+		log := w.log.With(attrs...)
+		ctx = context.WithValue(ctx, ctxKey{}, log)
+		skip := &skipFlag{}
+		ctx = context.WithValue(ctx, skippedKey{}, skip)
+		if d, ok := w.cfg.Timeouts[t.Type()]; ok && d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+
+		defer func() {
+			if p := recover(); p != nil {
+				log.ErrorContext(ctx, "task panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				err = fmt.Errorf("panic in %s handler: %v", t.Type(), p)
+			}
+			outcome, out := classify(err)
+			if outcome == OutcomeSuccess && skip.reason != "" {
+				outcome = OutcomeSkipped
+			}
+			elapsed := time.Since(start)
+			w.m.tasks.WithLabelValues(t.Type(), outcome).Inc()
+			w.m.duration.WithLabelValues(t.Type(), outcome).Observe(elapsed.Seconds())
+			switch outcome {
+			case OutcomeSuccess:
+				log.InfoContext(ctx, "task done", "outcome", outcome, "duration", elapsed)
+			case OutcomeSkipped:
+				log.InfoContext(ctx, "task skipped", "outcome", outcome, "reason", skip.reason, "duration", elapsed)
+			case OutcomePermanent:
+				log.ErrorContext(ctx, "task failed permanently", "outcome", outcome, "err", out, "duration", elapsed)
+			default:
+				log.WarnContext(ctx, "task failed, will retry", "outcome", outcome, "err", out, "duration", elapsed)
+			}
+			err = out
+		}()
+		return next.ProcessTask(ctx, t)
+	})
+}
+
+// writeResult records a task's result for operators (asynq keeps it with the task
+// for its retention); a failure to record is logged, not fatal to the work done.
+func writeResult(ctx context.Context, log *slog.Logger, t *asynq.Task, b []byte) {
+	rw := t.ResultWriter()
+	if rw == nil {
+		return // run outside a server
+	}
+	if _, err := rw.Write(b); err != nil {
+		log.WarnContext(ctx, "task result not recorded", "err", err)
+	}
+}

@@ -1,0 +1,188 @@
+// Package worker runs printworker's tasks: it wires the handlers of every task type
+// (order push, design export, order completion, template sync) to an asynq server
+// with weighted queues, classifies errors for asynq's retry machinery, limits hub
+// calls per store across the fleet, admits renders by a memory budget, and writes
+// print files and manifests to storage.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/storage"
+)
+
+// Storage is what the worker needs of a storage backend (*storage.S3, *storage.Dir).
+type Storage interface {
+	Put(ctx context.Context, obj storage.Object, body io.Reader) (storage.PutResult, error)
+}
+
+// Renderer is what the worker needs of the renderer (*render.Renderer).
+type Renderer interface {
+	Plan(d *hub.DesignDetail, viewID string) (render.Plan, error)
+	RenderView(ctx context.Context, d *hub.DesignDetail, viewID string, media render.MediaSource, w io.Writer) (*render.Result, error)
+}
+
+// Deps are the worker's collaborators.
+type Deps struct {
+	// Redis holds the queue, the order state and the rate limit buckets. It stays
+	// the caller's to close.
+	Redis redis.UniversalClient
+	Hubs  HubFor
+	// Storage receives print files and manifests.
+	Storage Storage
+	// Renderer renders views; nil allows only download mode.
+	Renderer Renderer
+	// Registerer receives the worker's metrics; nil registers nowhere.
+	Registerer prometheus.Registerer
+}
+
+// Worker handles printworker's tasks.
+type Worker struct {
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	state   *jobs.State
+	enq     *jobs.Enqueuer
+	limiter *Limiter
+	budget  *Budget
+	m       *metrics
+	srv     *asynq.Server
+	mux     *asynq.ServeMux
+}
+
+// New checks the configuration and builds a worker; Run starts it.
+func New(cfg Config, deps Deps) (*Worker, error) {
+	var errs []error
+	if err := cfg.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	cfg = cfg.withDefaults()
+	if deps.Redis == nil {
+		errs = append(errs, errors.New("worker: no Redis"))
+	}
+	if deps.Hubs == nil {
+		errs = append(errs, errors.New("worker: no hub clients"))
+	}
+	if deps.Storage == nil {
+		errs = append(errs, errors.New("worker: no storage"))
+	}
+	if deps.Renderer == nil {
+		if cfg.Mode != ModeDownload {
+			errs = append(errs, fmt.Errorf("worker: export mode %s needs a renderer", cfg.Mode))
+		}
+		for store, m := range cfg.Modes {
+			if m != ModeDownload {
+				errs = append(errs, fmt.Errorf("worker: store %s export mode %s needs a renderer", store, m))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	m, err := newMetrics(deps.Registerer, cfg.MemoryBudget)
+	if err != nil {
+		return nil, fmt.Errorf("worker: metrics: %w", err)
+	}
+	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{
+		cfg:    cfg,
+		deps:   deps,
+		log:    cfg.Logger,
+		state:  enq.State(),
+		enq:    enq,
+		budget: NewBudget(cfg.MemoryBudget),
+		m:      m,
+	}
+	w.limiter = NewLimiter(deps.Redis, cfg.KeyPrefix, cfg.rateFor)
+	w.limiter.observe = func(_ string, d time.Duration) { m.rateWait.Observe(d.Seconds()) }
+	w.budget.changed = func(n int64) { m.budgetInUse.Set(float64(n)) }
+
+	w.mux = asynq.NewServeMux()
+	w.mux.Use(w.middleware)
+	w.mux.HandleFunc(jobs.TypeOrderPush, w.handlePush)
+	w.mux.HandleFunc(jobs.TypeDesignExport, w.handleExport)
+	w.mux.HandleFunc(jobs.TypeOrderComplete, w.handleComplete)
+	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
+
+	w.srv = asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{
+		Concurrency:     cfg.Concurrency,
+		Queues:          cfg.Queues,
+		StrictPriority:  cfg.StrictPriority,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		RetryDelayFunc:  cfg.Backoff.retryDelay,
+		IsFailure:       isFailure,
+		Logger:          asynqLogger{cfg.Logger},
+		LogLevel:        asynq.WarnLevel,
+		ErrorHandler:    asynq.ErrorHandlerFunc(w.reportError),
+		// Retries and scheduled tasks become due promptly: a 429's Retry-After of a
+		// few seconds should not wait for a 5 s poll.
+		DelayedTaskCheckInterval: time.Second,
+	})
+	return w, nil
+}
+
+// Handler returns the worker's task handler (middleware included), for running tasks
+// without a server.
+func (w *Worker) Handler() asynq.Handler { return w.mux }
+
+// Run processes tasks until ctx ends, then shuts down gracefully: it stops fetching
+// tasks, waits up to ShutdownTimeout for running ones, and leaves the rest to asynq,
+// which hands them to another worker. It returns nil after a shutdown caused by ctx.
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.srv.Start(w.mux); err != nil {
+		return fmt.Errorf("worker: start: %w", err)
+	}
+	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.Queues,
+		"mode", w.cfg.Mode, "memory_budget_mib", w.cfg.MemoryBudget>>20)
+	<-ctx.Done()
+	w.log.Info("worker stopping", "shutdown_timeout", w.cfg.ShutdownTimeout)
+	w.srv.Stop()
+	w.srv.Shutdown()
+	w.log.Info("worker stopped")
+	return w.enq.Close()
+}
+
+// reportError logs a task's final failure (retries exhausted or permanent).
+func (w *Worker) reportError(ctx context.Context, t *asynq.Task, err error) {
+	retried, _ := asynq.GetRetryCount(ctx)
+	maxRetry, _ := asynq.GetMaxRetry(ctx)
+	if errors.Is(err, asynq.SkipRetry) || retried >= maxRetry {
+		id, _ := asynq.GetTaskID(ctx)
+		w.log.ErrorContext(ctx, "task failed for good, archived", "task_id", id, "type", t.Type(), "attempt", retried+1, "err", err)
+	}
+}
+
+// asynqLogger routes asynq's own logs into slog.
+type asynqLogger struct{ l *slog.Logger }
+
+func (a asynqLogger) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Info(args ...any)  { a.l.Info(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Error(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Fatal(args ...any) {
+	a.l.Error(fmt.Sprint(args...), "component", "asynq", "fatal", true)
+}
+
+// hubFor returns the store's hub behind the fleet-wide rate limit.
+func (w *Worker) hubFor(store string) (Hub, error) {
+	h, err := w.deps.Hubs(store)
+	if err != nil {
+		return nil, &PermanentError{Reason: fmt.Sprintf("store %q: %v", store, err)}
+	}
+	return &limitedHub{h: h, store: store, lim: w.limiter, m: w.m}, nil
+}
