@@ -101,7 +101,6 @@ func benchEncoder(b *testing.B, img *image.RGBA, enc func(io.Writer) error) {
 	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
-
 // BenchmarkEncode compares image/png with this encoder on print canvases.
 func BenchmarkEncode(b *testing.B) {
 	for _, canvas := range []string{"photo", "design"} {

@@ -332,17 +332,28 @@ type stripWorker struct {
 	out      sliceWriter
 	rowA     []byte // scratch for converted rows
 	rowB     []byte
-	zero     []byte // the previous row of the image's first row
-	filtered []byte // one strip of filtered scanlines
-	trial    []byte // auto filter trials: 1 + row bytes
+	zero     []byte  // the previous row of the image's first row
+	filtered []byte  // one strip of filtered scanlines
+	trial    []byte  // auto filter trials: 1 + row bytes
+	scratch  *[]byte // backs the slices above; back to scratchPool on release
 }
+
+// scratchPool holds the row and strip buffers of strip workers (*[]byte).
+var scratchPool sync.Pool
 
 func newStripWorker(src source, cfg config, ff flateFactory) *stripWorker {
 	n := src.width * src.bpp
 	rows := min(cfg.stripRows, src.height)
-	buf := make([]byte, 3*n+(n+1)+rows*(n+1))
+	need := 3*n + (n + 1) + rows*(n+1)
+	bp, _ := scratchPool.Get().(*[]byte)
+	if bp == nil || cap(*bp) < need {
+		bp = new([]byte)
+		*bp = make([]byte, need)
+	}
+	buf := (*bp)[:need]
+	clear(buf[2*n : 3*n]) // the zero row
 	sw := &stripWorker{
-		src: src, cfg: cfg, ff: ff,
+		src: src, cfg: cfg, ff: ff, scratch: bp,
 		rowA:     buf[0*n : 1*n : 1*n],
 		rowB:     buf[1*n : 2*n : 2*n],
 		zero:     buf[2*n : 3*n : 3*n],
@@ -354,6 +365,7 @@ func newStripWorker(src source, cfg config, ff flateFactory) *stripWorker {
 }
 
 func (sw *stripWorker) release() {
+	scratchPool.Put(sw.scratch)
 	sw.ff.put(sw.cfg.level, sw.zw)
 	if sw.zh != nil {
 		sw.ff.put(LevelHuffmanOnly, sw.zh)
