@@ -1,0 +1,267 @@
+package intake
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// Endpoint names (metric label values).
+const (
+	endpointShopify = "shopify"
+	endpointOrders  = "orders"
+)
+
+// Shopify's webhook headers.
+const (
+	HeaderShopifyHmac      = "X-Shopify-Hmac-Sha256"
+	HeaderShopifyTopic     = "X-Shopify-Topic"
+	HeaderShopifyShop      = "X-Shopify-Shop-Domain"
+	HeaderShopifyWebhookID = "X-Shopify-Webhook-Id"
+)
+
+// The generic endpoint's headers (docs/intake.md).
+const (
+	HeaderSignature = "X-Printworker-Signature"
+	HeaderTimestamp = "X-Printworker-Timestamp"
+	HeaderStore     = "X-Printworker-Store"
+	HeaderTopic     = "X-Printworker-Topic"
+	HeaderDelivery  = "X-Printworker-Delivery"
+)
+
+// readBody reads the raw body under the size cap: a declared length over the cap is
+// refused before reading, a body that turns out longer is cut at the cap.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	tooLarge := &httpError{status: http.StatusRequestEntityTooLarge, outcome: outcomeTooLarge,
+		reason: fmt.Sprintf("body larger than %d bytes", s.cfg.MaxBody)}
+	if r.ContentLength > s.cfg.MaxBody {
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge
+		}
+		return nil, badRequest("reading body: " + err.Error())
+	}
+	return b, nil
+}
+
+// handleShopify verifies, maps and enqueues one Shopify order webhook.
+func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, result, error) {
+	if len(s.cfg.Shopify.Secrets) == 0 {
+		return http.StatusNotFound, result{}, nil
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return 0, result{}, err
+	}
+	// Verify before anything looks at the body.
+	if err := verifyShopify(s.cfg.Shopify.Secrets, r.Header.Get(HeaderShopifyHmac), body); err != nil {
+		return 0, result{}, err
+	}
+	topic := strings.TrimSpace(r.Header.Get(HeaderShopifyTopic))
+	shop := strings.ToLower(strings.TrimSpace(r.Header.Get(HeaderShopifyShop)))
+	if topic == "" {
+		return 0, result{}, badRequest(HeaderShopifyTopic + " header missing")
+	}
+	if _, ok := s.planFor(topic); !ok {
+		// Shopify retries anything but 2xx; a topic we do not act on is taken and dropped.
+		return http.StatusOK, result{Status: outcomeIgnored, Reason: "topic not handled", Topic: topic}, nil
+	}
+	if shop == "" {
+		return 0, result{}, badRequest(HeaderShopifyShop + " header missing")
+	}
+	store, ok := s.cfg.Shopify.Stores[shop]
+	if !ok {
+		store = s.cfg.Shopify.DefaultStore
+	}
+	if store == "" {
+		return 0, result{}, unprocessable(fmt.Sprintf("shop %q is not mapped to a hub store", shop))
+	}
+	domain := shop
+	if d, ok := s.cfg.Shopify.Domains[shop]; ok {
+		domain = d
+	}
+
+	var so shopifyOrder
+	if err := decodeJSON(body, &so); err != nil {
+		return 0, result{}, err
+	}
+	var o *hub.Order
+	if topic == TopicDelete {
+		// orders/delete carries the id alone.
+		if _, err := strconv.ParseInt(string(so.ID), 10, 64); err != nil {
+			return 0, result{}, badRequest(fmt.Sprintf("order id %q is not an integer", so.ID))
+		}
+		o = &hub.Order{OrderID: string(so.ID), Domain: domain, LineItems: []hub.LineItem{}}
+	} else {
+		m := shopifyMapping{domain: domain, designProperty: s.cfg.Shopify.DesignProperty}
+		if topic == TopicCancelled {
+			m.status = "cancelled"
+		}
+		if o, err = mapShopifyOrder(&so, m); err != nil {
+			return 0, result{}, err
+		}
+	}
+	status, res := s.process(r.Context(), event{endpoint: endpointShopify, topic: topic, store: store,
+		order: o, deliveryID: strings.TrimSpace(r.Header.Get(HeaderShopifyWebhookID))})
+	return status, res, nil
+}
+
+// verifyShopify checks the base64 HMAC-SHA256 of the raw body against every secret,
+// each in constant time.
+func verifyShopify(secrets []string, header string, body []byte) error {
+	if header == "" {
+		return unauthorized(HeaderShopifyHmac + " header missing")
+	}
+	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(header))
+	if err != nil {
+		return unauthorized(HeaderShopifyHmac + " is not base64")
+	}
+	for _, secret := range secrets {
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write(body)
+		if hmac.Equal(m.Sum(nil), got) {
+			return nil
+		}
+	}
+	return unauthorized(HeaderShopifyHmac + " matches no configured secret")
+}
+
+// handleOrders verifies and enqueues one hub-shaped order from any store.
+func (s *Server) handleOrders(w http.ResponseWriter, r *http.Request) (int, result, error) {
+	if len(s.cfg.Orders.Secrets) == 0 && len(s.cfg.Orders.StoreSecrets) == 0 {
+		return http.StatusNotFound, result{}, nil
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return 0, result{}, err
+	}
+	store := strings.TrimSpace(r.Header.Get(HeaderStore))
+	if store == "" {
+		return 0, result{}, unauthorized(HeaderStore + " header missing")
+	}
+	secrets, ok := s.cfg.Orders.StoreSecrets[store]
+	if !ok {
+		secrets = s.cfg.Orders.Secrets
+	}
+	if err := verifyGeneric(secrets, r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderSignature), body, s.now(), s.cfg.Orders.Tolerance); err != nil {
+		return 0, result{}, err
+	}
+	topic := strings.TrimSpace(r.Header.Get(HeaderTopic))
+	if topic == "" {
+		return 0, result{}, badRequest(HeaderTopic + " header missing")
+	}
+	if _, ok := s.planFor(topic); !ok {
+		return http.StatusOK, result{Status: outcomeIgnored, Reason: "topic not handled", Topic: topic}, nil
+	}
+	var o hub.Order
+	if err := decodeJSON(body, &o); err != nil {
+		return 0, result{}, err
+	}
+	if topic == TopicDelete {
+		if strings.TrimSpace(o.OrderID) == "" {
+			return 0, result{}, unprocessable("orderId: must not be empty")
+		}
+		o = hub.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []hub.LineItem{}}
+	} else if hub.HasCustomizations(&o) {
+		// The sender owns the body: tell it now what the hub would refuse later.
+		if err := hub.ValidateOrder(&o, nil); err != nil {
+			return 0, result{}, unprocessable(err.Error())
+		}
+	}
+	status, res := s.process(r.Context(), event{endpoint: endpointOrders, topic: topic, store: store,
+		order: &o, deliveryID: strings.TrimSpace(r.Header.Get(HeaderDelivery))})
+	return status, res, nil
+}
+
+// SignaturePrefix starts the value of X-Printworker-Signature.
+const SignaturePrefix = "sha256="
+
+// Sign computes the X-Printworker-Signature value for body sent at ts: the lowercase
+// hex HMAC-SHA256, keyed with secret, of the decimal Unix timestamp, a '.', and the raw
+// body. Signing the timestamp with the body is what makes the tolerance check hold.
+func Sign(secret string, ts time.Time, body []byte) string {
+	return SignaturePrefix + hex.EncodeToString(mac(secret, strconv.FormatInt(ts.Unix(), 10), body))
+}
+
+func mac(secret, ts string, body []byte) []byte {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// verifyGeneric checks the timestamp against the tolerance, then the signature
+// against every secret in constant time. Several signatures may be sent comma
+// separated (a sender rotating its secret signs with both).
+func verifyGeneric(secrets []string, tsHeader, sigHeader string, body []byte, now time.Time, tolerance time.Duration) error {
+	if tsHeader == "" {
+		return unauthorized(HeaderTimestamp + " header missing")
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(tsHeader), 10, 64)
+	if err != nil {
+		return unauthorized(HeaderTimestamp + " is not Unix seconds")
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || d < -tolerance {
+		return unauthorized(fmt.Sprintf("%s is %s away from now (tolerance %s)", HeaderTimestamp, d.Round(time.Second), tolerance))
+	}
+	if sigHeader == "" {
+		return unauthorized(HeaderSignature + " header missing")
+	}
+	ts := strings.TrimSpace(tsHeader)
+	for _, sig := range strings.Split(sigHeader, ",") {
+		h, ok := strings.CutPrefix(strings.TrimSpace(sig), SignaturePrefix)
+		if !ok {
+			continue
+		}
+		got, err := hex.DecodeString(h)
+		if err != nil {
+			continue
+		}
+		for _, secret := range secrets {
+			if hmac.Equal(mac(secret, ts, body), got) {
+				return nil
+			}
+		}
+	}
+	return unauthorized(HeaderSignature + " matches no configured secret")
+}
+
+// decodeJSON decodes one JSON value, turning syntax and type errors into a 400 that
+// says where the body went wrong.
+func decodeJSON(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return badRequest(fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se))
+		case errors.As(err, &te):
+			return badRequest(fmt.Sprintf("malformed JSON: field %q: want %s, got %s", te.Field, te.Type, te.Value))
+		case errors.Is(err, io.EOF):
+			return badRequest("malformed JSON: empty body")
+		}
+		return badRequest("malformed JSON: " + err.Error())
+	}
+	if dec.More() {
+		return badRequest("malformed JSON: data after the first value")
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+package intake
+
+import (
+	"context"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+)
+
+// JobsEnqueuer adapts a *jobs.Enqueuer (asynq on Redis) to the intake's Enqueuer.
+func JobsEnqueuer(e *jobs.Enqueuer) Enqueuer { return jobsEnqueuer{e} }
+
+type jobsEnqueuer struct{ e *jobs.Enqueuer }
+
+func (a jobsEnqueuer) PushOrder(ctx context.Context, store, op string, o *hub.Order) error {
+	_, err := a.e.PushOrder(ctx, store, op, o)
+	return err
+}
+
+func (a jobsEnqueuer) ExportOrder(ctx context.Context, store string, o *hub.Order) error {
+	_, err := a.e.ExportOrder(ctx, store, o)
+	return err
+}
+
+func (a jobsEnqueuer) CancelOrder(ctx context.Context, store string, o *hub.Order) error {
+	_, err := a.e.CancelOrder(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
+	return err
+}
