@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,33 @@ func TestDirHotFolder(t *testing.T) {
 	}
 
 	// A folder is not an object.
-	if _, err := d.Stat(ctx, "s/2024-01-02"); err == nil {
-		t.Error("Stat of a folder succeeded")
+	if _, err := d.Stat(ctx, "s/2024-01-02"); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("Stat of a folder = %v, want ErrNotFound", err)
+	}
+	// A file where a folder should be: a retry meets it again.
+	_, err = d.Put(ctx, storage.Object{Key: "s/2024-01-02/1/a.png/x.png"}, strings.NewReader("x"))
+	var se *storage.Error
+	if !errors.As(err, &se) || se.Retryable() {
+		t.Errorf("Put under a file = %v, want a permanent *storage.Error", err)
+	}
+}
+
+func TestDirUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores permissions")
+	}
+	root := t.TempDir()
+	d, err := storage.NewDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(root, 0o755) })
+	_, err = d.Put(context.Background(), storage.Object{Key: "a/b.png"}, strings.NewReader("x"))
+	var se *storage.Error
+	if !errors.As(err, &se) || se.Retryable() {
+		t.Errorf("Put into a read-only folder = %v, want a permanent *storage.Error", err)
 	}
 }
