@@ -97,6 +97,30 @@ func (r resp) apiErr(t *testing.T) apiError {
 
 func do(t *testing.T, ts *httptest.Server, q req) resp {
 	t.Helper()
+	r, err := send(t, ts.Client(), ts, q)
+	if err != nil {
+		t.Fatalf("%s %s: %v", q.method, q.path, err)
+	}
+	return r
+}
+
+// send makes the request with client and returns what arrived; err is a transport or
+// body-reading failure (the faults tests expect those).
+func send(t *testing.T, client *http.Client, ts *httptest.Server, q req) (resp, error) {
+	t.Helper()
+	hr := build(t, ts, q)
+	res, err := client.Do(hr)
+	if err != nil {
+		return resp{}, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return resp{status: res.StatusCode, header: res.Header, body: b}, err
+}
+
+// build makes a hand-signed request.
+func build(t *testing.T, ts *httptest.Server, q req) *http.Request {
+	t.Helper()
 	if q.store == "" {
 		q.store, q.key, q.secret = store, key, secret
 	}
@@ -133,16 +157,7 @@ func do(t *testing.T, ts *httptest.Server, q req) resp {
 	for k, v := range q.headers {
 		hr.Header.Set(k, v)
 	}
-	res, err := ts.Client().Do(hr)
-	if err != nil {
-		t.Fatalf("%s %s: %v", q.method, q.path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", q.method, q.path, err)
-	}
-	return resp{status: res.StatusCode, header: res.Header, body: b}
+	return hr
 }
 
 func wantStatus(t *testing.T, r resp, want int) {
