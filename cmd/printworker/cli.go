@@ -33,6 +33,8 @@ func commands() []command {
 	cmds := []command{
 		versionCommand(),
 		hubsimCommand(),
+		serveCommand(),
+		demoCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
