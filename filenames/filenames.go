@@ -50,10 +50,14 @@ const fallback = "design"
 
 // Fields are the values tokens expand to.
 type Fields struct {
-	ID       string
-	Date     time.Time // [date] as yyyy-mm-dd in UTC; zero expands to nothing
-	Title    string
-	Product  string
+	ID      string
+	Date    time.Time // [date] as yyyy-mm-dd in UTC; zero expands to nothing
+	Title   string
+	Product string
+	// ViewID and ViewName, when set, name one view of a multi-view design: Build
+	// appends the view name (the id when the name is empty), as ForViews does when
+	// view names are distinct. Prefer ForViews for a design's views: it also keeps
+	// colliding view names apart.
 	ViewID   string
 	ViewName string
 }
@@ -102,10 +106,15 @@ func Ext(exportType string) string {
 	return ""
 }
 
-// Build returns the name of one file: the pattern expanded with f, sanitized, capped
-// to Options.MaxLen with ext (for example ".png") included.
+// Build returns the name of one file: the pattern expanded with f, plus the view
+// suffix when f names a view, sanitized, capped to Options.MaxLen with ext (for
+// example ".png") included.
 func Build(opts Options, f Fields, ext string) string {
-	return compose(expand(opts.pattern(), f), "", "", ext, opts.maxLen())
+	view := clean(f.ViewName)
+	if view == "" {
+		view = f.ViewID
+	}
+	return compose(expand(opts.pattern(), f), view, "", ext, opts.maxLen())
 }
 
 // ForViews returns one name per view, in the order of views. With one view it is

@@ -68,6 +68,8 @@ func TestBuild(t *testing.T) {
 		{"all empty falls back", Options{}, Fields{}, ".png", "design.png"},
 		{"unknown token kept literally", Options{Pattern: "[id]-[size]"}, Fields{ID: "9"}, ".png", "9-[size].png"},
 		{"ext without dot", Options{}, Fields{ID: "9"}, "png", "9.png"},
+		{"view name appended", Options{}, Fields{ID: "9", Title: "Mug", ViewID: "v1", ViewName: "Back side"}, ".png", "9-Mug-Back-side.png"},
+		{"view id when no name", Options{}, Fields{ID: "9", Title: "Mug", ViewID: "v1", ViewName: "///"}, ".png", "9-Mug-v1.png"},
 		{"title cannot inject a path", Options{}, Fields{ID: "9", Title: "../../x"}, ".png", "9-x.png"},
 		{"cap keeps extension", Options{MaxLen: 20}, Fields{ID: "1", Title: strings.Repeat("a", 50)}, ".png",
 			"1-" + strings.Repeat("a", 14) + ".png"},
@@ -207,6 +209,9 @@ func FuzzBuild(f *testing.F) {
 		if again := sanitize(out, opts.maxLen()); again != out {
 			t.Fatalf("not idempotent: %q -> %q", out, again)
 		}
+		withView := fl
+		withView.ViewID, withView.ViewName = product, title
+		checkSafe(t, pattern, Build(opts, withView, ext), opts.maxLen())
 		views := []View{{ID: id, Name: title}, {ID: product, Name: title}, {ID: id}}
 		names := ForViews(opts, fl, views, func(View) string { return ext })
 		seen := map[string]bool{}

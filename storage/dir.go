@@ -80,7 +80,7 @@ func (d *Dir) metaPath(key string) string {
 // dirError classifies a filesystem error: a full disk, an I/O error or a missing
 // mount may clear up, a permission problem or a path blocked by a file will not.
 func dirError(op, key string, err error) error {
-	if e, ok := contextError(op, key, err); ok {
+	if e := contextError(op, key, err); e != nil {
 		return e
 	}
 	switch {

@@ -380,7 +380,7 @@ func apiCode(err error) string {
 // HTTP status; an error without a response (connection refused, reset, DNS, TLS
 // timeout) is transient: the store may be back later.
 func s3Error(op, key string, err error) error {
-	if e, ok := contextError(op, key, err); ok {
+	if e := contextError(op, key, err); e != nil {
 		return e
 	}
 	switch apiCode(err) {

@@ -163,16 +163,16 @@ func putError(key string, err error, classify func(op, key string, err error) er
 	return classify("put", key, err)
 }
 
-// contextError classifies an error caused by the caller's context: a cancellation is
-// not worth retrying by itself, a deadline may be.
-func contextError(op, key string, err error) (error, bool) {
+// contextError classifies an error caused by the caller's context, nil for any other:
+// a cancellation is not worth retrying by itself, a deadline may be.
+func contextError(op, key string, err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
-		return permanent(op, key, err), true
+		return permanent(op, key, err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return transient(op, key, err), true
+		return transient(op, key, err)
 	}
-	return nil, false
+	return nil
 }
 
 // ContentDisposition returns an "attachment" Content-Disposition header for filename:
