@@ -53,14 +53,12 @@ var (
 //   - every required property present: an empty string is a value, a missing key or
 //     null is not (checked on orders decoded from JSON, see Order.Has);
 //   - orderId not empty (it is the order's identity and URL path segment);
-//   - email empty or a bare valid address (net/mail), no display name;
+//   - email a bare valid address (net/mail), no display name; not empty, since
+//     the spec requires a valid address and the hub rejects an empty one;
 //   - domain in domains (case-insensitive) when domains is not empty;
 //   - created and updated in the strict form 2006-01-02T15:04:05.000Z;
-//   - each line item: positive design id, valid token, quantity not negative, price
-//     not negative.
-//
-// An empty email is accepted: the spec sends empty values as empty strings, and orders
-// without an address (point of sale, drafts) exist.
+//   - each line item: positive design id, valid token, quantity at least 1, price not
+//     negative.
 func ValidateOrder(o *Order, domains []string) error {
 	if o == nil {
 		return &ValidationError{What: "order", Fields: []FieldError{{Field: "order", Reason: "missing"}}}
@@ -88,7 +86,7 @@ func ValidateOrder(o *Order, domains []string) error {
 	if o.Has("orderId") && strings.TrimSpace(o.OrderID) == "" {
 		add("orderId", "must not be empty")
 	}
-	if o.Email != "" {
+	if o.Has("email") {
 		if a, err := mail.ParseAddress(o.Email); err != nil || a.Address != o.Email || a.Name != "" {
 			add("email", fmt.Sprintf("%q is not a valid e-mail address", o.Email))
 		}
@@ -112,8 +110,8 @@ func ValidateOrder(o *Order, domains []string) error {
 		if err := (DesignRef{ID: 1, Token: li.Token}).Validate(); err != nil {
 			add(p+".token", "token must be 1..128 characters of [A-Za-z0-9_-]")
 		}
-		if li.Quantity < 0 {
-			add(p+".quantity", "must not be negative")
+		if li.Quantity < 1 {
+			add(p+".quantity", "must be at least 1")
 		}
 		if li.Price < 0 || li.Price != li.Price {
 			add(p+".price", "must be a non-negative number")

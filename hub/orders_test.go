@@ -43,7 +43,7 @@ func TestValidateOrder(t *testing.T) {
 		{name: "valid", domains: domains},
 		{name: "valid without domain list", edit: func(m map[string]any) { m["domain"] = "anything.example" }},
 		{name: "empty strings are values", domains: domains, edit: func(m map[string]any) {
-			m["firstName"], m["lastName"], m["status"], m["email"] = "", "", "", ""
+			m["firstName"], m["lastName"], m["status"] = "", "", ""
 			billing(m)["companyName"], billing(m)["phone"] = "", ""
 		}},
 		{name: "domain case-insensitive", domains: domains, edit: func(m map[string]any) { m["domain"] = "other.example" }},
@@ -60,6 +60,7 @@ func TestValidateOrder(t *testing.T) {
 				"shippingDetails.companyName", "shippingDetails.country", "shippingDetails.countryCode",
 				"shippingDetails.firstName", "shippingDetails.lastName", "shippingDetails.phone",
 				"shippingDetails.province", "shippingDetails.zip"}},
+		{name: "empty e-mail", edit: func(m map[string]any) { m["email"] = "" }, fields: []string{"email"}},
 		{name: "bad e-mail", edit: func(m map[string]any) { m["email"] = "anna@" }, fields: []string{"email"}},
 		{name: "e-mail with display name", edit: func(m map[string]any) { m["email"] = "Anna <anna@example.com>" }, fields: []string{"email"}},
 		{name: "e-mail with spaces", edit: func(m map[string]any) { m["email"] = " anna@example.com" }, fields: []string{"email"}},
@@ -113,7 +114,7 @@ func TestValidateOrder(t *testing.T) {
 		t.Error("nil order accepted")
 	}
 	// An order built in Go has every property; its values are still checked.
-	built := &hub.Order{OrderID: "7", Domain: "shop.example.com", Created: hub.FormatTimestamp(time.Unix(0, 0)),
+	built := &hub.Order{OrderID: "7", Email: "a@b.example", Domain: "shop.example.com", Created: hub.FormatTimestamp(time.Unix(0, 0)),
 		Updated: hub.FormatTimestamp(time.Unix(1, 5e6))}
 	if err := hub.ValidateOrder(built, domains); err != nil {
 		t.Errorf("built order: %v", err)
