@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/worker"
+)
+
+// runCLI runs the program in-process with the given environment.
+func runCLI(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	err = run(ctx, args, func(k string) string { return env[k] }, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// TestDemo runs the newcomer's command end to end, in-process (short mode too), and
+// checks what it produced the way print staff would: every manifest complete, every
+// file present with the bytes and checksum the manifest states, PNGs decoding at the
+// stated size with the dpi recorded, PDFs valid with the stated page size.
+func TestDemo(t *testing.T) {
+	for _, tool := range []string{"qpdf", "pdfinfo"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed to check the demo's PDFs (apt-get install qpdf poppler-utils; .ci/run installs them)", tool)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "printworker-demo")
+	stdout, stderr, err := runCLI(t, nil, "demo", "--out", out, "--timeout", "2m")
+	if err != nil {
+		t.Fatalf("demo: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	manifests := checkDemoOutput(t, out, stdout)
+
+	// What the sample orders hold (cmd/printworker/demodata).
+	want := map[string]map[int64]int{ // order -> design -> quantity
+		"6100000000001": {1001: 2, 1002: 1},
+		"6100000000002": {1003: 5},
+		"6100000000003": {1002: 3},
+	}
+	types := map[string]bool{}
+	views := map[string]bool{}
+	for id, qty := range want {
+		m := manifests[id]
+		if m == nil {
+			t.Errorf("no manifest for order %s", id)
+			continue
+		}
+		got := map[int64]int{}
+		for _, l := range m.LineItems {
+			got[l.DesignID] += l.Quantity
+			if len(l.Files) == 0 {
+				t.Errorf("order %s design %d: no files listed", id, l.DesignID)
+			}
+		}
+		if len(got) != len(qty) {
+			t.Errorf("order %s lines %v, want %v", id, got, qty)
+		}
+		for d, q := range qty {
+			if got[d] != q {
+				t.Errorf("order %s design %d quantity %d, want %d", id, d, got[d], q)
+			}
+		}
+		for _, f := range m.Files {
+			types[f.Type] = true
+			views[strconv.FormatInt(f.DesignID, 10)+"/"+f.ViewID] = true
+		}
+	}
+	for _, ty := range []string{hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple} {
+		if !types[ty] {
+			t.Errorf("no %s file produced", ty)
+		}
+	}
+	// 1001/front exports an area, 1001/sleeve a custom box, 1001/back the template.
+	for _, v := range []string{"1001/front", "1001/sleeve", "1001/back", "1002/left", "1002/right", "1003/card"} {
+		if !views[v] {
+			t.Errorf("view %s not exported", v)
+		}
+	}
+	if m := manifests["6100000000002"]; m != nil && (m.Customer.FirstName != "健二" || m.Shipping.City != "東京") {
+		t.Errorf("unicode names lost: customer %+v, shipping city %q", m.Customer, m.Shipping.City)
+	}
+	if m := manifests["6100000000003"]; m != nil && m.Shipping.City != "" {
+		t.Errorf("guest order without shipping address has shipping %+v", m.Shipping)
+	}
+
+	// Re-running replaces the previous run's files and finishes again.
+	stdout2, stderr2, err := runCLI(t, nil, "demo", "--out", out, "--timeout", "2m")
+	if err != nil {
+		t.Fatalf("second demo run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout2, stderr2)
+	}
+	checkDemoOutput(t, out, stdout2)
+}
+
+// checkDemoOutput checks the output folder against its manifests and the printed table.
+func checkDemoOutput(t *testing.T, out, stdout string) map[string]*worker.Manifest {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(out, "demo-store", "*", "*", "manifest.json"))
+	if err != nil || len(paths) != 3 {
+		t.Fatalf("manifests %v (%v), want 3\n%s", paths, err, stdout)
+	}
+	manifests := map[string]*worker.Manifest{}
+	for _, p := range paths {
+		var m worker.Manifest
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		manifests[m.OrderID] = &m
+		if m.Store != "demo-store" || m.Domain != "shop.example.com" {
+			t.Errorf("%s: store %q domain %q", p, m.Store, m.Domain)
+		}
+		for _, f := range m.Files {
+			file := filepath.Join(out, filepath.FromSlash(f.Key))
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Errorf("manifest lists %s: %v", f.Key, err)
+				continue
+			}
+			sum := sha256.Sum256(data)
+			if int64(len(data)) != f.Bytes || hex.EncodeToString(sum[:]) != f.SHA256 {
+				t.Errorf("%s: %d bytes sha256 %x, manifest says %d %s", f.Key, len(data), sum, f.Bytes, f.SHA256)
+			}
+			if !strings.Contains(stdout, filepath.Base(f.Key)) {
+				t.Errorf("the demo's table does not show %s", f.Key)
+			}
+			switch f.Type {
+			case hub.ExportPNG:
+				checkPNG(t, f, data)
+			case hub.ExportPDF, hub.ExportPDFSimple:
+				checkPDF(t, f, file)
+			default:
+				t.Errorf("%s: unexpected type %q", f.Key, f.Type)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "3 orders, 8 files") {
+		t.Errorf("summary line missing:\n%s", stdout)
+	}
+	return manifests
+}
+
+func checkPNG(t *testing.T, f worker.FileRecord, data []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Errorf("%s: %v", f.Key, err)
+		return
+	}
+	if b := img.Bounds(); b.Dx() != f.WidthPx || b.Dy() != f.HeightPx {
+		t.Errorf("%s: %dx%d px, manifest says %dx%d", f.Key, b.Dx(), b.Dy(), f.WidthPx, f.HeightPx)
+	}
+	dpi, ok := pngDPI(data)
+	if !ok {
+		t.Errorf("%s: no pHYs chunk (dpi not recorded)", f.Key)
+	} else if math.Abs(dpi-f.DPI) > 0.5 {
+		t.Errorf("%s: pHYs says %.1f dpi, manifest %g", f.Key, dpi, f.DPI)
+	}
+}
+
+// pngDPI reads the pHYs chunk (pixels per metre) as dots per inch.
+func pngDPI(b []byte) (float64, bool) {
+	b = b[8:]
+	for len(b) >= 12 {
+		n := binary.BigEndian.Uint32(b)
+		typ := string(b[4:8])
+		if int(n)+12 > len(b) {
+			return 0, false
+		}
+		if typ == "pHYs" && n == 9 && b[16] == 1 {
+			return float64(binary.BigEndian.Uint32(b[8:])) * 0.0254, true
+		}
+		if typ == "IDAT" {
+			return 0, false
+		}
+		b = b[12+n:]
+	}
+	return 0, false
+}
+
+var pageSize = regexp.MustCompile(`Page size:\s+([\d.]+) x ([\d.]+) pts`)
+
+func checkPDF(t *testing.T, f worker.FileRecord, file string) {
+	t.Helper()
+	if out, err := exec.Command("qpdf", "--check", file).CombinedOutput(); err != nil {
+		t.Errorf("%s: qpdf --check: %v\n%s", f.Key, err, out)
+	}
+	out, err := exec.Command("pdfinfo", file).CombinedOutput()
+	if err != nil {
+		t.Errorf("%s: pdfinfo: %v\n%s", f.Key, err, out)
+		return
+	}
+	m := pageSize.FindStringSubmatch(string(out))
+	if m == nil {
+		t.Errorf("%s: pdfinfo shows no page size:\n%s", f.Key, out)
+		return
+	}
+	w, _ := strconv.ParseFloat(m[1], 64)
+	h, _ := strconv.ParseFloat(m[2], 64)
+	if math.Abs(w-f.PageWidthPt) > 0.5 || math.Abs(h-f.PageHeightPt) > 0.5 {
+		t.Errorf("%s: page %gx%g pt, manifest says %gx%g", f.Key, w, h, f.PageWidthPt, f.PageHeightPt)
+	}
+}
+
+func TestDemoRefusesForeignFolder(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "thesis.docx"), []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCLI(t, nil, "demo", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "not made by the demo") || exitCode(err) != 2 {
+		t.Fatalf("demo into a foreign folder: %v (exit %d)", err, exitCode(err))
+	}
+	if _, err := os.Stat(filepath.Join(out, "thesis.docx")); err != nil {
+		t.Fatalf("the demo touched a foreign file: %v", err)
+	}
+}
