@@ -121,13 +121,18 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.enq, err = jobs.NewEnqueuer(e.rdb, jobs.EnqueuerConfig{Options: &fast})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.enq.Close() })
+	e.enq = e.newEnqueuer(e.cfg.Jobs)
 	e.insp = asynq.NewInspectorFromRedisClient(e.rdb)
 	return e
+}
+
+func (e *env) newEnqueuer(o *jobs.Options) *jobs.Enqueuer {
+	enq, err := jobs.NewEnqueuer(e.rdb, jobs.EnqueuerConfig{Options: o})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { enq.Close() })
+	return enq
 }
 
 func hubFor(s string, c *hub.Client) (worker.Hub, error) {
