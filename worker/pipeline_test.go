@@ -143,4 +143,3 @@ func uniq(ids []int64) []int64 {
 	}
 	return out
 }
-
