@@ -1,10 +1,12 @@
 package hub_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -342,5 +344,33 @@ func TestPushConvergence(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLogsCarryNoSecrets runs calls with a debug logger and checks that neither the
+// secret, the signature nor the API key reach the log, while the calls are logged.
+func TestLogsCarryNoSecrets(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	f := newFakeHub(t)
+	c := f.client(t, hub.V2023, func(cfg *hub.Config) { cfg.Logger = log })
+	ctx := context.Background()
+	if _, err := c.PushOrder(ctx, testOrder(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteOrder(ctx, "1001", "shop.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	f.setRespond(func(w http.ResponseWriter, r *http.Request, s seen) { w.WriteHeader(500) })
+	_, _ = c.GetDesign(ctx, testRef)
+	out := buf.String()
+	if !strings.Contains(out, "op=order.create") || !strings.Contains(out, "op=order.delete") || !strings.Contains(out, "status=500") {
+		t.Errorf("calls not logged:\n%s", out)
+	}
+	sig := f.requests()[0].Header.Get("X-Service-Api-Signature")
+	for _, secret := range []string{f.secret, f.key, sig, "domain=shop.example.com"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("log contains %q:\n%s", secret, out)
+		}
 	}
 }

@@ -90,7 +90,7 @@ var (
 	}
 )
 
-func newFakeHub(t *testing.T) *fakeHub {
+func newFakeHub(t testing.TB) *fakeHub {
 	t.Helper()
 	f := &fakeHub{store: "store-42", key: "key-1", secret: "s3cret", enc: hub.EncodingHex, word: "Service"}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
