@@ -306,7 +306,7 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, Info, error) {
 		return nil, Info{}, s3Error("get", key, err)
 	}
 	return out.Body, Info{
-		Key: key, Size: aws.ToInt64(out.ContentLength), ContentType: aws.ToString(out.ContentType),
+		Key: key, Size: sizeOf(out.ContentLength), ContentType: aws.ToString(out.ContentType),
 		Metadata: decodeMetadata(out.Metadata), ModTime: aws.ToTime(out.LastModified),
 	}, nil
 }
@@ -321,7 +321,7 @@ func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 		return Info{}, s3Error("stat", key, err)
 	}
 	return Info{
-		Key: key, Size: aws.ToInt64(out.ContentLength), ContentType: aws.ToString(out.ContentType),
+		Key: key, Size: sizeOf(out.ContentLength), ContentType: aws.ToString(out.ContentType),
 		Metadata: decodeMetadata(out.Metadata), ModTime: aws.ToTime(out.LastModified),
 	}, nil
 }
@@ -366,6 +366,14 @@ func decodeMetadata(m map[string]string) map[string]string {
 		out[strings.ToLower(k)] = decodeMeta(v)
 	}
 	return out
+}
+
+// sizeOf reads a length the store may omit; -1 is unknown, as in Object.Size.
+func sizeOf(n *int64) int64 {
+	if n == nil {
+		return -1
+	}
+	return *n
 }
 
 func apiCode(err error) string {
