@@ -11,6 +11,7 @@ package hubsim
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -34,6 +35,9 @@ type Config struct {
 	MediaPath string
 	// DesignsDir is a fixture folder loaded at start (see LoadDesigns); "" loads none.
 	DesignsDir string
+	// DesignsFS is a fixture tree loaded at start (see LoadDesignsFS), for instance
+	// the embedded samples: fs.Sub(SampleFixtures(), "designs").
+	DesignsFS fs.FS
 	// DesignStore, when set, assigns every loaded design to this store instead of the
 	// `shop` written in the fixture, so fixtures serve any configured store.
 	DesignStore string

@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -124,15 +124,25 @@ func (s *Server) Designs() []hub.DesignRef {
 // Every media object a design references must have its file, of the size its object
 // states. It returns the number of designs loaded.
 func (s *Server) LoadDesigns(dir string) (int, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	n, err := s.LoadDesignsFS(os.DirFS(dir))
+	if err != nil {
+		return 0, fmt.Errorf("%w (folder %s)", err, dir)
+	}
+	return n, nil
+}
+
+// LoadDesignsFS loads fixtures laid out as for LoadDesigns from a file system, such
+// as SampleFixtures()'s "designs" folder.
+func (s *Server) LoadDesignsFS(fsys fs.FS) (int, error) {
+	files, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return 0, fmt.Errorf("hubsim: %w", err)
 	}
 	if len(files) == 0 {
-		return 0, fmt.Errorf("hubsim: no design fixtures (*.json) in %s", dir)
+		return 0, errors.New("hubsim: no design fixtures (*.json)")
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			return 0, fmt.Errorf("hubsim: %w", err)
 		}
@@ -141,7 +151,7 @@ func (s *Server) LoadDesigns(dir string) (int, error) {
 			return 0, fmt.Errorf("hubsim: %s: %w", f, err)
 		}
 		for _, m := range DesignMedia(&d) {
-			data, err := readMediaFile(filepath.Join(dir, "media"), m)
+			data, err := readMediaFile(fsys, m)
 			if err != nil {
 				return 0, fmt.Errorf("hubsim: %s: %w", f, err)
 			}
@@ -152,22 +162,24 @@ func (s *Server) LoadDesigns(dir string) (int, error) {
 		if err := s.AddDesign(d); err != nil {
 			return 0, fmt.Errorf("%w (%s)", err, f)
 		}
-		s.mu.Lock()
-		if s.exportDirs == nil {
-			s.exportDirs = map[int64]string{}
+		exports, err := fs.Sub(fsys, "exports")
+		if err != nil {
+			return 0, fmt.Errorf("hubsim: %w", err)
 		}
-		s.exportDirs[d.ConfigurationID] = filepath.Join(dir, "exports")
+		s.mu.Lock()
+		s.exports[d.ConfigurationID] = exports
 		s.mu.Unlock()
 	}
 	return len(files), nil
 }
 
-func readMediaFile(dir string, m hub.Media) ([]byte, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, m.ID+".*"))
+// readMediaFile reads media/<_id>.* and checks its size against the media object.
+func readMediaFile(fsys fs.FS, m hub.Media) ([]byte, error) {
+	matches, err := fs.Glob(fsys, "media/"+m.ID+".*")
 	if err != nil || len(matches) != 1 {
-		return nil, fmt.Errorf("media %s (%s): want one file %s.* in %s", m.ID, m.OriginalName, m.ID, dir)
+		return nil, fmt.Errorf("media %s (%s): want one file media/%s.*", m.ID, m.OriginalName, m.ID)
 	}
-	data, err := os.ReadFile(matches[0])
+	data, err := fs.ReadFile(fsys, matches[0])
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,18 +27,19 @@ type Exporter interface {
 	ExportView(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaOpener, w io.Writer) (contentType string, err error)
 }
 
-// DirExporter serves stored export files: <Dir>/<configurationId>/<viewId>.png for png
-// views, .pdf for pdf and pdf-simple views.
-type DirExporter struct{ Dir string }
+// StoredExporter serves stored export files from FS: <configurationId>/<viewId>.png
+// for png views, .pdf for pdf and pdf-simple views. Designs loaded from a fixture
+// folder use its exports/ subfolder.
+type StoredExporter struct{ FS fs.FS }
 
 // ExportView copies the stored file of the view.
-func (x DirExporter) ExportView(ctx context.Context, d *hub.DesignDetail, viewID string, _ MediaOpener, w io.Writer) (string, error) {
+func (x StoredExporter) ExportView(ctx context.Context, d *hub.DesignDetail, viewID string, _ MediaOpener, w io.Writer) (string, error) {
 	v, ok := d.ViewByID(viewID)
 	if !ok {
 		return "", fmt.Errorf("design %d has no view %q: %w", d.ConfigurationID, viewID, ErrNotFound)
 	}
 	ct, ext := exportType(v.Export.Type)
-	f, err := os.Open(filepath.Join(x.Dir, strconv.FormatInt(d.ConfigurationID, 10), viewID+ext))
+	f, err := x.FS.Open(strconv.FormatInt(d.ConfigurationID, 10) + "/" + viewID + ext)
 	if err != nil {
 		return "", fmt.Errorf("stored export: %w", err)
 	}
@@ -64,12 +64,12 @@ func (s *Server) viewFile(ctx context.Context, d *hub.DesignDetail, viewID strin
 	ex := s.cfg.Exporter
 	if ex == nil {
 		s.mu.Lock()
-		dir := s.exportDirs[d.ConfigurationID]
+		stored := s.exports[d.ConfigurationID]
 		s.mu.Unlock()
-		if dir == "" {
+		if stored == nil {
 			return nil, "", fmt.Errorf("design %d: no exporter is configured and the design has no stored exports", d.ConfigurationID)
 		}
-		ex = DirExporter{Dir: dir}
+		ex = StoredExporter{FS: stored}
 	}
 	var buf bytes.Buffer
 	ct, err := ex.ExportView(ctx, d, viewID, s, &buf)

@@ -9,6 +9,7 @@ import (
 	"image"
 	_ "image/jpeg"
 	"image/png"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestFixtures(t *testing.T) {
 
 func checkMedia(t *testing.T, m hub.Media) {
 	t.Helper()
-	data, err := readMediaFile(filepath.Join(fixture, "media"), m)
+	data, err := readMediaFile(os.DirFS(fixture), m)
 	if err != nil {
 		t.Error(err)
 		return
@@ -239,5 +240,27 @@ func TestConfigValidate(t *testing.T) {
 	c.DesignsDir = t.TempDir()
 	if _, err := New(c); err == nil {
 		t.Error("New accepted a designs folder without fixtures")
+	}
+}
+
+// TestSampleFixtures: the embedded samples load through DesignsFS and serve the same
+// designs and stored exports as the folder.
+func TestSampleFixtures(t *testing.T) {
+	designs, err := fs.Sub(SampleFixtures(), "designs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := start(t, func(c *Config) { c.DesignsDir, c.DesignsFS = "", designs })
+	want, err := os.ReadFile(filepath.Join(fixture, "exports/1001/front.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := do(t, ts, exportReq(hub.V2023, shirt, "front"))
+	wantStatus(t, r, 200)
+	if !bytes.Equal(r.body, want) {
+		t.Fatal("embedded stored export differs from the folder's")
+	}
+	if tpl, err := fs.ReadFile(SampleFixtures(), "templates/mug-11oz.json"); err != nil || len(tpl) == 0 {
+		t.Fatalf("embedded template: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,10 +32,10 @@ type Server struct {
 	templates map[string][]*StoredTemplate // by store, in creation order
 	designs   map[int64]*hub.DesignDetail  // by configurationId
 	media     map[string]*mediaFile        // by media _id
-	// exportDirs holds the stored-exports folder of each loaded design.
-	exportDirs map[int64]string
-	lastTplID  int
-	reqs       []LoggedRequest
+	// exports holds the stored-exports folder of each loaded design.
+	exports   map[int64]fs.FS
+	lastTplID int
+	reqs      []LoggedRequest
 }
 
 // New builds a simulator from cfg, loading cfg.DesignsDir when set.
@@ -52,12 +53,18 @@ func New(cfg Config) (*Server, error) {
 		templates: map[string][]*StoredTemplate{},
 		designs:   map[int64]*hub.DesignDetail{},
 		media:     map[string]*mediaFile{},
+		exports:   map[int64]fs.FS{},
 	}
 	for i := range cfg.Stores {
 		st := cfg.Stores[i]
 		st.Keys = append([]Key(nil), st.Keys...)
 		st.Domains = append([]string(nil), st.Domains...)
 		s.stores[st.ID] = &st
+	}
+	if cfg.DesignsFS != nil {
+		if _, err := s.LoadDesignsFS(cfg.DesignsFS); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.DesignsDir != "" {
 		if _, err := s.LoadDesigns(cfg.DesignsDir); err != nil {
@@ -172,7 +179,9 @@ func entry(r *http.Request) *LoggedRequest {
 	return e
 }
 
-// ServeHTTP applies faults, routes the request, and logs it.
+// ServeHTTP applies faults, routes the request, and logs it. The log entry is written
+// before the answer leaves, so a caller that got an answer (or lost its connection)
+// finds its request in Requests().
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := s.cfg.Now()
 	e := &LoggedRequest{Time: start, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}
@@ -181,10 +190,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h := s.Headers(v)
 		e.Version, e.Store, e.Key = v, r.Header.Get(h.Store), r.Header.Get(h.APIKey)
 	}
-	defer func() {
+	logged := func(status int, f fault) {
+		e.Status, e.Fault = status, string(f)
 		e.Duration = s.cfg.Now().Sub(start)
 		s.logRequest(*e)
-	}()
+	}
 
 	if f := s.faults.get(); f.Latency > 0 {
 		t := time.NewTimer(f.Latency)
@@ -192,25 +202,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-t.C:
 		case <-r.Context().Done():
 			t.Stop()
-			e.Status = 499 // client went away, as nginx logs it
+			logged(499, faultNone) // the caller went away (nginx's code for it)
 			return
 		}
 	}
 	switch f, wait := s.faults.before(e.Store, start); f {
 	case faultRateLimit:
-		e.Fault = string(f)
+		logged(http.StatusTooManyRequests, f)
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-		e.Status = http.StatusTooManyRequests
-		writeError(w, e.Status, "rate limit exceeded for store "+e.Store, "")
+		writeError(w, http.StatusTooManyRequests, "rate limit exceeded for store "+e.Store, "")
 		return
 	case faultDrop:
-		e.Fault = string(f)
+		logged(0, f)
 		dropConnection(w)
 		return
 	case faultError:
-		e.Fault = string(f)
-		e.Status = s.faults.get().ErrorStatus
-		writeError(w, e.Status, "injected server error", "")
+		status := s.faults.get().ErrorStatus
+		logged(status, f)
+		writeError(w, status, "injected server error", "")
 		return
 	}
 
@@ -219,19 +228,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
-	e.Status = rec.status
 	switch f := s.faults.after(); f {
 	case faultDrop:
-		e.Fault = string(f)
+		logged(rec.status, f)
 		dropConnection(w)
 		return
 	case faultTruncate:
 		if rec.body.Len() > 1 {
-			e.Fault = string(f)
+			logged(rec.status, f)
 			truncate(w, rec)
 			return
 		}
 	}
+	logged(rec.status, faultNone)
 	for k, vs := range rec.header {
 		w.Header()[k] = vs
 	}
