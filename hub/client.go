@@ -286,13 +286,13 @@ func (c *Client) newRequest(ctx context.Context, k call) (*http.Request, error) 
 	if k.body != nil {
 		b, err := json.Marshal(k.body)
 		if err != nil {
-			return nil, &Error{Op: k.op, Method: k.method, URL: k.ep.BaseURL + k.path, Err: fmt.Errorf("%w: encoding request: %w", ErrBadResponse, err)}
+			return nil, &Error{Op: k.op, Method: k.method, URL: k.ep.BaseURL + k.path, Err: fmt.Errorf("%w: encoding the body: %w", ErrInvalidRequest, err)}
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, k.method, u, body)
 	if err != nil {
-		return nil, &Error{Op: k.op, Method: k.method, URL: k.ep.BaseURL + k.path, Err: err}
+		return nil, &Error{Op: k.op, Method: k.method, URL: k.ep.BaseURL + k.path, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 	}
 	h := HeadersFor(k.ep.Version, k.ep.Word)
 	req.Header.Set(h.Store, c.cfg.Store)

@@ -18,7 +18,7 @@ import (
 
 func (c *Client) designCall(op string, ref DesignRef, viewID string) (call, error) {
 	if err := ref.Validate(); err != nil {
-		return call{}, err
+		return call{}, invalid(op, "%v", err)
 	}
 	ep := c.cfg.Designs
 	k := call{op: op, method: http.MethodGet, ep: ep}
@@ -61,7 +61,7 @@ func (c *Client) ExportDesign(ctx context.Context, ref DesignRef) (*Download, er
 // The caller must close Body.
 func (c *Client) ExportView(ctx context.Context, ref DesignRef, viewID string) (*Download, error) {
 	if viewID == "" {
-		return nil, fmt.Errorf("hub: export view of %s: empty view id", ref)
+		return nil, invalid(OpExportView, "export view of %s: empty view id", ref)
 	}
 	k, err := c.designCall(OpExportView, ref, viewID)
 	if err != nil {
@@ -108,7 +108,7 @@ func checkURL(s string) error {
 func (c *Client) OpenMedia(ctx context.Context, m Media) (*Download, error) {
 	u, err := c.MediaURL(m)
 	if err != nil {
-		return nil, &Error{Op: OpGetMedia, Method: http.MethodGet, Err: err}
+		return nil, invalid(OpGetMedia, "media URL: %v", err)
 	}
 	if m.Size > c.cfg.MaxMediaBytes {
 		return nil, &Error{Op: OpGetMedia, Method: http.MethodGet, URL: u,
@@ -153,7 +153,7 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 		if errors.As(err, &he) {
 			return nil, err
 		}
-		return nil, &Error{Op: op, Method: http.MethodGet, Err: err}
+		return nil, invalid(op, "%v", err)
 	}
 	var timedOut atomic.Bool
 	var timer *time.Timer
@@ -183,7 +183,7 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 		return fail(fmt.Errorf("%w: %d bytes announced, cap %d", ErrTooLarge, resp.ContentLength, limit))
 	}
 	br := bufio.NewReaderSize(resp.Body, 512)
-	body := &cappedBody{r: br, c: resp.Body, cancel: cancel, limit: limit,
+	body := &cappedBody{r: br, c: resp.Body, ctx: ctx, cancel: cancel, limit: limit,
 		err: func(err error) error {
 			return &Error{Op: op, Method: req.Method, URL: redactURL(req.URL), Status: resp.StatusCode, Err: err}
 		}}
@@ -207,6 +207,7 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 type cappedBody struct {
 	r      io.Reader
 	c      io.Closer
+	ctx    context.Context
 	cancel context.CancelFunc
 	limit  int64
 	n      int64
@@ -233,7 +234,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	case err == nil, err == io.EOF:
 		return n, err
 	default:
-		b.done = b.err(fmt.Errorf("reading body after %d bytes: %w", b.n, err))
+		b.done = b.err(fmt.Errorf("reading body after %d bytes: %w", b.n, transportCause(b.ctx, err)))
 		return n, b.done
 	}
 }

@@ -37,6 +37,10 @@ var (
 	// anything usable. A body cut short in transit is transient instead (it wraps
 	// io.ErrUnexpectedEOF).
 	ErrBadResponse = errors.New("malformed response body")
+	// ErrInvalidRequest is wrapped when a call's arguments cannot make a request (an
+	// empty id, an invalid design reference, a body that cannot be encoded).
+	// Permanent: the same arguments fail the same way.
+	ErrInvalidRequest = errors.New("invalid request")
 	// ErrPaging is wrapped when listing templates cannot make progress (a page that
 	// repeats already seen templates, or more pages than the iteration cap).
 	ErrPaging = errors.New("template paging does not advance")
@@ -85,7 +89,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // itself, the job queue does.
 func (e *Error) Retryable() bool {
 	switch {
-	case errors.Is(e.Err, ErrTooLarge), errors.Is(e.Err, ErrBadResponse), errors.Is(e.Err, ErrPaging):
+	case errors.Is(e.Err, ErrTooLarge), errors.Is(e.Err, ErrBadResponse), errors.Is(e.Err, ErrPaging),
+		errors.Is(e.Err, ErrInvalidRequest):
 		return false
 	case errors.Is(e.Err, context.Canceled):
 		return false
@@ -97,6 +102,11 @@ func (e *Error) Retryable() bool {
 		return e.Err != nil
 	}
 	return RetryableStatus(e.Status)
+}
+
+// invalid is the permanent error of arguments that cannot make a request.
+func invalid(op, format string, a ...any) *Error {
+	return &Error{Op: op, Err: fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, a...))}
 }
 
 // RetryAfter is the delay the hub asked for with Retry-After, 0 when none.

@@ -250,3 +250,45 @@ func TestRedirectsStayOnHost(t *testing.T) {
 		t.Errorf("err = %v, want a permanent 302", err)
 	}
 }
+
+// TestInvalidArgumentsArePermanent: arguments that cannot make a request fail before
+// sending, with a classified, permanent error (an unclassified error would be retried).
+func TestInvalidArgumentsArePermanent(t *testing.T) {
+	f := newFakeHub(t)
+	c := f.client(t, hub.V2023)
+	ctx := context.Background()
+	badRef := hub.DesignRef{ID: 5, Token: "../x"}
+	cases := map[string]func() error{
+		"list negative skip": func() error { _, err := c.ListTemplates(ctx, -1); return err },
+		"get empty id":       func() error { _, err := c.GetTemplate(ctx, ""); return err },
+		"create nil":         func() error { return c.CreateTemplate(ctx, nil) },
+		"update empty id":    func() error { return c.UpdateTemplate(ctx, "", &hub.Template{}) },
+		"delete empty id":    func() error { return c.DeleteTemplate(ctx, "") },
+		"design bad ref":     func() error { _, err := c.GetDesign(ctx, badRef); return err },
+		"export bad ref":     func() error { _, err := c.ExportDesign(ctx, hub.DesignRef{}); return err },
+		"view bad ref":       func() error { _, err := c.ExportView(ctx, badRef, "front"); return err },
+		"view empty id":      func() error { _, err := c.ExportView(ctx, testRef, ""); return err },
+		"media without id":   func() error { _, err := c.OpenMedia(ctx, hub.Media{Token: "t"}); return err },
+	}
+	for name, call := range cases {
+		err := call()
+		var he *hub.Error
+		if !errors.As(err, &he) || he.Retryable() || !errors.Is(err, hub.ErrInvalidRequest) {
+			t.Errorf("%s: %v, want a permanent ErrInvalidRequest", name, err)
+		}
+	}
+	for name, call := range map[string]func() error{
+		"create order nil":      func() error { return c.CreateOrder(ctx, nil) },
+		"update order no id":    func() error { return c.UpdateOrder(ctx, &hub.Order{}) },
+		"delete order no id":    func() error { return c.DeleteOrder(ctx, "", "shop.example.com") },
+		"push update nil order": func() error { _, err := c.PushOrderUpdate(ctx, nil); return err },
+	} {
+		var ve *hub.ValidationError
+		if err := call(); !errors.As(err, &ve) || ve.Retryable() {
+			t.Errorf("%s: %v, want a *ValidationError", name, err)
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("%d requests sent for invalid arguments", n)
+	}
+}

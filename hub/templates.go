@@ -22,7 +22,7 @@ func (c *Client) templateCall(op, method, id string, body any) call {
 // GET /{v}/templates?skip=N. The page size is the hub's; do not assume one.
 func (c *Client) ListTemplates(ctx context.Context, skip int) (*TemplateList, error) {
 	if skip < 0 {
-		return nil, fmt.Errorf("hub: list templates: skip %d is negative", skip)
+		return nil, invalid(OpListTemplates, "skip %d is negative", skip)
 	}
 	k := c.templateCall(OpListTemplates, http.MethodGet, "", nil)
 	if skip > 0 {
@@ -95,7 +95,7 @@ func (c *Client) pagingError(err error) error {
 // GetTemplate reads one template by its id: GET /{v}/templates/:templateId.
 func (c *Client) GetTemplate(ctx context.Context, templateID string) (*Template, error) {
 	if templateID == "" {
-		return nil, fmt.Errorf("hub: get template: empty template id")
+		return nil, invalid(OpGetTemplate, "empty template id")
 	}
 	var t Template
 	if err := c.do(ctx, c.templateCall(OpGetTemplate, http.MethodGet, templateID, nil), &t); err != nil {
@@ -107,7 +107,7 @@ func (c *Client) GetTemplate(ctx context.Context, templateID string) (*Template,
 // CreateTemplate creates a template: POST /{v}/templates.
 func (c *Client) CreateTemplate(ctx context.Context, t *Template) error {
 	if t == nil {
-		return fmt.Errorf("hub: create template: nil template")
+		return invalid(OpCreateTemplate, "nil template")
 	}
 	return c.do(ctx, c.templateCall(OpCreateTemplate, http.MethodPost, "", t), nil)
 }
@@ -116,7 +116,7 @@ func (c *Client) CreateTemplate(ctx context.Context, t *Template) error {
 // POST /{v}/templates/:productId, signed with the store id and productID.
 func (c *Client) UpdateTemplate(ctx context.Context, productID string, t *Template) error {
 	if productID == "" || t == nil {
-		return fmt.Errorf("hub: update template: empty product id or nil template")
+		return invalid(OpUpdateTemplate, "empty product id or nil template")
 	}
 	return c.do(ctx, c.templateCall(OpUpdateTemplate, http.MethodPost, productID, t), nil)
 }
@@ -125,7 +125,7 @@ func (c *Client) UpdateTemplate(ctx context.Context, productID string, t *Templa
 // from it stay; media it references go with it (spec 4.2 rule 1).
 func (c *Client) DeleteTemplate(ctx context.Context, templateID string) error {
 	if templateID == "" {
-		return fmt.Errorf("hub: delete template: empty template id")
+		return invalid(OpDeleteTemplate, "empty template id")
 	}
 	return c.do(ctx, c.templateCall(OpDeleteTemplate, http.MethodDelete, templateID, nil), nil)
 }
