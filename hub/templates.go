@@ -37,7 +37,7 @@ func (c *Client) ListTemplates(ctx context.Context, skip int) (*TemplateList, er
 
 // AllTemplates yields every template summary, page by page. The page size is unknown
 // (spec 4.2 rule 2), so it pages with skip += the number of results received until a
-// page is empty or skip reaches total. A page that brings no template not seen before
+// page is empty or skip reaches a positive total. A page that brings no template not seen before
 // (a hub ignoring skip) and more than Config.MaxListPages pages both end the iteration
 // with an error wrapping ErrPaging, so a misbehaving hub cannot loop it forever.
 // Templates seen twice (the list shifted under concurrent deletes) are yielded once.
@@ -80,7 +80,9 @@ func (c *Client) AllTemplates(ctx context.Context) iter.Seq2[TemplateSummary, er
 				return
 			}
 			skip += n
-			if skip >= l.Total {
+			// A total of 0 beside a non-empty page (absent or wrong) is not trusted:
+			// paging goes on until an empty page.
+			if l.Total > 0 && skip >= l.Total {
 				return
 			}
 		}

@@ -62,6 +62,8 @@ func TestAllTemplatesPaging(t *testing.T) {
 		{n: 0, size: 5, total: -1, want: nil, wantSkips: []string{""}},
 		// total overstates: stop at the first empty page.
 		{n: 5, size: 2, total: 50, want: ids(5), wantSkips: []string{"", "2", "4", "5"}},
+		// total absent (0): page until an empty page.
+		{n: 5, size: 2, total: 0, want: ids(5), wantSkips: []string{"", "2", "4", "5"}},
 		// total understates: trust it and stop.
 		{n: 9, size: 4, total: 4, want: ids(4), wantSkips: []string{""}},
 		// A hub ignoring skip repeats page one: detected after yielding it once.
