@@ -12,9 +12,12 @@ import (
 
 func TestServers(t *testing.T) {
 	ctx := context.Background()
-	for _, start := range []func(testing.TB) *Server{Start, StartVersity} {
-		s := start(t)
-		t.Run(s.Kind, func(t *testing.T) {
+	for name, start := range map[string]func(testing.TB) *Server{"gofakes3": Start, "versitygw": StartVersity} {
+		t.Run(name, func(t *testing.T) {
+			s := start(t) // inside the subtest: a missing versitygw skips only its own
+			if s.Kind != name {
+				t.Errorf("Kind = %q", s.Kind)
+			}
 			c := s.Client()
 			if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(s.Bucket)}); err != nil {
 				t.Fatalf("bucket missing: %v", err)
