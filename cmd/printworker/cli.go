@@ -35,6 +35,9 @@ func commands() []command {
 		hubsimCommand(),
 		serveCommand(),
 		demoCommand(),
+		enqueueCommand(),
+		templatesCommand(),
+		workCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
