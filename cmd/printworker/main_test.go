@@ -371,4 +371,3 @@ func hubsimFixtureTemplates(t *testing.T) (map[string][]byte, error) {
 	}
 	return out, nil
 }
-

@@ -116,4 +116,3 @@ func subcommand(ctx context.Context, e env, cmd string, args []string, actions m
 	}
 	return run(ctx, e, args[1:])
 }
-
