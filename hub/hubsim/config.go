@@ -8,6 +8,8 @@
 // http.Handler: mount it in httptest.NewServer or run it with Start.
 package hubsim
 
+//go:generate go run ./internal/fixturegen -out testdata
+
 import (
 	"errors"
 	"fmt"

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -95,7 +96,7 @@ func (s *Server) exportView(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	data, ct, err := s.viewFile(r.Context(), d, v.ID)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error(), "")
+		writeExportError(w, err)
 		return
 	}
 	_, ext := exportType(v.Export.Type)
@@ -127,7 +128,7 @@ func (s *Server) exportAll(w http.ResponseWriter, r *http.Request, c call) {
 	for i, v := range views {
 		data, ct, err := s.viewFile(r.Context(), d, v.ID)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error(), "")
+			writeExportError(w, err)
 			return
 		}
 		files[i], types[i] = data, ct
@@ -164,6 +165,16 @@ func (s *Server) exportAll(w http.ResponseWriter, r *http.Request, c call) {
 		}
 		writeFile(w, "application/zip", base+".zip", buf.Bytes())
 	}
+}
+
+// writeExportError answers a failed export: 404 when the exporter found nothing
+// (ErrNotFound), else 500, as a hub whose export service failed.
+func writeExportError(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	if errors.Is(err, ErrNotFound) {
+		status = http.StatusNotFound
+	}
+	writeError(w, status, err.Error(), "")
 }
 
 func writeFile(w http.ResponseWriter, contentType, name string, data []byte) {

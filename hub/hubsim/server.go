@@ -132,7 +132,10 @@ type LoggedRequest struct {
 	Key     string      // as sent in the version's API key header
 	// SignatureOK is true when the store, key and signature were all accepted.
 	SignatureOK bool
-	Status      int
+	// Status is the answer's status: 0 when the connection was dropped before
+	// handling, the handler's status when it was dropped or truncated after, 499 when
+	// the caller left during added latency.
+	Status int
 	// Fault names the injected fault: "", "error", "rate-limit", "drop", "truncate".
 	Fault    string
 	Duration time.Duration

@@ -8,9 +8,26 @@ import (
 
 // Element builders with the fields the hub's example payloads carry.
 
+// elementNames are the names the app shows for the fixture elements.
+var elementNames = map[string][2]string{
+	"headline": {"Headline", "Überschrift"}, "photo": {"Photo", "Foto"}, "star": {"Star", "Stern"},
+	"guide": {"Print area hint", "Hinweis Druckbereich"}, "name": {"Name", "Name"}, "number": {"Number", "Nummer"},
+	"heart": {"Heart", "Herz"}, "bg": {"Background", "Hintergrund"}, "logo": {"Logo", "Logo"},
+	"caption": {"Caption", "Beschriftung"}, "window": {"Photo window", "Fotofenster"},
+	"greeting": {"Greeting", "Gruß"}, "paper": {"Paper colour", "Papierfarbe"}, "dear": {"Message", "Nachricht"},
+}
+
+func elementName(id string) hub.Translations {
+	n, ok := elementNames[id]
+	if !ok {
+		n = [2]string{id, id}
+	}
+	return tr("en", n[0], "de", n[1])
+}
+
 func text(id string, weight int, value *hub.Value, x, y, size float64) hub.Element {
 	return hub.Element{
-		ID: id, Type: hub.ElementText, Name: tr("en", id, "de", id),
+		ID: id, Type: hub.ElementText, Name: elementName(id),
 		Active: pb(false), Area: nil, Export: pb(true), Removable: pb(false), Required: pb(false),
 		Section: pi(0), Selectable: pb(true), Weight: weight,
 		Align: ps("center"), AllColors: pb(false), Bold: pb(false), Italic: pb(false),
@@ -25,7 +42,7 @@ func text(id string, weight int, value *hub.Value, x, y, size float64) hub.Eleme
 
 func picture(id string, weight int, value hub.Value, x, y float64, resize string, scale float64) hub.Element {
 	return hub.Element{
-		ID: id, Type: hub.ElementPicture, Name: tr("en", id, "de", id),
+		ID: id, Type: hub.ElementPicture, Name: elementName(id),
 		Active: pb(false), Export: pb(true), Removable: pb(true), Required: pb(false),
 		Section: pi(0), Selectable: pb(true), Weight: weight,
 		Draggable: pb(true), Resizable: pb(true), Rotatable: pb(true),
@@ -50,7 +67,7 @@ func illustration(id string, weight int, value hub.Value, x, y, scale float64) h
 
 func background(id string, weight int, colors ...hub.Color) hub.Element {
 	return hub.Element{
-		ID: id, Type: hub.ElementBackground, Name: tr("en", id, "de", id),
+		ID: id, Type: hub.ElementBackground, Name: elementName(id),
 		Active: pb(false), Export: pb(true), Removable: pb(false), Required: pb(false),
 		Section: pi(0), Selectable: pb(true), Weight: weight,
 		AllColors: pb(false), AllowTransparant: pb(false), Colors: colors, Order: raw("0"),
@@ -64,6 +81,9 @@ func export(areaType string, area *string, typ string, dpi float64, withTemplate
 }
 
 func view(id, name string, weight int, active bool, w, h float64, tpl hub.Value, areas []hub.Area, x hub.ViewExport, els ...hub.Element) hub.View {
+	if areas == nil {
+		areas = []hub.Area{}
+	}
 	return hub.View{ID: id, Name: tr("en", name, "de", name), Weight: weight, Active: active, Width: w, Height: h,
 		Template: tpl, Areas: areas, Export: x, Elements: els, CutOutMask: raw("null"),
 		AllowRearrangeElements: true, GroupElements: false, Required: weight == 0}

@@ -63,7 +63,7 @@ func buildMedia() mediaSet {
 		add(key, &mediaSpec{ID: id, Token: tok, Name: name, Mime: mime, Data: data, W: b.Dx(), H: b.Dy(), Alpha: alpha, Img: img})
 	}
 	vec := func(key, id, tok, name string, s shape) {
-		add(key, &mediaSpec{ID: id, Token: tok, Name: name, Mime: "image/svg+xml", Data: s.svg(), W: int(s.W), H: int(s.H), Shape: &s})
+		add(key, &mediaSpec{ID: id, Token: tok, Name: name, Mime: "image/svg+xml", Data: s.svg(), W: int(s.W), H: int(s.H), Alpha: true, Shape: &s})
 	}
 	raster("shirt-front", "6561f0a0c0ffee000000a001", "3f1c2b7e-8d4a-4f60-9c1e-5a7b2d9e0f11", "tshirt-front.png",
 		garment(500, 600, shirtBody(500, 600), "#ffffff", image.Rect(100, 120, 400, 520)), false)
@@ -153,7 +153,13 @@ func tv(pairs ...string) *hub.Value {
 }
 
 func col(name, hex string, def bool) hub.Color {
-	return hub.Color{Name: tr("en", name, "de", name), Color: hex, Default: def}
+	de := map[string]string{"Black": "Schwarz", "Red": "Rot", "Gold": "Gold", "Silver": "Silber", "Grey": "Grau",
+		"Navy": "Marine", "Cream": "Creme", "Sky": "Himmelblau", "Green": "Grün", "Plum": "Pflaume",
+		"White": "Weiß", "Blush": "Rosé"}[name]
+	if de == "" {
+		de = name
+	}
+	return hub.Color{Name: tr("en", name, "de", de), Color: hex, Default: def}
 }
 
 // blankCanvas is used by the previews.
