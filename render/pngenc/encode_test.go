@@ -9,7 +9,9 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -406,5 +408,39 @@ func TestEncodeAllocations(t *testing.T) {
 	t.Logf("%v allocations per Encode", allocs)
 	if allocs > 50 {
 		t.Errorf("%v allocations per Encode of 25 strips, want at most 50", allocs)
+	}
+}
+
+func TestEncodeMemoryIsBoundedByStripsNotCanvas(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("needs a full print canvas and undisturbed pools")
+	}
+	// A 300-dpi T-shirt canvas (83 MB) of noisy pixels: the worst case for the strip
+	// buffers, which are sized by the uncompressed strip.
+	const w, h = 4167, 5000
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(11, 12))
+	noise := make([]byte, 65521) // a prime period, so rows do not repeat
+	for i := range noise {
+		noise[i] = uint8(r.IntN(16))
+	}
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i/4%w/17) + noise[i%len(noise)]
+		if i%4 == 3 {
+			img.Pix[i] = 0xff
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := Encode(io.Discard, img, Options{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// Two workers' scratch and strips in flight plus the deflate writers: about 14 MB
+	// with cold pools, independent of the canvas height.
+	const limit = 24 << 20
+	if got := after.TotalAlloc - before.TotalAlloc; got > limit {
+		t.Errorf("Encode allocated %d MB for a %d MB canvas, want at most %d MB", got>>20, len(img.Pix)>>20, limit>>20)
 	}
 }
