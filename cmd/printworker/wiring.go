@@ -1,0 +1,377 @@
+package main
+
+// Flag groups and constructors shared by the long-running commands (work, serve,
+// demo): Redis, hub clients, storage, renderer, worker settings, logging. Every flag
+// is mirrored by an environment variable (envName), so a container sets them all
+// through its environment.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/storage"
+	"github.com/printworker/printworker/worker"
+)
+
+// redisFlags connect to the Redis that holds the queue and the fleet's state.
+type redisFlags struct {
+	url            string
+	sentinelMaster string
+	sentinelAddrs  stringList
+}
+
+func addRedisFlags(fs *flag.FlagSet) *redisFlags {
+	r := &redisFlags{}
+	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the job queue: redis://[user:password@]host:port/db, rediss:// for TLS")
+	fs.StringVar(&r.sentinelMaster, "redis-sentinel-master", "", "Sentinel master name: connect through --redis-sentinel-addrs (password and db from --redis-url)")
+	fs.Var(&r.sentinelAddrs, "redis-sentinel-addrs", "Sentinel addresses host:port, comma separated")
+	fs.String("redis-url-file", "", "file holding --redis-url (it may carry a password)")
+	return r
+}
+
+// options turns the flags into go-redis options (plain or Sentinel failover).
+func (r *redisFlags) options() (redis.UniversalClient, error) {
+	opt, err := redis.ParseURL(r.url)
+	if err != nil {
+		return nil, usageError("--redis-url: " + err.Error())
+	}
+	if r.sentinelMaster == "" {
+		if len(r.sentinelAddrs) > 0 {
+			return nil, usageError("--redis-sentinel-addrs needs --redis-sentinel-master")
+		}
+		return redis.NewClient(opt), nil
+	}
+	if len(r.sentinelAddrs) == 0 {
+		return nil, usageError("--redis-sentinel-master needs --redis-sentinel-addrs")
+	}
+	return redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName: r.sentinelMaster, SentinelAddrs: r.sentinelAddrs,
+		Username: opt.Username, Password: opt.Password, DB: opt.DB, TLSConfig: opt.TLSConfig,
+	}), nil
+}
+
+// connect returns a client that has answered a PING, so a wrong address fails at
+// start with one line.
+func (r *redisFlags) connect(ctx context.Context) (redis.UniversalClient, error) {
+	rdb, err := r.options()
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("redis %s: %w", redactRedisURL(r.url), err)
+	}
+	return rdb, nil
+}
+
+// hubFlags build one hub client per store: one store from the flags, or several
+// from --hub-stores-file, all sharing the endpoint settings.
+type hubFlags struct {
+	baseURL, store, apiKey, secret, encoding string
+	storesFile                               string
+	orders, templates, designs               endpointFlags
+	domains                                  stringList
+	deleteDomain                             string
+	mediaURL                                 string
+	timeout                                  time.Duration
+	maxExport, maxMedia                      byteSize
+}
+
+type endpointFlags struct{ url, version, word string }
+
+func addHubFlags(fs *flag.FlagSet) *hubFlags {
+	h := &hubFlags{maxExport: hub.DefaultMaxExportBytes, maxMedia: hub.DefaultMaxMediaBytes}
+	fs.StringVar(&h.baseURL, "hub-url", "", "base URL of the hub (every resource unless overridden)")
+	fs.StringVar(&h.store, "hub-store", "", "hub store id")
+	fs.StringVar(&h.apiKey, "hub-api-key", "", "hub API key")
+	fs.StringVar(&h.secret, "hub-secret", "", "hub API secret")
+	fs.String("hub-secret-file", "", "file holding the hub API secret")
+	fs.StringVar(&h.storesFile, "hub-stores-file", "", `JSON file of several stores: [{"store":"s1","apiKey":"k","secret":"x","domains":["shop.example"]}]`)
+	fs.StringVar(&h.encoding, "hub-signature-encoding", "hex", "signature encoding: hex or base64")
+	for _, r := range []struct {
+		name, version string
+		ep            *endpointFlags
+	}{{"orders", string(hub.V2022), &h.orders}, {"templates", string(hub.V2022), &h.templates}, {"designs", string(hub.V2023), &h.designs}} {
+		fs.StringVar(&r.ep.url, "hub-"+r.name+"-url", "", "base URL of the "+r.name+" resource (default --hub-url)")
+		fs.StringVar(&r.ep.version, "hub-"+r.name+"-version", r.version, "API version of the "+r.name+" resource: v1, 2022-08 or 2023-10")
+		fs.StringVar(&r.ep.word, "hub-"+r.name+"-header-word", hub.DefaultWord, "vendor word of the "+r.name+" header names (X-<Word>-Store)")
+	}
+	fs.Var(&h.domains, "hub-domains", "order domains configured for the store (orders with another domain are refused before sending); empty accepts any")
+	fs.StringVar(&h.deleteDomain, "hub-delete-domain", hub.DomainInQuery, "how delete order sends the domain: query or header")
+	fs.StringVar(&h.mediaURL, "hub-media-url", hub.DefaultMediaURL, "media download address with {base} {_id} {token} {originalname}")
+	fs.DurationVar(&h.timeout, "hub-timeout", hub.DefaultTimeout, "bound of one hub call (headers only for downloads)")
+	fs.Var(&h.maxExport, "hub-max-export-bytes", "largest export download accepted, e.g. 1GiB")
+	fs.Var(&h.maxMedia, "hub-max-media-bytes", "largest media download accepted, e.g. 256MiB")
+	return h
+}
+
+// storeCreds are one store's credentials.
+type storeCreds struct {
+	Store   string   `json:"store"`
+	APIKey  string   `json:"apiKey"`
+	Secret  string   `json:"secret"`
+	Domains []string `json:"domains"`
+}
+
+// clients returns the hub client of every configured store.
+func (h *hubFlags) clients(log *slog.Logger) (map[string]*hub.Client, error) {
+	enc, err := hub.ParseSignatureEncoding(h.encoding)
+	if err != nil {
+		return nil, usageError(err.Error())
+	}
+	eps := map[string]hub.Endpoint{}
+	var errs []error
+	for name, ep := range map[string]endpointFlags{"orders": h.orders, "templates": h.templates, "designs": h.designs} {
+		v, err := hub.ParseVersion(ep.version)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--hub-%s-version: %w", name, err))
+		}
+		eps[name] = hub.Endpoint{BaseURL: ep.url, Version: v, Word: ep.word}
+	}
+	var creds []storeCreds
+	if h.store != "" {
+		creds = append(creds, storeCreds{Store: h.store, APIKey: h.apiKey, Secret: h.secret, Domains: h.domains})
+	}
+	if h.storesFile != "" {
+		b, err := os.ReadFile(h.storesFile)
+		if err != nil {
+			return nil, fmt.Errorf("--hub-stores-file: %w", err)
+		}
+		var more []storeCreds
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&more); err != nil {
+			return nil, usageError(fmt.Sprintf("--hub-stores-file %s: %v", h.storesFile, err))
+		}
+		creds = append(creds, more...)
+	}
+	if len(creds) == 0 {
+		errs = append(errs, errors.New("no hub store: set --hub-store (with --hub-api-key, --hub-secret) or --hub-stores-file"))
+	}
+	if len(errs) > 0 {
+		return nil, usageError(errors.Join(errs...).Error())
+	}
+	out := map[string]*hub.Client{}
+	for _, c := range creds {
+		if _, dup := out[c.Store]; dup {
+			return nil, usageError(fmt.Sprintf("hub store %q configured twice", c.Store))
+		}
+		cl, err := hub.NewClient(hub.Config{
+			Store: c.Store, APIKey: c.APIKey, Secret: c.Secret, Encoding: enc, BaseURL: h.baseURL,
+			Orders: eps["orders"], Templates: eps["templates"], Designs: eps["designs"],
+			DeleteDomain: h.deleteDomain, Domains: c.Domains, Timeout: h.timeout,
+			MaxExportBytes: int64(h.maxExport), MaxMediaBytes: int64(h.maxMedia), MediaURL: h.mediaURL,
+			Logger: log,
+		})
+		if err != nil {
+			return nil, usageError(fmt.Sprintf("hub store %q: %v", c.Store, err))
+		}
+		out[c.Store] = cl
+	}
+	return out, nil
+}
+
+// hubFor adapts a client map to the worker's lookup.
+func hubFor(clients map[string]*hub.Client) worker.HubFor {
+	return func(store string) (worker.Hub, error) {
+		c, ok := clients[store]
+		if !ok {
+			return nil, fmt.Errorf("no hub credentials configured for store %q", store)
+		}
+		return c, nil
+	}
+}
+
+// storageFlags choose and configure the storage backend.
+type storageFlags struct {
+	kind   string
+	dir    string
+	s3     storage.S3Config
+	part   byteSize
+	layout string
+}
+
+func addStorageFlags(fs *flag.FlagSet) *storageFlags {
+	s := &storageFlags{part: byteSize(storage.DefaultPartSize)}
+	fs.StringVar(&s.kind, "storage", "dir", "storage backend: dir (a local hot folder) or s3")
+	fs.StringVar(&s.dir, "storage-dir", "printworker-output", "folder of the dir backend")
+	fs.StringVar(&s.s3.Bucket, "s3-bucket", "", "S3 bucket")
+	fs.StringVar(&s.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint, e.g. http://minio:9000 (empty: AWS)")
+	fs.StringVar(&s.s3.Region, "s3-region", "", "S3 region (default from the AWS chain, else us-east-1)")
+	fs.StringVar(&s.s3.AccessKey, "s3-access-key", "", "S3 access key (empty: the standard AWS credential chain)")
+	fs.StringVar(&s.s3.SecretKey, "s3-secret-key", "", "S3 secret key")
+	fs.String("s3-secret-key-file", "", "file holding the S3 secret key")
+	fs.BoolVar(&s.s3.PathStyle, "s3-path-style", false, "address the bucket in the path (most self-hosted S3 stores need it)")
+	fs.StringVar(&s.s3.Checksum, "s3-checksum", storage.ChecksumWhenRequired, "request checksums: when_required (works with most S3-compatible stores) or when_supported (AWS default, CRC32)")
+	fs.Var(&s.part, "s3-part-size", "multipart upload part size, at least 5MiB")
+	fs.IntVar(&s.s3.Concurrency, "s3-concurrency", storage.DefaultConcurrency, "parts of one upload in flight")
+	fs.StringVar(&s.s3.PublicBaseURL, "s3-public-url", "", "base URL of links to stored files (a CDN or public bucket website)")
+	fs.BoolVar(&s.s3.CreateBucket, "s3-create-bucket", false, "create the bucket at start when missing")
+	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {order} {design} {view} {product} {filename} {type}")
+	return s
+}
+
+// storageBackend is what the commands need of a backend.
+type storageBackend interface {
+	worker.Storage
+	Describe() string
+}
+
+func (s *storageFlags) open(ctx context.Context) (storageBackend, error) {
+	if err := (storage.Layout{Pattern: s.layout}).Validate(); err != nil {
+		return nil, usageError("--storage-layout: " + err.Error())
+	}
+	switch s.kind {
+	case "dir":
+		d, err := storage.NewDir(s.dir)
+		if err != nil {
+			return nil, fmt.Errorf("--storage-dir: %w", err)
+		}
+		return d, nil
+	case "s3":
+		cfg := s.s3
+		cfg.PartSize = int64(s.part)
+		st, err := storage.NewS3(ctx, cfg)
+		if err != nil {
+			return nil, usageError(err.Error())
+		}
+		return st, nil
+	}
+	return nil, usageError(fmt.Sprintf("--storage %q: want dir or s3", s.kind))
+}
+
+// renderFlags configure the local renderer.
+type renderFlags struct {
+	basis, lang string
+	strict      bool
+	maxPixels   int64
+	fontDirs    stringList
+	workers     int
+}
+
+func addRenderFlags(fs *flag.FlagSet) *renderFlags {
+	r := &renderFlags{}
+	fs.StringVar(&r.basis, "render-basis", render.BasisPoint, "physical size basis: point (1 template px = 1 pt) or pixel")
+	fs.StringVar(&r.lang, "render-lang", "", "language of text values drawn (default: each value's first)")
+	fs.BoolVar(&r.strict, "render-strict", false, "fail a render on an unknown font instead of falling back with a warning")
+	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
+	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
+	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
+	return r
+}
+
+func (r *renderFlags) renderer() (*render.Renderer, error) {
+	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels, FontDirs: r.fontDirs, Workers: r.workers})
+	if err != nil {
+		return nil, usageError(err.Error())
+	}
+	return rr, nil
+}
+
+// workerFlags are the worker's own settings.
+type workerFlags struct {
+	concurrency     int
+	weights         mapFlag
+	strict          bool
+	shutdown        time.Duration
+	exportTimeout   time.Duration
+	pushTimeout     time.Duration
+	budget          byteSize
+	mode            string
+	modes           mapFlag
+	ratePerMinute   float64
+	rateBurst       int
+	filenamePattern string
+	fileDate        string
+	colorProfile    string
+	backoffBase     time.Duration
+	backoffMax      time.Duration
+}
+
+func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
+	w := &workerFlags{budget: worker.DefaultMemoryBudget}
+	t := worker.DefaultTimeouts()
+	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
+	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable (default orders=6, exports=3, sync=1)")
+	fs.BoolVar(&w.strict, "strict-priority", false, "serve a queue only when every heavier one is empty")
+	fs.DurationVar(&w.shutdown, "shutdown-timeout", worker.DefaultShutdownTimeout, "wait for running tasks on shutdown; unfinished ones go back to the queue")
+	fs.DurationVar(&w.exportTimeout, "export-timeout", t["design:export"], "bound of one design export attempt")
+	fs.DurationVar(&w.pushTimeout, "push-timeout", t["order:push"], "bound of one order push attempt")
+	fs.Var(&w.budget, "memory-budget", "memory for concurrent renders, e.g. 2GiB")
+	fs.StringVar(&w.mode, "mode", worker.ModeAuto, "export mode: render, download or auto (render; download what the renderer cannot draw)")
+	fs.Var(&w.modes, "store-mode", "store=mode, repeatable: the export mode of one store")
+	fs.Float64Var(&w.ratePerMinute, "hub-rate-per-minute", worker.DefaultRateLimit.PerMinute, "hub calls a minute per store, shared by the whole fleet (0: unlimited)")
+	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit.Burst, "hub calls a store may make at once")
+	fs.StringVar(&w.filenamePattern, "filename-pattern", "", "file name pattern with [id] [date] [title] [product] (default: each view's own export filename)")
+	fs.StringVar(&w.fileDate, "filename-date", "design", "[date] in file names: design (its creation day) or order")
+	fs.StringVar(&w.colorProfile, "color-profile", "", "CMYK profile print staff expect; recorded in manifests (files stay sRGB)")
+	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
+	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
+	return w
+}
+
+func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, error) {
+	var weights map[string]int
+	for q, v := range w.weights {
+		if weights == nil {
+			weights = map[string]int{}
+		}
+		var n int
+		if _, err := fmt.Sscanf(v, "%d", &n); err != nil {
+			return worker.Config{}, usageError(fmt.Sprintf("--queue-weight %s=%s: want a number", q, v))
+		}
+		weights[q] = n
+	}
+	cfg := worker.Config{
+		Concurrency: w.concurrency, Queues: weights, StrictPriority: w.strict, ShutdownTimeout: w.shutdown,
+		Timeouts:     map[string]time.Duration{"design:export": w.exportTimeout, "order:push": w.pushTimeout},
+		MemoryBudget: int64(w.budget), Mode: w.mode, Modes: w.modes,
+		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
+		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
+		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
+		FileDate: w.fileDate, ColorProfile: w.colorProfile, Logger: log,
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError(err.Error())
+	}
+	return cfg, nil
+}
+
+// logFlags choose the log level and format.
+type logFlags struct{ level, format string }
+
+func addLogFlags(fs *flag.FlagSet) *logFlags {
+	l := &logFlags{}
+	fs.StringVar(&l.level, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&l.format, "log-format", "json", "json or text")
+	return l
+}
+
+func (l *logFlags) logger(e env) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(l.level)); err != nil {
+		return nil, usageError("--log-level: " + err.Error())
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch l.format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(e.stderr, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(e.stderr, opts)), nil
+	}
+	return nil, usageError(fmt.Sprintf("--log-format %q: want json or text", l.format))
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/printworker/printworker/worker"
+)
+
+// workCommand runs a worker: it takes tasks from Redis, pushes orders to the hub,
+// exports designs into storage and writes manifests, until SIGINT or SIGTERM; then
+// it stops taking tasks and waits --shutdown-timeout for the running ones.
+func workCommand() command {
+	return command{
+		name:    "work",
+		summary: "run a worker: push orders, export designs, write manifests",
+		run: func(ctx context.Context, e env, args []string) error {
+			fs := newFlagSet(e, "work", "work [flags]")
+			lf := addLogFlags(fs)
+			rf := addRedisFlags(fs)
+			hf := addHubFlags(fs)
+			sf := addStorageFlags(fs)
+			renf := addRenderFlags(fs)
+			wf := addWorkerFlags(fs)
+			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
+			if err := parseFlags(fs, e, args); err != nil {
+				return helpOK(err)
+			}
+			log, err := lf.logger(e)
+			if err != nil {
+				return err
+			}
+			cfg, err := wf.config(sf.layout, log)
+			if err != nil {
+				return err
+			}
+			clients, err := hf.clients(log)
+			if err != nil {
+				return err
+			}
+			deps := worker.Deps{Hubs: hubFor(clients)}
+			if needsRenderer(cfg) {
+				rr, err := renf.renderer()
+				if err != nil {
+					return err
+				}
+				deps.Renderer = rr
+			}
+			st, err := sf.open(ctx)
+			if err != nil {
+				return err
+			}
+			deps.Storage = st
+			rdb, err := rf.connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer rdb.Close()
+			deps.Redis = rdb
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+			deps.Registerer = reg
+			w, err := worker.New(cfg, deps)
+			if err != nil {
+				return usageError(err.Error())
+			}
+			log.Info("printworker work", "version", version, "redis", redactRedisURL(rf.url), "storage", st.Describe(),
+				"stores", len(clients), "mode", cfg.Mode)
+
+			// Telemetry outlives the worker: it is stopped last, after the drain.
+			var stopMetrics func()
+			if *metricsAddr != "" {
+				ln, err := net.Listen("tcp", *metricsAddr)
+				if err != nil {
+					return fmt.Errorf("--metrics-addr: %w", err)
+				}
+				stopMetrics = serveMetrics(ln, reg, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, log)
+			}
+			err = w.Run(ctx)
+			if stopMetrics != nil {
+				stopMetrics()
+			}
+			return err
+		},
+	}
+}
+
+func needsRenderer(cfg worker.Config) bool {
+	if cfg.Mode != worker.ModeDownload {
+		return true
+	}
+	for _, m := range cfg.Modes {
+		if m != worker.ModeDownload {
+			return true
+		}
+	}
+	return false
+}
+
+// serveMetrics serves /metrics, /healthz (the process answers) and /readyz (Redis
+// answers) on ln; the returned func stops it.
+func serveMetrics(ln net.Listener, reg *prometheus.Registry, ready func(context.Context) error, log *slog.Logger) func() {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := ready(ctx); err != nil {
+			http.Error(w, "redis: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			// The worker keeps working without metrics; the probes will tell.
+			log.Error("metrics server stopped", "err", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	}
+}
