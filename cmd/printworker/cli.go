@@ -38,8 +38,6 @@ func commands() []command {
 		enqueueCommand(),
 		templatesCommand(),
 		workCommand(),
-		queuesCommand(),
-		queueMetricsCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
