@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"io"
@@ -377,5 +378,27 @@ func qpdfCheck(t *testing.T, pdf []byte) {
 	out, err := exec.Command(tool(t, "qpdf"), "--check", writeTemp(t, pdf, "x.pdf")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("qpdf --check: %v\n%s", err, out)
+	}
+}
+
+func TestExporterErrors(t *testing.T) {
+	fail := func(err error) Exporter {
+		return ExporterFunc(func(context.Context, *hub.DesignDetail, string, MediaOpener, io.Writer) (string, error) {
+			return "", err
+		})
+	}
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{fmt.Errorf("no file: %w", ErrNotFound), http.StatusNotFound},
+		{errors.New("renderer broke"), http.StatusInternalServerError},
+	} {
+		_, ts := start(t, func(cfg *Config) { cfg.Exporter = fail(c.err) })
+		for _, q := range []req{exportReq(hub.V2022, mug, "left"), exportReq(hub.V2022, mug, "")} {
+			r := do(t, ts, q)
+			wantStatus(t, r, c.want)
+			r.apiErr(t)
+		}
 	}
 }

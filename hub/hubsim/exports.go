@@ -28,6 +28,22 @@ type Exporter interface {
 	ExportView(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaOpener, w io.Writer) (contentType string, err error)
 }
 
+// ExporterFunc adapts a function to Exporter, e.g. a renderer's RenderView:
+//
+//	hubsim.ExporterFunc(func(ctx context.Context, d *hub.DesignDetail, view string, m hubsim.MediaOpener, w io.Writer) (string, error) {
+//		res, err := renderer.RenderView(ctx, d, view, m, w)
+//		if err != nil {
+//			return "", err
+//		}
+//		return res.ContentType, nil
+//	})
+type ExporterFunc func(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaOpener, w io.Writer) (string, error)
+
+// ExportView calls f.
+func (f ExporterFunc) ExportView(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaOpener, w io.Writer) (string, error) {
+	return f(ctx, d, viewID, media, w)
+}
+
 // StoredExporter serves stored export files from FS: <configurationId>/<viewId>.png
 // for png views, .pdf for pdf and pdf-simple views. Designs loaded from a fixture
 // folder use its exports/ subfolder.
