@@ -247,7 +247,7 @@ func NewClient(cfg Config) (*Client, error) {
 	// leaves the host so credentials never reach a third party.
 	api.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
-			return errors.New("stopped after 5 redirects")
+			return errRedirectLoop
 		}
 		if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
 			return http.ErrUseLastResponse
@@ -260,6 +260,9 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	return &Client{cfg: cfg, api: &api, media: base, log: log, now: time.Now}, nil
 }
+
+// errRedirectLoop stops a chain of same-host redirects; retrying would loop again.
+var errRedirectLoop = errors.New("stopped after 5 redirects")
 
 // Config returns the effective configuration (defaults applied).
 func (c *Client) Config() Config { return c.cfg }
@@ -301,7 +304,6 @@ func (c *Client) newRequest(ctx context.Context, k call) (*http.Request, error) 
 	if k.domain != "" {
 		req.Header.Set(h.Domain, k.domain)
 	}
-	req.Header.Set("Accept", "application/json")
 	if k.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -320,6 +322,9 @@ func (c *Client) do(ctx context.Context, k call, out any) error {
 	if err != nil {
 		return err
 	}
+	// Only JSON calls say what they accept: an export answers with a raw file whose
+	// type the spec does not name, and must not be refused for an Accept header.
+	req.Header.Set("Accept", "application/json")
 	resp, err := c.send(c.api, k.op, req)
 	if err != nil {
 		return err
@@ -340,6 +345,9 @@ func (c *Client) send(hc *http.Client, op string, req *http.Request) (*http.Resp
 	e := &Error{Op: op, Method: req.Method, URL: redactURL(req.URL)}
 	if err != nil {
 		e.Err = transportCause(req.Context(), err)
+		if errors.Is(err, errRedirectLoop) {
+			e.Err = fmt.Errorf("%w: %w", ErrBadResponse, err)
+		}
 		c.log.LogAttrs(req.Context(), slog.LevelDebug, "hub call failed", slog.String("op", op),
 			slog.String("method", req.Method), slog.String("url", e.URL), slog.Any("err", e.Err))
 		return nil, e

@@ -138,6 +138,10 @@ func TestEveryOperationEveryVersion(t *testing.T) {
 					if r.Header.Get(vc.storeHeader) != "store-42" || r.Header.Get("X-Service-Api-Key") != "key-1" {
 						t.Errorf("%s: headers %v", op.want.op, r.Header)
 					}
+					isExport := op.want.op == hub.OpExportDesign || op.want.op == hub.OpExportView
+					if got := r.Header.Get("Accept"); (got == "application/json") == isExport {
+						t.Errorf("%s: Accept %q (JSON calls only)", op.want.op, got)
+					}
 					if vc.v == hub.V2023 && r.Header.Get("X-Service-Shop") != "" {
 						t.Errorf("%s: 2023-10 sent the old shop header", op.want.op)
 					}

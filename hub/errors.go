@@ -32,11 +32,11 @@ var (
 	// ErrTooLarge is wrapped by the error of a response, export or media body larger
 	// than its configured cap. Permanent: the same request yields the same size.
 	ErrTooLarge = errors.New("response body exceeds the size limit")
-	// ErrBadResponse is wrapped by the error of a 2xx answer whose JSON body cannot be
-	// decoded into the expected resource. Permanent: the hub answered, just not with
-	// anything usable. A body cut short in transit is transient instead (it wraps
-	// io.ErrUnexpectedEOF).
-	ErrBadResponse = errors.New("malformed response body")
+	// ErrBadResponse is wrapped by the error of an answer the client cannot use: a 2xx
+	// JSON body that does not decode into the expected resource, or an endless chain
+	// of redirects. Permanent: the hub answered, just not with anything usable. A body
+	// cut short in transit is transient instead (it wraps io.ErrUnexpectedEOF).
+	ErrBadResponse = errors.New("unusable response")
 	// ErrInvalidRequest is wrapped when a call's arguments cannot make a request (an
 	// empty id, an invalid design reference, a body that cannot be encoded).
 	// Permanent: the same arguments fail the same way.

@@ -292,3 +292,18 @@ func TestInvalidArgumentsArePermanent(t *testing.T) {
 		t.Errorf("%d requests sent for invalid arguments", n)
 	}
 }
+
+func TestRedirectLoopIsPermanent(t *testing.T) {
+	f := newFakeHub(t)
+	f.setRespond(func(w http.ResponseWriter, r *http.Request, s seen) {
+		http.Redirect(w, r, r.URL.String(), http.StatusTemporaryRedirect)
+	})
+	_, err := f.client(t, hub.V2023).GetDesign(context.Background(), testRef)
+	var he *hub.Error
+	if !errors.As(err, &he) || he.Retryable() || !strings.Contains(err.Error(), "redirects") {
+		t.Errorf("err = %v, want a permanent redirect-loop error", err)
+	}
+	if n := len(f.requests()); n != 5 {
+		t.Errorf("%d requests, want 5", n)
+	}
+}
