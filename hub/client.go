@@ -130,9 +130,13 @@ func (c Config) Validate() error {
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("hub config: "+format, a...)) }
 	if strings.TrimSpace(c.Store) == "" {
 		bad("store id is empty")
+	} else if !headerSafe(c.Store) {
+		bad("store id holds control characters")
 	}
 	if c.APIKey == "" {
 		bad("API key is empty")
+	} else if !headerSafe(c.APIKey) {
+		bad("API key holds control characters")
 	}
 	if c.Secret == "" {
 		bad("API secret is empty")
@@ -199,6 +203,11 @@ func checkBaseURL(s string) error {
 		return fmt.Errorf("%q: must not carry a query or fragment", s)
 	}
 	return nil
+}
+
+// headerSafe reports whether s can be sent as a header value (no control characters).
+func headerSafe(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 func isToken(s string) bool {

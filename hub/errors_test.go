@@ -278,10 +278,11 @@ func TestInvalidArgumentsArePermanent(t *testing.T) {
 		}
 	}
 	for name, call := range map[string]func() error{
-		"create order nil":      func() error { return c.CreateOrder(ctx, nil) },
-		"update order no id":    func() error { return c.UpdateOrder(ctx, &hub.Order{}) },
-		"delete order no id":    func() error { return c.DeleteOrder(ctx, "", "shop.example.com") },
-		"push update nil order": func() error { _, err := c.PushOrderUpdate(ctx, nil); return err },
+		"create order nil":        func() error { return c.CreateOrder(ctx, nil) },
+		"update order no id":      func() error { return c.UpdateOrder(ctx, &hub.Order{}) },
+		"delete order no id":      func() error { return c.DeleteOrder(ctx, "", "shop.example.com") },
+		"delete order bad domain": func() error { return c.DeleteOrder(ctx, "1", "a\nb") },
+		"push update nil order":   func() error { _, err := c.PushOrderUpdate(ctx, nil); return err },
 	} {
 		var ve *hub.ValidationError
 		if err := call(); !errors.As(err, &ve) || ve.Retryable() {

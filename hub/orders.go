@@ -91,7 +91,10 @@ func ValidateOrder(o *Order, domains []string) error {
 			add("email", fmt.Sprintf("%q is not a valid e-mail address", o.Email))
 		}
 	}
-	if len(domains) > 0 && o.Has("domain") && !domainAllowed(o.Domain, domains) {
+	if !headerSafe(o.Domain) {
+		// v1 sends the domain in a header.
+		add("domain", "holds control characters")
+	} else if len(domains) > 0 && o.Has("domain") && !domainAllowed(o.Domain, domains) {
 		add("domain", fmt.Sprintf("%q is not one of the configured domains %v", o.Domain, domains))
 	}
 	for _, ts := range []struct{ key, v string }{{"created", o.Created}, {"updated", o.Updated}} {
@@ -181,6 +184,9 @@ func (c *Client) UpdateOrder(ctx context.Context, o *Order) error {
 func (c *Client) DeleteOrder(ctx context.Context, orderID, domain string) error {
 	if orderID == "" {
 		return &ValidationError{What: "order", Fields: []FieldError{{Field: "orderId", Reason: "must not be empty"}}}
+	}
+	if !headerSafe(domain) {
+		return &ValidationError{What: fmt.Sprintf("order %q", orderID), Fields: []FieldError{{Field: "domain", Reason: "holds control characters"}}}
 	}
 	k := c.orderCall(OpDeleteOrder, http.MethodDelete, orderID, domain, nil)
 	if domain != "" {

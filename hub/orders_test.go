@@ -65,6 +65,7 @@ func TestValidateOrder(t *testing.T) {
 		{name: "e-mail with display name", edit: func(m map[string]any) { m["email"] = "Anna <anna@example.com>" }, fields: []string{"email"}},
 		{name: "e-mail with spaces", edit: func(m map[string]any) { m["email"] = " anna@example.com" }, fields: []string{"email"}},
 		{name: "domain not configured", domains: domains, edit: func(m map[string]any) { m["domain"] = "evil.example" }, fields: []string{"domain"}},
+		{name: "domain with a newline", edit: func(m map[string]any) { m["domain"] = "a\nb" }, fields: []string{"domain"}},
 		{name: "empty domain with list", domains: domains, edit: func(m map[string]any) { m["domain"] = "" }, fields: []string{"domain"}},
 		{name: "empty order id", edit: func(m map[string]any) { m["orderId"] = " " }, fields: []string{"orderId"}},
 		{name: "timestamps", edit: func(m map[string]any) {
@@ -187,6 +188,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 
 	bad := hub.Config{
+		APIKey:       "key\r\nX-Evil: 1",
 		Secret:       "very-secret-value",
 		Encoding:     "base32",
 		Orders:       hub.Endpoint{BaseURL: "ftp://hub.example", Version: "2024-01"},
@@ -203,7 +205,7 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal("bad config accepted")
 	}
 	msg := err.Error()
-	for _, want := range []string{"store id", "API key", "base32", "orders base URL", "2024-01", "templates base URL",
+	for _, want := range []string{"store id is empty", "API key holds control characters", "base32", "orders base URL", "2024-01", "templates base URL",
 		"header word", "delete domain", `domain ""`, "timeout", "max JSON bytes", "lacks {_id}"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not mention %q:\n%s", want, msg)
