@@ -40,8 +40,8 @@ type Config struct {
 	// DesignsFS is a fixture tree loaded at start (see LoadDesignsFS), for instance
 	// the embedded samples: fs.Sub(SampleFixtures(), "designs").
 	DesignsFS fs.FS
-	// DesignStore, when set, assigns every loaded design to this store instead of the
-	// `shop` written in the fixture, so fixtures serve any configured store.
+	// DesignStore, when set, assigns every design (loaded or added) to this store
+	// instead of its `shop`, so fixtures serve any configured store.
 	DesignStore string
 	// Exporter renders exports. Nil serves the stored files of the fixture folder
 	// (exports/<configurationId>/<viewId>.<png|pdf>).
@@ -144,6 +144,9 @@ func (c Config) Validate() error {
 	if c.MediaPath != "" && (!strings.HasPrefix(c.MediaPath, "/") ||
 		!strings.Contains(c.MediaPath, "{_id}") || !strings.Contains(c.MediaPath, "{token}")) {
 		errs = append(errs, fmt.Errorf("hubsim: media path %q: want an absolute path holding {_id} and {token}", c.MediaPath))
+	}
+	if c.PageSize < 0 || c.MaxLogged < 0 || c.MaxBody < 0 {
+		errs = append(errs, errors.New("hubsim: page size, log bound and body bound must not be negative"))
 	}
 	if c.DesignStore != "" && !seenStore[c.DesignStore] {
 		errs = append(errs, fmt.Errorf("hubsim: design store %q is not a configured store", c.DesignStore))

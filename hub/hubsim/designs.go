@@ -72,7 +72,7 @@ func (s *Server) MediaPath(m hub.Media) string {
 }
 
 // AddDesign stores a design, replacing one with the same configurationId. Its views
-// must satisfy the template rules. Media it references are added with AddMedia (or
+// must satisfy the template rules; Config.DesignStore, when set, becomes its shop. Media it references are added with AddMedia (or
 // come from LoadDesigns).
 func (s *Server) AddDesign(d hub.DesignDetail) error {
 	ref := hub.DesignRef{ID: d.ConfigurationID, Token: d.Token}
@@ -141,6 +141,10 @@ func (s *Server) LoadDesignsFS(fsys fs.FS) (int, error) {
 	if len(files) == 0 {
 		return 0, errors.New("hubsim: no design fixtures (*.json)")
 	}
+	exports, err := fs.Sub(fsys, "exports")
+	if err != nil {
+		return 0, fmt.Errorf("hubsim: %w", err)
+	}
 	for _, f := range files {
 		b, err := fs.ReadFile(fsys, f)
 		if err != nil {
@@ -161,10 +165,6 @@ func (s *Server) LoadDesignsFS(fsys fs.FS) (int, error) {
 		}
 		if err := s.AddDesign(d); err != nil {
 			return 0, fmt.Errorf("%w (%s)", err, f)
-		}
-		exports, err := fs.Sub(fsys, "exports")
-		if err != nil {
-			return 0, fmt.Errorf("hubsim: %w", err)
 		}
 		s.mu.Lock()
 		s.exports[d.ConfigurationID] = exports

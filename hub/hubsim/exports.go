@@ -237,10 +237,10 @@ func sanitizeName(s string) string {
 	space := false
 	for _, r := range s {
 		switch {
-		case strings.ContainsRune(`/\:*?"<>|`, r) || unicode.IsControl(r):
-			continue
 		case unicode.IsSpace(r):
 			space = true
+			continue
+		case strings.ContainsRune(`/\:*?"<>|`, r) || unicode.IsControl(r):
 			continue
 		}
 		if space && b.Len() > 0 {
@@ -249,11 +249,11 @@ func sanitizeName(s string) string {
 		space = false
 		b.WriteRune(r)
 	}
-	out := strings.Trim(b.String(), "-.")
+	out := []rune(strings.Trim(b.String(), "-."))
 	if len(out) > 120 {
 		out = out[:120]
 	}
-	return out
+	return string(out)
 }
 
 // mergePDFs concatenates the pages of several PDFs into one, each page keeping its

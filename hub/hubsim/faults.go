@@ -133,7 +133,9 @@ func (in *injector) hit(rate float64, count int, done *int) bool {
 }
 
 // before decides the faults that answer instead of the handler: the rate limit, a 5xx
-// or a drop before handling. retryAfter is set for a rate-limit answer.
+// or a drop before handling. retryAfter is set for a rate-limit answer. store is the
+// configured store the request names, "" for none (unknown stores get no window, so
+// made-up store ids cannot grow the table).
 func (in *injector) before(store string, now time.Time) (f fault, retryAfter time.Duration) {
 	in.mu.Lock()
 	defer in.mu.Unlock()

@@ -133,17 +133,6 @@ func (s *Server) deleteOrder(w http.ResponseWriter, r *http.Request, c call) {
 	writeJSON(w, http.StatusOK, orderAnswer{id, domain, "deleted"})
 }
 
-// peekOrderID reads orderId from a buffered order body (for the signature of create).
-func peekOrderID(r *http.Request) (string, bool) {
-	var o struct {
-		OrderID string `json:"orderId"`
-	}
-	if json.Unmarshal(bodyOf(r), &o) != nil {
-		return "", false
-	}
-	return o.OrderID, true
-}
-
 // Order properties (2.1) and address fields (2.2) in the order errors are reported.
 var (
 	orderStringFields = []string{"created", "updated", "domain", "email", "firstName", "lastName", "orderId", "status"}

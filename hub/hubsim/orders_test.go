@@ -145,6 +145,8 @@ func TestOrderValidation(t *testing.T) {
 		{"line item price missing", "lineItems[0].price", deleteKey, "lineItems[0].price"},
 		{"line item price negative", "lineItems[0].price", -1, "lineItems[0].price"},
 		{"orderId empty", "orderId", "", "orderId"},
+		{"orderId missing", "orderId", deleteKey, "orderId"},
+		{"orderId a number", "orderId", 17, ""},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,6 +160,11 @@ func TestOrderValidation(t *testing.T) {
 			q := orderReq(hub.V2022, "POST", "", o)
 			q.parts = []string{signID}
 			r := do(t, ts, q)
+			if c.name == "orderId a number" {
+				// The signature part cannot be read from a non-string orderId.
+				wantStatus(t, r, http.StatusBadRequest)
+				return
+			}
 			if c.field == "" {
 				wantStatus(t, r, http.StatusCreated)
 				return

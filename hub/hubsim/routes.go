@@ -2,6 +2,8 @@ package hubsim
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,25 +57,34 @@ func designPatterns(v hub.Version) (details, all, view string) {
 	return p + "/designs/{id}/{token}", p + "/export/{id}/{token}", p + "/export/{id}/{token}/view/{view}"
 }
 
-// partsFunc returns the verification string parts after the store ID.
-type partsFunc func(r *http.Request) []string
+// partsFunc returns the verification string parts after the store ID; an error means
+// the request cannot name what it signs (a create body without orderId).
+type partsFunc func(r *http.Request) ([]string, error)
 
 // pathParts signs the store ID followed by the named path values.
 func pathParts(names ...string) partsFunc {
-	return func(r *http.Request) []string {
+	return func(r *http.Request) ([]string, error) {
 		out := make([]string, len(names))
 		for i, n := range names {
 			out[i] = r.PathValue(n)
 		}
-		return out
+		return out, nil
 	}
 }
 
-// orderCreateParts signs store + orderId; on create the orderId is only in the body.
-// The body is read once here and handed on through the request (see bodyOf).
-func orderCreateParts(r *http.Request) []string {
-	id, _ := peekOrderID(r)
-	return []string{id}
+// orderCreateParts signs store + orderId; on create the orderId is only in the body,
+// which is buffered before (see bufferBody).
+func orderCreateParts(r *http.Request) ([]string, error) {
+	var o struct {
+		OrderID *string `json:"orderId"`
+	}
+	if err := json.Unmarshal(bodyOf(r), &o); err != nil {
+		return nil, badField("", "body must be a JSON order object")
+	}
+	if o.OrderID == nil {
+		return nil, badField("orderId", "required (it is part of the signature)")
+	}
+	return []string{*o.OrderID}, nil
 }
 
 // call is an authenticated request.
@@ -91,7 +102,11 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, c call)
 func (s *Server) signed(v hub.Version, parts partsFunc, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := bufferBody(r, s.cfg.MaxBody); err != nil {
-			writeError(w, http.StatusRequestEntityTooLarge, err.Error(), "")
+			status := http.StatusBadRequest
+			if errors.Is(err, errTooLarge) {
+				status = http.StatusRequestEntityTooLarge
+			}
+			writeError(w, status, err.Error(), "")
 			return
 		}
 		hd := s.Headers(v)
@@ -111,7 +126,12 @@ func (s *Server) signed(v hub.Version, parts partsFunc, h handlerFunc) http.Hand
 			writeError(w, http.StatusUnauthorized, "unknown API key for this store", "")
 			return
 		}
-		if !hub.VerifySignature(k.Secret, s.cfg.Encoding, sig, append([]string{storeID}, parts(r)...)...) {
+		signed, err := parts(r)
+		if err != nil {
+			writeValidation(w, err)
+			return
+		}
+		if !hub.VerifySignature(k.Secret, s.cfg.Encoding, sig, append([]string{storeID}, signed...)...) {
 			writeError(w, http.StatusUnauthorized, "invalid signature", "")
 			return
 		}
@@ -164,6 +184,8 @@ type bodyBuf struct {
 
 func (bodyBuf) Close() error { return nil }
 
+var errTooLarge = errors.New("request body too large")
+
 func bufferBody(r *http.Request, max int64) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		r.Body = bodyBuf{Reader: bytes.NewReader(nil)}
@@ -174,7 +196,7 @@ func bufferBody(r *http.Request, max int64) error {
 		return fmt.Errorf("reading the body: %w", err)
 	}
 	if int64(len(b)) > max {
-		return fmt.Errorf("body larger than %d bytes", max)
+		return fmt.Errorf("%w (%d bytes)", errTooLarge, max)
 	}
 	r.Body = bodyBuf{Reader: bytes.NewReader(b), b: b}
 	return nil

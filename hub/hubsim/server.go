@@ -75,6 +75,12 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+func (s *Server) knownStore(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stores[id] != nil
+}
+
 // SetLogger sets the logger of served requests (default: discard).
 func (s *Server) SetLogger(l *slog.Logger) {
 	if l != nil {
@@ -209,7 +215,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	switch f, wait := s.faults.before(e.Store, start); f {
+	limited := ""
+	if s.knownStore(e.Store) {
+		limited = e.Store
+	}
+	switch f, wait := s.faults.before(limited, start); f {
 	case faultRateLimit:
 		logged(http.StatusTooManyRequests, f)
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
