@@ -202,12 +202,41 @@ func (d *demoRun) startRedis() error {
 	if err := d.rdb.Ping(pctx).Err(); err != nil {
 		return fmt.Errorf("demo: redis %s: %w", redactRedisURL(url), err)
 	}
+	if err := claimDemoRedis(pctx, d.rdb); err != nil {
+		return err
+	}
 	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log})
 	if err != nil {
 		return err
 	}
 	d.enq = enq
 	d.cleanup = append(d.cleanup, func() { enq.Close() })
+	return nil
+}
+
+// demoRedisMarker marks a Redis database the demo has used.
+const demoRedisMarker = "printworker:demo"
+
+// claimDemoRedis refuses a database that holds anything but an earlier demo's data.
+// The demo runs a worker, and a worker on a production queue would take real orders'
+// tasks, fail them against the simulator and archive them.
+func claimDemoRedis(ctx context.Context, rdb *redis.Client) error {
+	n, err := rdb.DBSize(ctx).Result()
+	if err != nil {
+		return fmt.Errorf("demo: redis: %w", err)
+	}
+	if n > 0 {
+		ok, err := rdb.Exists(ctx, demoRedisMarker).Result()
+		if err != nil {
+			return fmt.Errorf("demo: redis: %w", err)
+		}
+		if ok == 0 {
+			return usageError(fmt.Sprintf("demo: the Redis database holds %d keys the demo did not write; its worker would take their tasks. Give the demo a database of its own (e.g. redis://host:6379/15)", n))
+		}
+	}
+	if err := rdb.Set(ctx, demoRedisMarker, "used by printworker demo", 0).Err(); err != nil {
+		return fmt.Errorf("demo: redis: %w", err)
+	}
 	return nil
 }
 
@@ -416,13 +445,15 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(d.e.stdout, "  %-6s %-28s -> %s %s\n", so.Name, path.Base(f), res.Status, strings.Join(res.Jobs, " "))
+		fmt.Fprintf(d.e.stdout, "  %-6s %-22s -> %s %s\n", so.Name, path.Base(f), res.Status, strings.Join(res.Jobs, " "))
 		switch res.Status {
 		case "enqueued":
 		case "duplicate":
+			// Taken by an earlier run on this Redis: export it again, explicitly.
 			if _, err := d.enq.ReExport(ctx, k); err != nil {
 				return nil, fmt.Errorf("demo: re-export %s: %w", so.Name, err)
 			}
+			fmt.Fprintf(d.e.stdout, "  %-6s %-22s    re-export enqueued\n", "", "")
 		default:
 			return nil, fmt.Errorf("demo: intake answered %s for %s: %s", res.Status, f, res.Reason)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -101,12 +102,34 @@ func TestDemo(t *testing.T) {
 		t.Errorf("guest order without shipping address has shipping %+v", m.Shipping)
 	}
 
-	// Re-running replaces the previous run's files and finishes again.
-	stdout2, stderr2, err := runCLI(t, nil, "demo", "--out", out, "--timeout", "2m")
-	if err != nil {
-		t.Fatalf("second demo run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout2, stderr2)
+	// Re-running replaces the previous run's files and finishes again, also on a
+	// Redis that outlives the runs: the second run there finds the orders already
+	// taken (duplicates) and re-exports them.
+	rs := testredis.Start(t)
+	for i, args := range [][]string{
+		{"demo", "--out", out, "--timeout", "2m", "--redis-url", rs.URL()},
+		{"demo", "--out", out, "--timeout", "2m", "--redis-url", rs.URL()},
+	} {
+		stdout, stderr, err := runCLI(t, nil, args...)
+		if err != nil {
+			t.Fatalf("re-run %d: %v\nstdout:\n%s\nstderr:\n%s", i+1, err, stdout, stderr)
+		}
+		checkDemoOutput(t, out, stdout)
+		if i == 1 && strings.Count(stdout, "re-export enqueued") != 3 {
+			t.Errorf("second run on the same Redis did not re-export the 3 orders:\n%s", stdout)
+		}
 	}
-	checkDemoOutput(t, out, stdout2)
+}
+
+func TestDemoRefusesForeignRedis(t *testing.T) {
+	rs := testredis.Start(t)
+	if err := rs.Client(t).Set(context.Background(), "asynq:{exports}:pending", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCLI(t, nil, "demo", "--out", filepath.Join(t.TempDir(), "o"), "--redis-url", rs.URL())
+	if err == nil || !strings.Contains(err.Error(), "database of its own") || exitCode(err) != 2 {
+		t.Fatalf("demo on a used Redis: %v", err)
+	}
 }
 
 // checkDemoOutput checks the output folder against its manifests and the printed table.
