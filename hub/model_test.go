@@ -259,3 +259,65 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestBuildersAndAccessors covers values built in Go (templates created by code) and
+// the accessors the renderer relies on.
+func TestBuildersAndAccessors(t *testing.T) {
+	tr := hub.NewTranslations("de", "Vorne", "en", "Front", "de", "Vorderseite")
+	if tr.Len() != 2 || !reflect.DeepEqual(tr.Langs(), []string{"de", "en"}) {
+		t.Errorf("translations %v", tr.Langs())
+	}
+	if s, ok := tr.Get("de"); !ok || s != "Vorderseite" || tr.Pick("en") != "Front" {
+		t.Errorf("Get(de) = %q %v", s, ok)
+	}
+	if got := string(must(json.Marshal(hub.TextValue(tr)))); got != `{"de":"Vorderseite","en":"Front"}` {
+		t.Errorf("TextValue = %s", got)
+	}
+	m := hub.Media{ID: "m1", Token: "t1", MimeType: "image/png", Size: 10, Meta: hub.MediaMeta{Width: 2, Height: 3}}
+	v := hub.MediaValue(m)
+	back, ok, err := v.Media()
+	if err != nil || !ok || back.ID != "m1" || back.Meta.Height != 3 || v.MediaID() != "m1" || len(v.Raw()) == 0 {
+		t.Errorf("MediaValue round trip: %+v %v %v", back, ok, err)
+	}
+	if tv, err := hub.MediaIDValue("plain").Translations(); err != nil || tv.Pick("") != "plain" {
+		t.Errorf("a bare string as translations: %v %v", tv.Langs(), err)
+	}
+
+	var d hub.DesignDetail
+	if err := json.Unmarshal(readTestdata(t, "design.json"), &d); err != nil {
+		t.Fatal(err)
+	}
+	front, _ := d.ViewByID("front")
+	if a, ok := front.AreaByID("area-logo"); !ok || a.Width != 120 {
+		t.Errorf("AreaByID = %+v %v", a, ok)
+	}
+	if _, ok := front.AreaByID("nope"); ok {
+		t.Error("unknown area found")
+	}
+	if _, ok := d.ViewByID("nope"); ok {
+		t.Error("unknown view found")
+	}
+	text := front.Elements[2]
+	if text.Origin() != "center" {
+		t.Errorf("origin %q", text.Origin())
+	}
+	cases := []struct {
+		raw                string
+		spacing, lineHeight float64
+	}{
+		{`"75"`, 75, 75},
+		{`null`, 0, 1.16},
+		{`"x"`, 0, 1.16},
+		{`-3`, -3, 1.16},
+	}
+	for _, tc := range cases {
+		e := hub.Element{CharSpacingRaw: json.RawMessage(tc.raw), LineHeightRaw: json.RawMessage(tc.raw)}
+		if e.CharSpacing() != tc.spacing || e.LineHeight() != tc.lineHeight {
+			t.Errorf("%s: spacing %v lineHeight %v", tc.raw, e.CharSpacing(), e.LineHeight())
+		}
+	}
+	noDefault := hub.Element{Colors: []hub.Color{{Color: "#111111"}, {Color: "#222222"}}}
+	if noDefault.ElementColor() != "#111111" || (&hub.Element{}).ElementColor() != "" {
+		t.Error("ElementColor fallback")
+	}
+}
