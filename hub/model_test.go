@@ -302,7 +302,7 @@ func TestBuildersAndAccessors(t *testing.T) {
 		t.Errorf("origin %q", text.Origin())
 	}
 	cases := []struct {
-		raw                string
+		raw                 string
 		spacing, lineHeight float64
 	}{
 		{`"75"`, 75, 75},
