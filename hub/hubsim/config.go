@@ -8,7 +8,7 @@
 // http.Handler: mount it in httptest.NewServer or run it with Start.
 package hubsim
 
-//go:generate go run ./internal/fixturegen -out testdata
+//go:generate go run ./internal/cmd/fixturegen -out testdata
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package main
+package fixturegen
 
 import (
 	"encoding/json"

@@ -1,32 +1,21 @@
-// Command fixturegen writes the simulator's fixture folder (hub/hubsim/testdata): the
+// Package fixturegen writes the simulator's fixture folder (hub/hubsim/testdata): the
 // design details, their media files (PNG, JPEG, SVG), the stored exports (PNG and PDF
 // previews of every view) and sample template payloads. Everything is generated here so
-// sizes, dimensions and references stay consistent; the output is deterministic.
-//
-//	go run ./hub/hubsim/internal/fixturegen -out hub/hubsim/testdata
-package main
+// sizes, dimensions and references stay consistent; the output is deterministic, and
+// hubsim's TestFixturesUpToDate compares it with testdata (-update rewrites it).
+package fixturegen
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"image"
 	"image/draw"
-	"log"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/printworker/printworker/hub"
 )
-
-func main() {
-	out := flag.String("out", "hub/hubsim/testdata", "fixture folder to (re)write")
-	flag.Parse()
-	if err := run(*out); err != nil {
-		log.Fatal(err)
-	}
-}
 
 // mediaSpec is one media document: its object (2.12), bytes and, for previews, the
 // decoded picture or the vector shape.
@@ -84,7 +73,8 @@ func buildMedia() mediaSet {
 	return ms
 }
 
-func run(out string) error {
+// Generate writes the fixture folder under out (designs/ and templates/).
+func Generate(out string) error {
 	ms := buildMedia()
 	designs := buildDesigns(ms, func(m *mediaSpec) hub.Value { return hub.MediaValue(m.media()) })
 	dd := filepath.Join(out, "designs")
