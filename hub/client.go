@@ -286,6 +286,7 @@ type call struct {
 	parts  []string // verification string parts
 	body   any      // JSON request body, nil for none
 	domain string   // sent in the domain header when set
+	mask   []string // capability tokens in the path, masked in errors and logs
 }
 
 // newRequest builds the signed HTTP request of a call.
@@ -298,13 +299,13 @@ func (c *Client) newRequest(ctx context.Context, k call) (*http.Request, error) 
 	if k.body != nil {
 		b, err := json.Marshal(k.body)
 		if err != nil {
-			return nil, &Error{Op: k.op, Method: k.method, URL: k.ep.BaseURL + k.path, Err: fmt.Errorf("%w: encoding the body: %w", ErrInvalidRequest, err)}
+			return nil, &Error{Op: k.op, Method: k.method, URL: maskTokens(k.ep.BaseURL+k.path, k.mask), Err: fmt.Errorf("%w: encoding the body: %w", ErrInvalidRequest, err)}
 		}
 		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, k.method, u, body)
 	if err != nil {
-		return nil, &Error{Op: k.op, Method: k.method, URL: k.ep.BaseURL + k.path, Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
+		return nil, &Error{Op: k.op, Method: k.method, URL: maskTokens(k.ep.BaseURL+k.path, k.mask), Err: fmt.Errorf("%w: %w", ErrInvalidRequest, err)}
 	}
 	h := HeadersFor(k.ep.Version, k.ep.Word)
 	req.Header.Set(h.Store, c.cfg.Store)
@@ -334,7 +335,7 @@ func (c *Client) do(ctx context.Context, k call, out any) error {
 	// Only JSON calls say what they accept: an export answers with a raw file whose
 	// type the spec does not name, and must not be refused for an Accept header.
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.send(c.api, k.op, req)
+	resp, err := c.send(c.api, k.op, req, k.mask)
 	if err != nil {
 		return err
 	}
@@ -343,15 +344,15 @@ func (c *Client) do(ctx context.Context, k call, out any) error {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return nil
 	}
-	return c.decode(k.op, req, resp, out)
+	return c.decode(k.op, req, resp, out, k.mask)
 }
 
 // send performs req and turns transport failures and non-2xx answers into *Error.
 // On success the caller owns resp.Body.
-func (c *Client) send(hc *http.Client, op string, req *http.Request) (*http.Response, error) {
+func (c *Client) send(hc *http.Client, op string, req *http.Request, mask []string) (*http.Response, error) {
 	start := c.now()
 	resp, err := hc.Do(req)
-	e := &Error{Op: op, Method: req.Method, URL: redactURL(req.URL)}
+	e := &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask)}
 	if err != nil {
 		e.Err = transportCause(req.Context(), err)
 		if errors.Is(err, errRedirectLoop) {
@@ -384,9 +385,9 @@ func transportCause(ctx context.Context, err error) error {
 }
 
 // decode reads a capped JSON body into out.
-func (c *Client) decode(op string, req *http.Request, resp *http.Response, out any) error {
+func (c *Client) decode(op string, req *http.Request, resp *http.Response, out any, mask []string) error {
 	fail := func(err error) error {
-		return &Error{Op: op, Method: req.Method, URL: redactURL(req.URL), Status: resp.StatusCode, Err: err}
+		return &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask), Status: resp.StatusCode, Err: err}
 	}
 	limit := c.cfg.MaxJSONBytes
 	if resp.ContentLength > limit {
@@ -410,9 +411,23 @@ func (c *Client) decode(op string, req *http.Request, resp *http.Response, out a
 	return nil
 }
 
-// redactURL renders u without its query, where values could be personal data.
-func redactURL(u *url.URL) string {
+// redactURL renders u for errors and logs: without its query, where values could be
+// personal data, and with the capability tokens in mask shortened.
+func redactURL(u *url.URL, mask []string) string {
 	v := *u
 	v.RawQuery, v.ForceQuery, v.Fragment = "", false, ""
-	return v.String()
+	return maskTokens(v.String(), mask)
+}
+
+// maskTokens replaces each token of mask in s by its first four characters and an
+// ellipsis: a design or media token grants access, so it stays out of logs and job
+// errors, while the prefix still tells designs apart.
+func maskTokens(s string, mask []string) string {
+	for _, t := range mask {
+		if len(t) < 8 {
+			continue // too short to mask meaningfully, and it could match anywhere
+		}
+		s = strings.ReplaceAll(s, url.PathEscape(t), t[:4]+"…")
+	}
+	return s
 }

@@ -366,13 +366,20 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.setRespond(func(w http.ResponseWriter, r *http.Request, s seen) { w.WriteHeader(500) })
-	_, _ = c.GetDesign(ctx, testRef)
+	_, errDesign := c.GetDesign(ctx, testRef)
+	_, errExport := c.ExportView(ctx, testRef, "front")
+	_, errMedia := c.OpenMedia(ctx, hub.Media{ID: "m1", Token: "media-token-0123456789"})
+	for _, err := range []error{errDesign, errExport, errMedia} {
+		if err == nil || strings.Contains(err.Error(), testRef.Token) || strings.Contains(err.Error(), "media-token-0123456789") {
+			t.Errorf("error shows a token: %v", err)
+		}
+	}
 	out := buf.String()
 	if !strings.Contains(out, "op=order.create") || !strings.Contains(out, "op=order.delete") || !strings.Contains(out, "status=500") {
 		t.Errorf("calls not logged:\n%s", out)
 	}
 	sig := f.requests()[0].Header.Get("X-Service-Api-Signature")
-	for _, secret := range []string{f.secret, f.key, sig, "domain=shop.example.com"} {
+	for _, secret := range []string{f.secret, f.key, sig, "domain=shop.example.com", testRef.Token, "media-token-0123456789"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("log contains %q:\n%s", secret, out)
 		}

@@ -21,7 +21,7 @@ func (c *Client) designCall(op string, ref DesignRef, viewID string) (call, erro
 		return call{}, invalid(op, "%v", err)
 	}
 	ep := c.cfg.Designs
-	k := call{op: op, method: http.MethodGet, ep: ep}
+	k := call{op: op, method: http.MethodGet, ep: ep, mask: []string{ref.Token}}
 	switch op {
 	case OpGetDesign:
 		k.path, k.parts = DesignPath(ep.Version, ref), DesignParts(c.cfg.Store, ref)
@@ -54,7 +54,7 @@ func (c *Client) ExportDesign(ctx context.Context, ref DesignRef) (*Download, er
 	if err != nil {
 		return nil, err
 	}
-	return c.download(ctx, c.api, k.op, func(ctx context.Context) (*http.Request, error) { return c.newRequest(ctx, k) }, c.cfg.MaxExportBytes)
+	return c.download(ctx, c.api, k.op, func(ctx context.Context) (*http.Request, error) { return c.newRequest(ctx, k) }, c.cfg.MaxExportBytes, k.mask)
 }
 
 // ExportView downloads the production file of one view: GET /{v}/export/:id/:token/view/:viewId.
@@ -67,7 +67,7 @@ func (c *Client) ExportView(ctx context.Context, ref DesignRef, viewID string) (
 	if err != nil {
 		return nil, err
 	}
-	return c.download(ctx, c.api, k.op, func(ctx context.Context) (*http.Request, error) { return c.newRequest(ctx, k) }, c.cfg.MaxExportBytes)
+	return c.download(ctx, c.api, k.op, func(ctx context.Context) (*http.Request, error) { return c.newRequest(ctx, k) }, c.cfg.MaxExportBytes, k.mask)
 }
 
 // MediaURL expands Config.MediaURL for m.
@@ -111,12 +111,12 @@ func (c *Client) OpenMedia(ctx context.Context, m Media) (*Download, error) {
 		return nil, invalid(OpGetMedia, "media URL: %v", err)
 	}
 	if m.Size > c.cfg.MaxMediaBytes {
-		return nil, &Error{Op: OpGetMedia, Method: http.MethodGet, URL: u,
+		return nil, &Error{Op: OpGetMedia, Method: http.MethodGet, URL: maskTokens(u, []string{m.Token}),
 			Err: fmt.Errorf("%w: media %s is %d bytes, cap %d", ErrTooLarge, m.ID, m.Size, c.cfg.MaxMediaBytes)}
 	}
 	return c.download(ctx, c.media, OpGetMedia, func(ctx context.Context) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	}, c.cfg.MaxMediaBytes)
+	}, c.cfg.MaxMediaBytes, []string{m.Token})
 }
 
 // File kinds of a Download.
@@ -144,7 +144,7 @@ type Download struct {
 
 // download sends a GET whose body streams to the caller. Config.Timeout bounds the wait
 // for the response headers only; the body is bounded by ctx.
-func (c *Client) download(ctx context.Context, hc *http.Client, op string, build func(context.Context) (*http.Request, error), limit int64) (*Download, error) {
+func (c *Client) download(ctx context.Context, hc *http.Client, op string, build func(context.Context) (*http.Request, error), limit int64, mask []string) (*Download, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	req, err := build(ctx)
 	if err != nil {
@@ -160,11 +160,11 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 	if c.cfg.Timeout > 0 {
 		timer = time.AfterFunc(c.cfg.Timeout, func() { timedOut.Store(true); cancel() })
 	}
-	resp, err := c.send(hc, op, req)
+	resp, err := c.send(hc, op, req, mask)
 	if timer != nil && !timer.Stop() && err == nil {
 		// The timer fired as the answer arrived: the body is already cancelled.
 		resp.Body.Close()
-		err = &Error{Op: op, Method: req.Method, URL: redactURL(req.URL), Status: resp.StatusCode, Err: context.DeadlineExceeded}
+		err = &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask), Status: resp.StatusCode, Err: context.DeadlineExceeded}
 	}
 	if err != nil {
 		cancel()
@@ -177,7 +177,7 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 	fail := func(err error) (*Download, error) {
 		resp.Body.Close()
 		cancel()
-		return nil, &Error{Op: op, Method: req.Method, URL: redactURL(req.URL), Status: resp.StatusCode, Err: err}
+		return nil, &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask), Status: resp.StatusCode, Err: err}
 	}
 	if resp.ContentLength > limit {
 		return fail(fmt.Errorf("%w: %d bytes announced, cap %d", ErrTooLarge, resp.ContentLength, limit))
@@ -185,7 +185,7 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 	br := bufio.NewReaderSize(resp.Body, 512)
 	body := &cappedBody{r: br, c: resp.Body, ctx: ctx, cancel: cancel, limit: limit,
 		err: func(err error) error {
-			return &Error{Op: op, Method: req.Method, URL: redactURL(req.URL), Status: resp.StatusCode, Err: err}
+			return &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask), Status: resp.StatusCode, Err: err}
 		}}
 	d := &Download{Body: body, ContentType: resp.Header.Get("Content-Type"), Length: resp.ContentLength}
 	d.Filename = dispositionFilename(resp.Header.Get("Content-Disposition"))
