@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,7 @@ func addHubsimFlags(fs *flag.FlagSet) *hubsimFlags {
 	fs.StringVar(&f.secret, "secret", "", "API secret of the key (default "+hubsimDefaultSecret+"; prefer --secret-file)")
 	fs.StringVar(&f.secretFile, "secret-file", "", "file holding the API secret")
 	fs.Var(&f.domains, "domain", "order domain of the primary store; repeat or comma-separate (default "+hubsimDefaultDomain+")")
-	fs.StringVar(&f.storesFile, "stores-file", "", `JSON file of further stores: [{"id":..,"domains":[..],"keys":[{"key":..,"secret":..,"disabled":false}]}]`)
+	fs.StringVar(&f.storesFile, "stores-file", "", `JSON file of further stores: [{"id":..,"domains":[..],"keys":[{"key":..,"secret":..,"disabled":false}]}]; the worker's --hub-stores-file shape [{"store","apiKey","secret","domains"}] works too`)
 	fs.StringVar(&f.encoding, "encoding", "hex", "signature encoding: hex or base64")
 	for _, v := range []hub.Version{hub.V1, hub.V2022, hub.V2023} {
 		w := hub.DefaultWord
@@ -125,6 +126,9 @@ func (f *hubsimFlags) config() (hubsim.Config, error) {
 	return cfg, cfg.Validate()
 }
 
+// readStoresFile reads further stores. Each entry is either the simulator's shape
+// {"id","domains","keys":[{"key","secret","disabled"}]} or the worker's --hub-stores-file
+// shape {"store","apiKey","secret","domains"}, so one file can configure both.
 func readStoresFile(path string) ([]hubsim.Store, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -132,23 +136,35 @@ func readStoresFile(path string) ([]hubsim.Store, error) {
 	}
 	var in []struct {
 		ID      string   `json:"id"`
+		Store   string   `json:"store"`
 		Domains []string `json:"domains"`
 		Keys    []struct {
 			Key      string `json:"key"`
 			Secret   string `json:"secret"`
 			Disabled bool   `json:"disabled"`
 		} `json:"keys"`
+		APIKey string `json:"apiKey"`
+		Secret string `json:"secret"`
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
 		return nil, fmt.Errorf("--stores-file %s: %w", path, err)
 	}
 	var out []hubsim.Store
-	for _, s := range in {
+	for i, s := range in {
 		st := hubsim.Store{ID: s.ID, Domains: s.Domains}
+		if st.ID == "" {
+			st.ID = s.Store
+		}
+		if s.ID != "" && s.Store != "" && s.ID != s.Store {
+			return nil, fmt.Errorf("--stores-file %s: entry %d names two stores (id %q, store %q)", path, i, s.ID, s.Store)
+		}
 		for _, k := range s.Keys {
 			st.Keys = append(st.Keys, hubsim.Key{Key: k.Key, Secret: k.Secret, Disabled: k.Disabled})
+		}
+		if s.APIKey != "" || s.Secret != "" {
+			st.Keys = append(st.Keys, hubsim.Key{Key: s.APIKey, Secret: s.Secret})
 		}
 		out = append(out, st)
 	}

@@ -51,7 +51,8 @@ func TestHubsimServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	stores := filepath.Join(dir, "stores.json")
-	if err := os.WriteFile(stores, []byte(`[{"id":"second","domains":["b.example"],"keys":[{"key":"k2","secret":"x2"}]}]`), 0o600); err != nil {
+	if err := os.WriteFile(stores, []byte(`[{"id":"second","domains":["b.example"],"keys":[{"key":"k2","secret":"x2"}]},`+
+		`{"store":"third","apiKey":"k3","secret":"x3","domains":["c.example"]}]`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"PRINTWORKER_STORE": "shop-1", "PRINTWORKER_WORD_2023_10": "Acme"}
@@ -97,6 +98,9 @@ func TestHubsimServes(t *testing.T) {
 	// The second store authenticates, but the embedded designs belong to the primary.
 	if got := get("second", "k2", "x2"); got != http.StatusNotFound {
 		t.Fatalf("second store: %d", got)
+	}
+	if got := get("third", "k3", "x3"); got != http.StatusNotFound {
+		t.Fatalf("third store (worker's file shape): %d", got)
 	}
 	if got := get("shop-1", "k1", "demo-secret"); got != http.StatusUnauthorized {
 		t.Fatalf("wrong secret: %d", got)
