@@ -405,10 +405,12 @@ func TestComposeStack(t *testing.T) {
 	if _, ok := s["worker"].DependsOn["create-bucket"]; !ok {
 		t.Errorf("workers must wait for the bucket")
 	}
-	for _, n := range []string{"intake", "worker"} {
-		env := s[n].Environment
-		for _, k := range []string{"PRINTWORKER_REDIS_URL", "PRINTWORKER_S3_BUCKET", "PRINTWORKER_HUB_URL"} {
-			if env[k] == "" {
+	for n, keys := range map[string][]string{
+		"intake": {"PRINTWORKER_REDIS_URL", "PRINTWORKER_SHOPIFY_SECRET"},
+		"worker": {"PRINTWORKER_REDIS_URL", "PRINTWORKER_S3_BUCKET", "PRINTWORKER_HUB_URL", "PRINTWORKER_STORAGE"},
+	} {
+		for _, k := range keys {
+			if s[n].Environment[k] == "" {
 				t.Errorf("compose %s: %s not set", n, k)
 			}
 		}
