@@ -38,6 +38,8 @@ func commands() []command {
 		enqueueCommand(),
 		templatesCommand(),
 		workCommand(),
+		queuesCommand(),
+		queueMetricsCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
