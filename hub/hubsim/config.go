@@ -43,6 +43,10 @@ type Config struct {
 	// DesignStore, when set, assigns every design (loaded or added) to this store
 	// instead of its `shop`, so fixtures serve any configured store.
 	DesignStore string
+	// CheckLineItems refuses orders whose line items name a design the simulator does
+	// not hold for the store (unknown id or wrong token): 400 naming lineItems[i].id or
+	// .token. The spec does not say the hub checks this; off by default.
+	CheckLineItems bool
 	// Exporter renders exports. Nil serves the stored files of the fixture folder
 	// (exports/<configurationId>/<viewId>.<png|pdf>).
 	Exporter Exporter

@@ -37,7 +37,7 @@ func testConfig() Config {
 }
 
 // start runs a simulator over real HTTP.
-func start(t *testing.T, mutate func(*Config)) (*Server, *httptest.Server) {
+func start(t testing.TB, mutate func(*Config)) (*Server, *httptest.Server) {
 	t.Helper()
 	cfg := testConfig()
 	if mutate != nil {
@@ -106,7 +106,7 @@ func do(t *testing.T, ts *httptest.Server, q req) resp {
 
 // send makes the request with client and returns what arrived; err is a transport or
 // body-reading failure (the faults tests expect those).
-func send(t *testing.T, client *http.Client, ts *httptest.Server, q req) (resp, error) {
+func send(t testing.TB, client *http.Client, ts *httptest.Server, q req) (resp, error) {
 	t.Helper()
 	hr := build(t, ts, q)
 	res, err := client.Do(hr)
@@ -119,7 +119,7 @@ func send(t *testing.T, client *http.Client, ts *httptest.Server, q req) (resp, 
 }
 
 // build makes a hand-signed request.
-func build(t *testing.T, ts *httptest.Server, q req) *http.Request {
+func build(t testing.TB, ts *httptest.Server, q req) *http.Request {
 	t.Helper()
 	if q.store == "" {
 		q.store, q.key, q.secret = store, key, secret

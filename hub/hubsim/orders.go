@@ -222,6 +222,11 @@ func (s *Server) validateOrder(body []byte, c call, headerDomain string) (hub.Or
 	if d := vals["domain"]; !slices.Contains(c.store.Domains, d) {
 		return hub.Order{}, badField("domain", "%q is not a domain configured for store %q", d, c.store.ID)
 	}
+	if s.cfg.CheckLineItems {
+		if err := s.checkDesigns(m, c.store.ID); err != nil {
+			return hub.Order{}, err
+		}
+	}
 	// Re-encode the checked (and, in v1, completed) object into the typed order.
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -297,4 +302,25 @@ func number(obj map[string]any, prefix, name string, integer bool) (float64, err
 		return 0, badField(f, "must be a number")
 	}
 	return x, nil
+}
+
+// checkDesigns refuses line items naming a design the store does not have.
+func (s *Server) checkDesigns(m map[string]any, store string) error {
+	items, _ := m["lineItems"].([]any)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, it := range items {
+		obj, _ := it.(map[string]any)
+		n, _ := obj["id"].(json.Number)
+		id, _ := n.Int64()
+		p := "lineItems[" + strconv.Itoa(i) + "]"
+		d := s.designs[id]
+		if d == nil || d.Shop != store {
+			return badField(p+".id", "design %d is unknown", id)
+		}
+		if tok, _ := obj["token"].(string); tok != d.Token {
+			return badField(p+".token", "token does not match design %d", id)
+		}
+	}
+	return nil
 }

@@ -195,3 +195,32 @@ func TestOrderValidation(t *testing.T) {
 		wantStatus(t, do(t, ts, q), http.StatusRequestEntityTooLarge)
 	})
 }
+
+func TestCheckLineItems(t *testing.T) {
+	_, ts := start(t, func(c *Config) { c.CheckLineItems = true })
+	for _, c := range []struct {
+		name  string
+		path  string
+		value any
+		field string
+	}{
+		{"known design", "lineItems[0].quantity", 1, ""},
+		{"unknown design", "lineItems[0].id", 4242, "lineItems[0].id"},
+		{"wrong token", "lineItems[0].token", "00000000-0000-0000-0000-000000000000", "lineItems[0].token"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := validOrder("li-" + c.name)
+			set(t, o, c.path, c.value)
+			q := orderReq(hub.V2023, "POST", "", o)
+			q.parts = []string{"li-" + c.name}
+			r := do(t, ts, q)
+			if c.field == "" {
+				wantStatus(t, r, http.StatusCreated)
+				return
+			}
+			if e := r.apiErr(t); r.status != http.StatusBadRequest || e.Field != c.field {
+				t.Fatalf("%d %+v, want 400 naming %s", r.status, e, c.field)
+			}
+		})
+	}
+}
