@@ -199,3 +199,28 @@ func BenchmarkAdler32(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFilter measures each filter on one strip of canvas rows (RGB).
+func BenchmarkFilter(b *testing.B) {
+	img := benchCanvases()["photo"]
+	const rows = 64
+	n := 3 * benchW
+	raw := make([]byte, (rows+1)*n)
+	for y := 0; y <= rows; y++ {
+		rgbaToRGB(raw[y*n:(y+1)*n], img.Pix[(1000+y)*img.Stride:][:4*benchW])
+	}
+	dst := make([]byte, n+1)
+	for _, f := range []struct {
+		name string
+		ft   byte
+	}{{"none", ftNone}, {"sub", ftSub}, {"up", ftUp}, {"paeth", ftPaeth}} {
+		b.Run("filter="+f.name, func(b *testing.B) {
+			b.SetBytes(int64(rows * n))
+			for b.Loop() {
+				for y := 1; y <= rows; y++ {
+					filterRow(dst, raw[y*n:(y+1)*n], raw[(y-1)*n:y*n], 3, f.ft)
+				}
+			}
+		})
+	}
+}
