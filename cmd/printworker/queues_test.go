@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/printworker/printworker/internal/testredis"
+)
+
+// TestQueuesCommands drives the runbook's commands against a real Redis holding real
+// asynq tasks: an archived task is listed with its reason, retried, deleted; a queue
+// is paused and resumed; stats reflect each step.
+func TestQueuesCommands(t *testing.T) {
+	rs := testredis.Start(t)
+	env := map[string]string{"PRINTWORKER_REDIS_URL": rs.URL()}
+	opt := asynq.RedisClientOpt{Addr: rs.Addr, DB: rs.DB}
+	client := asynq.NewClient(opt)
+	defer client.Close()
+	// One task that fails permanently, archived by a real server with its reason.
+	if _, err := client.Enqueue(asynq.NewTask("design:export", []byte(`{}`)), asynq.Queue("exports"), asynq.TaskID("broken-1"), asynq.MaxRetry(0)); err != nil {
+		t.Fatal(err)
+	}
+	srv := asynq.NewServer(opt, asynq.Config{Concurrency: 1, Queues: map[string]int{"exports": 1}, LogLevel: asynq.FatalLevel})
+	mux := asynq.NewServeMux()
+	mux.HandleFunc("design:export", func(ctx context.Context, t *asynq.Task) error {
+		return fmt.Errorf("design 42: view back: unknown export area \"print\": %w", asynq.SkipRetry)
+	})
+	if err := srv.Start(mux); err != nil {
+		t.Fatal(err)
+	}
+	in := asynq.NewInspector(opt)
+	defer in.Close()
+	waitFor(t, func() bool {
+		info, err := in.GetQueueInfo("exports")
+		return err == nil && info.Archived == 1
+	})
+	srv.Shutdown()
+
+	out, _, err := runCLI(t, env, "queues", "stats")
+	if err != nil || !strings.Contains(out, "exports") {
+		t.Fatalf("queues stats: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, env, "queues", "list", "--queue", "exports", "--state", "archived")
+	if err != nil || !strings.Contains(out, "broken-1") || !strings.Contains(out, `unknown export area`) {
+		t.Fatalf("queues list archived: %v\n%s", err, out)
+	}
+	if out, _, err = runCLI(t, env, "queues", "retry", "--queue", "exports"); err != nil || !strings.Contains(out, "1 archived task") {
+		t.Fatalf("queues retry: %v\n%s", err, out)
+	}
+	if info, _ := in.GetQueueInfo("exports"); info.Pending != 1 || info.Archived != 0 {
+		t.Fatalf("after retry: pending %d archived %d", info.Pending, info.Archived)
+	}
+	if _, _, err = runCLI(t, env, "queues", "pause", "--queue", "exports"); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := in.GetQueueInfo("exports"); !info.Paused {
+		t.Fatal("queue not paused")
+	}
+	if _, _, err = runCLI(t, env, "queues", "unpause", "--queue", "exports"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err = runCLI(t, env, "queues", "delete", "--queue", "exports", "--id", "broken-1"); err != nil || !strings.Contains(out, "deleted") {
+		t.Fatalf("queues delete: %v\n%s", err, out)
+	}
+	if _, err := in.GetTaskInfo("exports", "broken-1"); err == nil {
+		t.Fatal("task still there after delete")
+	}
+	// The dedupe id is free again: the same task can be enqueued.
+	if _, err := client.Enqueue(asynq.NewTask("design:export", nil), asynq.Queue("exports"), asynq.TaskID("broken-1")); err != nil {
+		t.Fatalf("re-enqueue after delete: %v", err)
+	}
+	if _, _, err = runCLI(t, env, "queues", "retry"); exitOf(err) != 2 {
+		t.Fatalf("retry without --queue: %v, want a usage error", err)
+	}
+}
+
+func TestQueueMetricsServes(t *testing.T) {
+	rs := testredis.Start(t)
+	client := asynq.NewClient(asynq.RedisClientOpt{Addr: rs.Addr, DB: rs.DB})
+	defer client.Close()
+	if _, err := client.Enqueue(asynq.NewTask("design:export", nil), asynq.Queue("exports")); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"queue-metrics", "--metrics-addr", addr, "--redis-url", rs.URL()},
+			func(string) string { return "" }, io.Discard, io.Discard)
+	}()
+	waitHTTP(t, "http://"+addr+"/readyz", done)
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `asynq_queue_size{queue="exports"} 1`) {
+		t.Errorf("metrics lack the exports queue size:\n%.2000s", body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("queue-metrics exit: %v", err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
