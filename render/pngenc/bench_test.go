@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"hash/adler32"
 	"image"
+	"image/color"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"math"
+	"os"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/image/draw"
 )
 
 // stdFlate runs the strips through compress/flate, for comparison with klauspostFlate.
@@ -30,11 +35,36 @@ var stdFlate = flateFactory{
 const benchW, benchH = 4167, 5000
 
 var benchCanvases = sync.OnceValue(func() map[string]*image.RGBA {
-	return map[string]*image.RGBA{
+	m := map[string]*image.RGBA{
 		"photo":  photoCanvas(benchW, benchH, false),
 		"design": photoCanvas(benchW, benchH, true),
 	}
+	if c, err := referenceCanvas(); err == nil {
+		m["reference"] = c
+	}
+	return m
 })
+
+// referencePhoto is the 2000x2000 picture of the reference T-shirt design (issue 7).
+const referencePhoto = "../../testdata/bench/media/be1c0000000000000000a001.jpg"
+
+// referenceCanvas places the reference photo, resampled, in its 760x520 pt box at
+// 300 dpi on the #f3efe6 background: the photo part of the reference render.
+func referenceCanvas() (*image.RGBA, error) {
+	f, err := os.Open(referencePhoto)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := jpeg.Decode(f)
+	if err != nil {
+		return nil, err
+	}
+	img := image.NewRGBA(image.Rect(0, 0, benchW, benchH))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.RGBA{0xf3, 0xef, 0xe6, 0xff}), image.Point{}, draw.Src)
+	draw.CatmullRom.Scale(img, image.Rect(500, 900, 500+3167, 900+2167), src, src.Bounds(), draw.Over, nil)
+	return img, nil
+}
 
 // photoCanvas draws a deterministic photo-like RGB canvas: smooth gradients plus
 // per-pixel noise, so it compresses like a photograph rather than trivially. With
@@ -103,8 +133,12 @@ func benchEncoder(b *testing.B, img *image.RGBA, enc func(io.Writer) error) {
 
 // BenchmarkEncode compares image/png with this encoder on print canvases.
 func BenchmarkEncode(b *testing.B) {
-	for _, canvas := range []string{"photo", "design"} {
+	for _, canvas := range []string{"photo", "design", "reference"} {
 		img := benchCanvases()[canvas]
+		if img == nil {
+			b.Logf("canvas %s skipped: %s not readable", canvas, referencePhoto)
+			continue
+		}
 		b.Run("canvas="+canvas+"/enc=stdlib-default", func(b *testing.B) {
 			benchEncoder(b, img, func(w io.Writer) error { return png.Encode(w, img) })
 		})
@@ -138,8 +172,11 @@ func BenchmarkEncode(b *testing.B) {
 
 // BenchmarkEncodeTune sweeps the knobs behind the defaults.
 func BenchmarkEncodeTune(b *testing.B) {
-	for _, canvas := range []string{"photo", "design"} {
+	for _, canvas := range []string{"photo", "design", "reference"} {
 		img := benchCanvases()[canvas]
+		if img == nil {
+			continue
+		}
 		for _, level := range []int{1, 2, 3, 4, 6} {
 			o := Options{Level: level}
 			b.Run(fmt.Sprintf("canvas=%s/%s", canvas, optName(o)), func(b *testing.B) {
@@ -152,7 +189,7 @@ func BenchmarkEncodeTune(b *testing.B) {
 				benchEncoder(b, img, func(w io.Writer) error { return Encode(w, img, o) })
 			})
 		}
-		for _, f := range []string{FilterNone, FilterSub} {
+		for _, f := range []string{FilterNone, FilterSub, FilterUp, FilterPaeth} {
 			o := Options{Filter: f}
 			b.Run(fmt.Sprintf("canvas=%s/%s", canvas, optName(o)), func(b *testing.B) {
 				benchEncoder(b, img, func(w io.Writer) error { return Encode(w, img, o) })
