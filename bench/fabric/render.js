@@ -1,0 +1,116 @@
+// Peer of the printworker benchmark: renders the first view of a design detail JSON
+// (testdata/bench/designs/tshirt-front.json) to a PNG at the view's export dpi with
+// fabric.js 7 on node-canvas 3, the way a designer built on fabric.js exports a print
+// file: the scene in template pixels, exported with toCanvasElement(multiplier).
+//
+//   node bench/fabric/render.js DESIGN.json MEDIA_DIR OUT.png
+//
+// It reads the same design and media as printworker and follows the same conventions
+// (docs/rendering.md, hub-gaps.md "Rendering conventions"): 1 template px = 1 pt, so
+// the multiplier is dpi / 72; elements clipped to their area; pictures scaled by
+// autoResize; SVG recoloured by colorizeToColor; text centred on its position.
+// Only what the reference designs use is handled (areaType area/template, no custom).
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadImage, registerFont } from 'canvas';
+import { FabricImage, FabricText, Rect, StaticCanvas, loadSVGFromString, util } from 'fabric/node';
+
+const [designPath, mediaDir, outPath] = process.argv.slice(2);
+if (!outPath) {
+	console.error('usage: node render.js DESIGN.json MEDIA_DIR OUT.png');
+	process.exit(2);
+}
+
+// The same faces printworker embeds (render/fonts/dejavu), registered explicitly so
+// fontconfig's choice cannot differ.
+const fontDir = new URL('../../render/fonts/dejavu/', import.meta.url).pathname;
+registerFont(join(fontDir, 'DejaVuSans.ttf'), { family: 'DejaVu Sans' });
+registerFont(join(fontDir, 'DejaVuSans-Bold.ttf'), { family: 'DejaVu Sans', weight: 'bold' });
+registerFont(join(fontDir, 'DejaVuSerif.ttf'), { family: 'DejaVu Serif' });
+registerFont(join(fontDir, 'DejaVuSerif-Bold.ttf'), { family: 'DejaVu Serif', weight: 'bold' });
+
+const design = JSON.parse(readFileSync(designPath, 'utf8'));
+const view = design.views[0];
+const exp = view.export;
+const areas = Object.fromEntries((view.areas || []).map((a) => [a.id, a]));
+
+let box = { x: 0, y: 0, width: view.width, height: view.height };
+if (exp.areaType === 'area') box = areas[exp.area];
+const multiplier = exp.dpi / 72;
+const widthPx = Math.round(box.width * multiplier);
+const heightPx = Math.round(box.height * multiplier);
+
+const mediaFiles = readdirSync(mediaDir);
+const mediaPath = (id) => join(mediaDir, mediaFiles.find((f) => f.startsWith(id + '.')));
+
+const colorOf = (el) => {
+	const c = (el.colors || []).find((c) => c.default) || (el.colors || [])[0];
+	return c ? c.color : '#000000';
+};
+
+// Template coordinates shifted so the export box starts at the canvas origin.
+const at = (x, y) => ({ left: x - box.x, top: y - box.y });
+
+const clipFor = (el) => {
+	const a = el.area && areas[el.area];
+	if (!a) return undefined;
+	return new Rect({ ...at(a.x, a.y), width: a.width, height: a.height, originX: 'left', originY: 'top', absolutePositioned: true });
+};
+
+const resizeScale = (el, w, h) => {
+	const a = (el.scaleArea && areas[el.scaleArea]) || (el.area && areas[el.area]) || { width: view.width, height: view.height };
+	let s = 1;
+	if (el.autoResize === 'fill') s = Math.max(a.width / w, a.height / h);
+	if (el.autoResize === 'fit') s = Math.min(a.width / w, a.height / h);
+	return s * (el.scale > 0 ? el.scale : 1);
+};
+
+const canvas = new StaticCanvas(null, { width: box.width, height: box.height, enableRetinaScaling: false, renderOnAddRemove: false });
+
+const elements = [...view.elements].filter((e) => e.export !== false).sort((a, b) => a.weight - b.weight);
+for (const el of elements) {
+	const common = { ...at(el.positionX ?? 0, el.positionY ?? 0), originX: 'center', originY: 'center', angle: el.rotation || 0, clipPath: clipFor(el) };
+	if (el.type === 'background') {
+		const a = (el.area && areas[el.area]) || { x: 0, y: 0, width: view.width, height: view.height };
+		canvas.add(new Rect({ ...at(a.x, a.y), width: a.width, height: a.height, originX: 'left', originY: 'top', fill: colorOf(el), strokeWidth: 0 }));
+	} else if (el.type === 'picture') {
+		const img = await loadImage(mediaPath(el.value._id));
+		const s = resizeScale(el, img.width, img.height);
+		canvas.add(new FabricImage(img, { ...common, scaleX: s, scaleY: s }));
+	} else if (el.type === 'illustration') {
+		const color = el.colorizeToColor || (el.colorize ? colorOf(el) : null);
+		const { objects, options } = await loadSVGFromString(readFileSync(mediaPath(el.value._id), 'utf8'));
+		const shapes = objects.filter(Boolean);
+		if (color) {
+			for (const o of shapes) {
+				if (o.fill && o.fill !== 'none') o.set('fill', color);
+				if (o.stroke && o.stroke !== 'none') o.set('stroke', color);
+			}
+		}
+		const group = util.groupSVGElements(shapes, options);
+		// Natural size from the SVG's width/height (hub-gaps.md), not the ink bounds.
+		const s = resizeScale(el, options.width, options.height);
+		group.set({ ...common, scaleX: s * (options.width / group.width), scaleY: s * (options.height / group.height) });
+		canvas.add(group);
+	} else if (el.type === 'text') {
+		const value = el.value[Object.keys(el.value)[0]];
+		canvas.add(
+			new FabricText(value, {
+				...common,
+				fontFamily: el.defaultFont || 'DejaVu Sans',
+				fontWeight: el.bold ? 'bold' : 'normal',
+				fontStyle: el.italic ? 'italic' : 'normal',
+				fontSize: el.fontsize,
+				fill: colorOf(el),
+				textAlign: el.align || 'center',
+				lineHeight: el.lineHeight || 1.16,
+				charSpacing: el.charSpacing || 0,
+			}),
+		);
+	}
+}
+
+// The designer's print export: the whole scene redrawn at dpi/72. Width and height are
+// given so the pixel size is rounded the way printworker rounds it.
+const out = canvas.toCanvasElement(multiplier, { width: widthPx / multiplier, height: heightPx / multiplier });
+writeFileSync(outPath, out.toBuffer('image/png', { resolution: exp.dpi }));
