@@ -2,8 +2,13 @@ package worker_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/hibiken/asynq"
+
+	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -190,5 +195,36 @@ func TestUpdateReExportsOnlyWhatChanged(t *testing.T) {
 	}
 	if n := designFetches(e, "1001") + designFetches(e, "1003"); n != 2 {
 		t.Errorf("%d design fetches, want 2", n)
+	}
+}
+
+// panicHub panics when a design is fetched.
+type panicHub struct{ worker.Hub }
+
+func (panicHub) GetDesign(context.Context, hub.DesignRef) (*hub.DesignDetail, error) {
+	panic("boom")
+}
+
+func TestPanicBecomesRetryableError(t *testing.T) {
+	e := newEnv(t, func(_ *worker.Config, d *worker.Deps) {
+		d.Hubs = func(string) (worker.Hub, error) { return panicHub{}, nil }
+	})
+	ctx := context.Background()
+	o := e.order("X-1", 1003)
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	task, err := jobs.NewDesignExportTask(jobs.DesignExport{
+		OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: "X-1"}, Ref: o.LineItems[0].Ref().String(),
+	}, jobs.DefaultOptions().Export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.w.Handler().ProcessTask(ctx, task)
+	if err == nil || !strings.Contains(err.Error(), "panic") || errors.Is(err, asynq.SkipRetry) {
+		t.Fatalf("panicking handler returned %v, want a retryable error", err)
+	}
+	if n := e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeDesignExport, "outcome": worker.OutcomeRetry}); n != 1 {
+		t.Errorf("%v retry outcomes counted, want 1", n)
 	}
 }

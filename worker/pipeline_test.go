@@ -52,6 +52,9 @@ func checkValid(t *testing.T, key, typ string, b []byte) {
 func TestPipelineEndToEnd(t *testing.T) {
 	for _, mode := range []string{worker.ModeDownload, worker.ModeAuto} {
 		t.Run(mode, func(t *testing.T) {
+			if mode == worker.ModeAuto && testing.Short() {
+				t.Skip("renders every view at print resolution")
+			}
 			e := newEnv(t, withMode(mode))
 			e.start()
 			ctx := context.Background()
