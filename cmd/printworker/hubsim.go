@@ -35,6 +35,7 @@ type hubsimFlags struct {
 	words                          map[hub.Version]*string
 	pageSize                       int
 	mediaPath                      string
+	checkLineItems                 bool
 	logLevel                       string
 	faults                         hubsim.Faults
 }
@@ -58,6 +59,7 @@ func addHubsimFlags(fs *flag.FlagSet) *hubsimFlags {
 	}
 	fs.IntVar(&f.pageSize, "page-size", hubsim.DefaultPageSize, "templates per list page")
 	fs.StringVar(&f.mediaPath, "media-path", hubsim.DefaultMediaPath, "path pattern media files are served at (unsigned; holds {_id} and {token})")
+	fs.BoolVar(&f.checkLineItems, "check-line-items", false, "refuse orders whose line items name a design the store does not have")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error (every request is logged at info)")
 	fs.DurationVar(&f.faults.Latency, "latency", 0, "fault: added latency before every answer")
 	fs.Float64Var(&f.faults.ErrorRate, "error-rate", 0, "fault: share (0..1) of requests answered with --error-status")
@@ -95,6 +97,8 @@ func (f *hubsimFlags) config() (hubsim.Config, error) {
 		PageSize:  f.pageSize,
 		MediaPath: f.mediaPath,
 		Faults:    f.faults,
+
+		CheckLineItems: f.checkLineItems,
 	}
 	for v, w := range f.words {
 		cfg.Words[v] = *w
@@ -193,6 +197,7 @@ func hubsimCommand() command {
 			if err != nil {
 				return usageError(err.Error())
 			}
+			cfg.Logger = log
 			if f.secret == "" {
 				log.Warn("hubsim: using the built-in demo secret; set --secret-file for anything shared")
 			}
@@ -200,7 +205,6 @@ func hubsimCommand() command {
 			if err != nil {
 				return err
 			}
-			sim.SetLogger(log)
 			addr, done, err := sim.Start(ctx, f.addr)
 			if err != nil {
 				return err

@@ -1,7 +1,11 @@
 package hubsim
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/printworker/printworker/hub"
@@ -110,7 +114,8 @@ func upper(s string) string {
 }
 
 func TestRequestLog(t *testing.T) {
-	s, ts := start(t, nil)
+	var logBuf syncBuffer
+	s, ts := start(t, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logBuf, nil)) })
 	wantStatus(t, do(t, ts, req{v: hub.V2023, method: "GET", path: hub.TemplatePath(hub.V2023, "")}), 200)
 	wantStatus(t, do(t, ts, req{v: hub.V1, method: "GET", path: hub.TemplatePath(hub.V1, ""), sig: "00"}), 401)
 	wantStatus(t, do(t, ts, req{noSign: true, method: "GET", path: "/nowhere"}), 404)
@@ -133,6 +138,11 @@ func TestRequestLog(t *testing.T) {
 			t.Errorf("entry %d = %+v, want %+v", i, g, w)
 		}
 	}
+	logged := logBuf.String()
+	if strings.Count(logged, "hubsim request") != 3 || !strings.Contains(logged, "path=/2023-10/templates") ||
+		!strings.Contains(logged, "signature_ok=true") || strings.Contains(logged, secret) {
+		t.Fatalf("slog records:\n%s", logged)
+	}
 	s.ResetRequests()
 	if n := len(s.Requests()); n != 0 {
 		t.Fatalf("%d entries after reset", n)
@@ -148,4 +158,22 @@ func TestRequestLogBounded(t *testing.T) {
 	if len(got) != 3 || got[0].Path != "/pc" || got[2].Path != "/pe" {
 		t.Fatalf("log %+v, want the last three", got)
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -56,6 +57,8 @@ type Config struct {
 	MaxLogged int
 	// MaxBody bounds request bodies (default 4 MiB); larger bodies get 413.
 	MaxBody int64
+	// Logger receives one info record per request (default: discard).
+	Logger *slog.Logger
 	// Now is the clock for timestamps of stored templates and the log (default time.Now).
 	Now func() time.Time
 }
@@ -98,6 +101,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = DefaultMaxBody
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -38,7 +38,7 @@ type Server struct {
 	reqs      []LoggedRequest
 }
 
-// New builds a simulator from cfg, loading cfg.DesignsDir when set.
+// New builds a simulator from cfg, loading cfg.DesignsFS and cfg.DesignsDir when set.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	s := &Server{
 		cfg:       cfg,
-		log:       slog.New(slog.DiscardHandler),
+		log:       cfg.Logger,
 		faults:    newInjector(cfg.Faults),
 		stores:    map[string]*Store{},
 		orders:    map[orderKey]*StoredOrder{},
@@ -79,13 +79,6 @@ func (s *Server) knownStore(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stores[id] != nil
-}
-
-// SetLogger sets the logger of served requests (default: discard).
-func (s *Server) SetLogger(l *slog.Logger) {
-	if l != nil {
-		s.log = l
-	}
 }
 
 // SetFaults replaces the fault settings and resets their counters and rate windows.
