@@ -40,6 +40,7 @@ func commands() []command {
 		workCommand(),
 		queuesCommand(),
 		queueMetricsCommand(),
+		renderCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

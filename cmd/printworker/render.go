@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/render"
+)
+
+// renderFile is the --json line of one written file.
+type renderFile struct {
+	Name         string           `json:"name"`
+	ViewID       string           `json:"viewId"`
+	Type         string           `json:"type"`
+	DPI          float64          `json:"dpi"`
+	WidthPx      int              `json:"widthPx,omitempty"`
+	HeightPx     int              `json:"heightPx,omitempty"`
+	PageWidthPt  float64          `json:"pageWidthPt"`
+	PageHeightPt float64          `json:"pageHeightPt"`
+	Bytes        int64            `json:"bytes"`
+	SHA256       string           `json:"sha256"`
+	Warnings     []render.Warning `json:"warnings"`
+}
+
+func renderCommand() command {
+	return command{
+		name:    "render",
+		summary: "render a design detail file offline into print files",
+		run: func(ctx context.Context, e env, args []string) error {
+			fs := newFlagSet(e, "render", "render --design FILE.json --media DIR --out DIR [--view ID] [--json]")
+			design := fs.String("design", "", "design detail JSON file (the hub's get design details response)")
+			mediaDir := fs.String("media", "", "folder of media files named by media _id (any extension)")
+			out := fs.String("out", "", "folder to write the print files to (created if missing)")
+			view := fs.String("view", "", "render only this view id (default: every view)")
+			asJSON := fs.Bool("json", false, "print one JSON object per written file")
+			basis := fs.String("basis", render.BasisPoint, "physical size basis: point (1 template px = 1 pt) or pixel (1 template px = 1 output px)")
+			strict := fs.Bool("strict", false, "fail on an unknown font family instead of falling back with a warning")
+			lang := fs.String("lang", "", "language of text values (default: each value's first)")
+			var fontDirs stringList
+			fs.Var(&fontDirs, "font-dir", "extra font folder (repeatable)")
+			if err := parseFlags(fs, e, args); err != nil {
+				return helpOK(err)
+			}
+			var missing []error
+			for name, v := range map[string]string{"design": *design, "media": *mediaDir, "out": *out} {
+				if v == "" {
+					missing = append(missing, fmt.Errorf("--%s is required", name))
+				}
+			}
+			if len(missing) > 0 {
+				return usageError("render: " + errors.Join(missing...).Error())
+			}
+			r, err := render.New(render.Options{Basis: *basis, Strict: *strict, Lang: *lang, FontDirs: fontDirs})
+			if err != nil {
+				return usageError(err.Error())
+			}
+			return renderDesign(ctx, e, r, *design, *mediaDir, *out, *view, *asJSON)
+		},
+	}
+}
+
+func renderDesign(ctx context.Context, e env, r *render.Renderer, designPath, mediaDir, outDir, viewID string, asJSON bool) error {
+	b, err := os.ReadFile(designPath)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	var d hub.DesignDetail
+	if err := json.Unmarshal(b, &d); err != nil {
+		return fmt.Errorf("render: %s is not a design detail: %w", designPath, err)
+	}
+	if st, err := os.Stat(mediaDir); err != nil || !st.IsDir() {
+		return fmt.Errorf("render: --media %s is not a folder", mediaDir)
+	}
+	views := render.Views(&d)
+	if len(views) == 0 {
+		return fmt.Errorf("render: design %s has no views", d.ID)
+	}
+	names := render.FileNames(&d, views)
+	if viewID != "" {
+		found := false
+		for i, v := range views {
+			if v.ID == viewID {
+				views, names, found = views[i:i+1], names[i:i+1], true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("render: design %s has no view %q", d.ID, viewID)
+		}
+	}
+	// Plan every view first so bad input fails before anything is written.
+	for _, v := range views {
+		if _, err := r.Plan(&d, v.ID); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	enc := json.NewEncoder(e.stdout)
+	for i, v := range views {
+		f, err := writeView(ctx, r, &d, v.ID, render.DirSource(mediaDir), filepath.Join(outDir, names[i]))
+		if err != nil {
+			return err
+		}
+		f.Name = names[i]
+		if asJSON {
+			if err := enc.Encode(f); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s  view %s  %s  %d bytes\n", f.Name, f.ViewID, f.Type, f.Bytes)
+		for _, w := range f.Warnings {
+			fmt.Fprintf(e.stdout, "  warning: %s\n", w)
+		}
+	}
+	return nil
+}
+
+// writeView renders into a temporary file renamed into place, so a failed render never
+// leaves a partial file under the final name.
+func writeView(ctx context.Context, r *render.Renderer, d *hub.DesignDetail, viewID string, media render.MediaSource, path string) (*renderFile, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".render-*")
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	res, err := r.RenderView(ctx, d, viewID, media, io.MultiWriter(tmp, h))
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("render: %w", cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// CreateTemp makes the file private; print files are for the print staff to read.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	return fileOf(res, h), nil
+}
+
+func fileOf(res *render.Result, h hash.Hash) *renderFile {
+	w := res.Warnings
+	if w == nil {
+		w = []render.Warning{}
+	}
+	return &renderFile{
+		ViewID: res.ViewID, Type: res.Type, DPI: res.DPI, WidthPx: res.WidthPx, HeightPx: res.HeightPx,
+		PageWidthPt: res.PageWidthPt, PageHeightPt: res.PageHeightPt, Bytes: res.Bytes,
+		SHA256: hex.EncodeToString(h.Sum(nil)), Warnings: w,
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const renderTestdata = "../../render/testdata"
+
+// TestRenderCommand renders a two-view design offline and checks what print staff get:
+// one file per view under its final name, with --json lines whose sizes and checksums
+// match the files.
+func TestRenderCommand(t *testing.T) {
+	dir := t.TempDir()
+	design := filepath.Join(dir, "design.json")
+	b, err := os.ReadFile(filepath.Join(renderTestdata, "designs/basic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second view, exported as pdf-simple, so the names must tell the views apart.
+	var d map[string]any
+	renderMust(t, json.Unmarshal(b, &d))
+	views := d["views"].([]any)
+	back := map[string]any{}
+	for k, v := range views[0].(map[string]any) {
+		back[k] = v
+	}
+	back["id"], back["weight"], back["name"] = "back", 1, map[string]any{"en": "Back"}
+	exp := map[string]any{}
+	for k, v := range back["export"].(map[string]any) {
+		exp[k] = v
+	}
+	exp["type"] = "pdf-simple"
+	back["export"] = exp
+	d["views"] = append(views, back)
+	b, _ = json.Marshal(d)
+	renderMust(t, os.WriteFile(design, b, 0o644))
+
+	out := filepath.Join(dir, "out")
+	stdout, _, err := runCLI(t, nil, "render", "--design", design, "--media", filepath.Join(renderTestdata, "media"), "--out", out, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []renderFile
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var f renderFile
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		files = append(files, f)
+	}
+	want := []struct{ name, view, typ string }{
+		{"1001-Basic-mug-Front.png", "front", "png"},
+		{"1001-Basic-mug-Back.pdf", "back", "pdf-simple"},
+	}
+	if len(files) != len(want) {
+		t.Fatalf("%d json lines, want %d:\n%s", len(files), len(want), stdout)
+	}
+	for i, w := range want {
+		f := files[i]
+		if f.Name != w.name || f.ViewID != w.view || f.Type != w.typ || f.DPI != 72 || f.PageWidthPt != 200 || f.Warnings == nil {
+			t.Errorf("line %d = %+v, want %s %s %s at 72 dpi, 200 pt wide", i, f, w.name, w.view, w.typ)
+		}
+		data, err := os.ReadFile(filepath.Join(out, f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if int64(len(data)) != f.Bytes || hex.EncodeToString(sum[:]) != f.SHA256 {
+			t.Errorf("%s: %d bytes sha256 %x, json says %d %s", f.Name, len(data), sum, f.Bytes, f.SHA256)
+		}
+	}
+	img, err := os.Open(filepath.Join(out, want[0].name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	cfg, err := png.DecodeConfig(img)
+	if err != nil || cfg.Width != 200 || cfg.Height != 150 {
+		t.Errorf("png %+v %v, want 200x150", cfg, err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		t.Errorf("out holds %d entries, want the 2 files (no temporaries)", len(entries))
+	}
+}
+
+func TestRenderCommandBadInput(t *testing.T) {
+	media := filepath.Join(renderTestdata, "media")
+	design := filepath.Join(renderTestdata, "designs/basic.json")
+	notJSON := filepath.Join(t.TempDir(), "x.json")
+	renderMust(t, os.WriteFile(notJSON, []byte("{nope"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"missing flags", []string{"render", "--design", design}, "--media is required", 2},
+		{"bad basis", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--basis", "inch"}, `basis "inch"`, 2},
+		{"no such view", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--view", "side"}, `no view "side"`, 1},
+		{"not a design", []string{"render", "--design", notJSON, "--media", media, "--out", t.TempDir()}, "is not a design detail", 1},
+		{"no media folder", []string{"render", "--design", design, "--media", "/nonexistent", "--out", t.TempDir()}, "is not a folder", 1},
+		{"empty media folder", []string{"render", "--design", design, "--media", t.TempDir(), "--out", t.TempDir()}, "no file template.*", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runCLI(t, nil, tc.args...)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) || exitCode(err) != tc.code {
+				t.Errorf("err = %q (exit %d), want %q (exit %d)", err, exitCode(err), tc.want, tc.code)
+			}
+		})
+	}
+}
+
+func renderMust(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,217 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/jpeg"
+	"image/png"
+	"io"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/render/svg"
+)
+
+// source is a decoded media file: a raster image or an SVG document.
+type source struct {
+	img *ImageLayer
+	doc *svg.Doc
+	// orient maps the stored pixels to the displayed picture (EXIF orientation).
+	orient svg.Matrix
+	// w, h is the displayed (natural) size.
+	w, h float64
+}
+
+func (s *source) size() (w, h float64) { return s.w, s.h }
+
+func (s *source) fill(l *Layer) {
+	if s.doc != nil {
+		l.Kind, l.SVG = LayerSVG, &SVGLayer{Doc: s.doc}
+		return
+	}
+	l.Kind, l.Image = LayerImage, s.img
+}
+
+func (s *source) unsupported() []string {
+	if s.doc == nil {
+		return nil
+	}
+	return s.doc.Unsupported
+}
+
+// mediaCache reads and decodes each media file once per view; the same file recoloured
+// in two ways is decoded twice (the recoloured pixels differ).
+type mediaCache struct {
+	r      *Renderer
+	src    MediaSource
+	viewID string
+	byKey  map[string]*source
+}
+
+func newMediaCache(r *Renderer, src MediaSource, viewID string) *mediaCache {
+	return &mediaCache{r: r, src: src, viewID: viewID, byKey: map[string]*source{}}
+}
+
+func (c *mediaCache) get(ctx context.Context, m hub.Media, tint string) (*source, error) {
+	key := m.ID + "\x00" + tint
+	if s, ok := c.byKey[key]; ok {
+		return s, nil
+	}
+	if c.src == nil {
+		return nil, fmt.Errorf("render: view %s: media %s needed but no media source given", c.viewID, m.ID)
+	}
+	data, err := c.read(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.r.decodeMedia(data, m, tint)
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			ie.ViewID = c.viewID
+		}
+		return nil, err
+	}
+	c.byKey[key] = s
+	return s, nil
+}
+
+func (c *mediaCache) read(ctx context.Context, m hub.Media) ([]byte, error) {
+	rc, err := c.src.OpenMedia(ctx, m)
+	if err != nil {
+		return nil, fmt.Errorf("render: open media %s: %w", m.ID, err)
+	}
+	defer rc.Close()
+	limit := c.r.opts.MaxMediaBytes
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("render: read media %s: %w", m.ID, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, inputErr(c.viewID, "", nil, "media %s is larger than the cap of %d bytes", m.ID, limit)
+	}
+	return data, nil
+}
+
+// Media kinds by magic bytes.
+const (
+	kindPNG  = "image/png"
+	kindJPEG = "image/jpeg"
+	kindSVG  = "image/svg+xml"
+)
+
+func sniff(data []byte, mime string) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return kindPNG
+	case bytes.HasPrefix(data, []byte{0xff, 0xd8, 0xff}):
+		return kindJPEG
+	}
+	head := data[:min(len(data), 1024)]
+	if mime == kindSVG || bytes.Contains(head, []byte("<svg")) || bytes.HasPrefix(bytes.TrimSpace(head), []byte("<?xml")) {
+		return kindSVG
+	}
+	return ""
+}
+
+// decodeMedia decodes a media file, refusing bombs before decoding and recolouring
+// when tint is set.
+func (r *Renderer) decodeMedia(data []byte, m hub.Media, tint string) (*source, error) {
+	kind := sniff(data, m.MimeType)
+	switch kind {
+	case kindSVG:
+		doc, err := svg.Parse(bytes.NewReader(data), r.opts.SVG)
+		if err != nil {
+			return nil, inputErr("", "", err, "media %s", m.ID)
+		}
+		if tint != "" {
+			c, _ := parseHexColor(tint)
+			doc.Recolor(svg.Paint{R: float64(c.R) / 255, G: float64(c.G) / 255, B: float64(c.B) / 255, A: 1})
+		}
+		return &source{doc: doc, orient: svg.Identity, w: doc.Width, h: doc.Height}, nil
+	case kindPNG, kindJPEG:
+	default:
+		return nil, inputErr("", "", nil, "media %s (%s): not a PNG, JPEG or SVG file", m.ID, m.MimeType)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, inputErr("", "", err, "media %s: unreadable %s header", m.ID, kind)
+	}
+	if px := float64(cfg.Width) * float64(cfg.Height); px > float64(r.opts.MaxSourcePixels) {
+		return nil, inputErr("", "", nil, "media %s declares %dx%d px (%.3g megapixels), over the cap of %.3g megapixels",
+			m.ID, cfg.Width, cfg.Height, px/1e6, float64(r.opts.MaxSourcePixels)/1e6)
+	}
+	var img image.Image
+	if kind == kindPNG {
+		img, err = png.Decode(bytes.NewReader(data))
+	} else {
+		img, err = jpeg.Decode(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, inputErr("", "", err, "media %s: cannot decode %s", m.ID, kind)
+	}
+	il := &ImageLayer{Width: cfg.Width, Height: cfg.Height, MimeType: kind}
+	il.Image, il.HasAlpha = normalize(img)
+	if tint != "" {
+		c, _ := parseHexColor(tint)
+		il.Image = tinted(il.Image, c)
+		il.HasAlpha = true
+	} else {
+		il.Data = data
+	}
+	src := &source{img: il}
+	o := 1
+	if kind == kindJPEG {
+		o = jpegOrientation(data)
+	}
+	src.orient, src.w, src.h = orientation(o, float64(cfg.Width), float64(cfg.Height))
+	return src, nil
+}
+
+// normalize returns an 8-bit image type the resampler has fast paths for, with bounds
+// at (0,0), and whether it may hold non-opaque pixels. 16-bit and palette images are
+// converted (the output is 8-bit); the others are used as decoded.
+func normalize(img image.Image) (image.Image, bool) {
+	b := img.Bounds()
+	switch m := img.(type) {
+	case *image.YCbCr:
+		if b.Min == (image.Point{}) {
+			return m, false
+		}
+	case *image.Gray:
+		if b.Min == (image.Point{}) {
+			return m, false
+		}
+	case *image.RGBA:
+		if b.Min == (image.Point{}) {
+			return m, !m.Opaque()
+		}
+	case *image.NRGBA:
+		if b.Min == (image.Point{}) {
+			return m, !m.Opaque()
+		}
+	}
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(out, out.Bounds(), img, b.Min, draw.Src)
+	return out, !out.Opaque()
+}
+
+// tinted gives every pixel colour c, keeping its alpha (raster clipart recolouring).
+func tinted(img image.Image, c color.NRGBA) *image.NRGBA {
+	b := img.Bounds()
+	out := image.NewNRGBA(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := out.Pix[(y-b.Min.Y)*out.Stride:]
+		for x := b.Min.X; x < b.Max.X; x++ {
+			_, _, _, a := img.At(x, y).RGBA()
+			i := (x - b.Min.X) * 4
+			row[i], row[i+1], row[i+2] = c.R, c.G, c.B
+			row[i+3] = uint8(uint32(a>>8) * uint32(c.A) / 255)
+		}
+	}
+	return out
+}

@@ -1,0 +1,238 @@
+package render
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"io"
+	"time"
+
+	"github.com/jung-kurt/gofpdf"
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/render/pngenc"
+)
+
+// Content types of the outputs (hub-gaps.md: png -> image/png, pdf and pdf-simple ->
+// application/pdf, export all of png views -> a zip).
+const (
+	ContentTypePNG = "image/png"
+	ContentTypePDF = "application/pdf"
+	ContentTypeZip = "application/zip"
+)
+
+// RenderView renders one view and writes it to w as the view's export type (png, pdf or
+// pdf-simple).
+func (r *Renderer) RenderView(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaSource, w io.Writer) (*Result, error) {
+	s, err := r.BuildScene(ctx, d, viewID, media)
+	if err != nil {
+		return nil, err
+	}
+	cw := &countingWriter{w: w}
+	res := resultOf(s)
+	switch s.Type {
+	case hub.ExportPNG:
+		canvas, err := r.Rasterize(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.encodePNG(ctx, cw, canvas, s.DPI); err != nil {
+			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
+		}
+	case hub.ExportPDFSimple, hub.ExportPDF:
+		pdf := newPDF(d)
+		if err := r.addPage(ctx, pdf, s); err != nil {
+			return nil, err
+		}
+		if err := pdf.Output(cw); err != nil {
+			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
+		}
+	}
+	res.Bytes = cw.n
+	res.Warnings = s.Warnings
+	return res, nil
+}
+
+// RenderAll writes the hub's "export all" packaging of the design: when every view
+// exports a PDF type, one PDF with a page per view in weight order; otherwise a zip
+// with one file per view named by FileNames. A design with a single view yields that
+// view's file as RenderView does.
+func (r *Renderer) RenderAll(ctx context.Context, d *hub.DesignDetail, media MediaSource, w io.Writer) (*Result, error) {
+	views := Views(d)
+	if len(views) == 0 {
+		return nil, inputErr("", "", nil, "design %s has no views", d.ID)
+	}
+	if len(views) == 1 {
+		return r.RenderView(ctx, d, views[0].ID, media, w)
+	}
+	allPDF := true
+	for _, v := range views {
+		allPDF = allPDF && (v.Export.Type == hub.ExportPDF || v.Export.Type == hub.ExportPDFSimple)
+	}
+	cw := &countingWriter{w: w}
+	res := &Result{}
+	if allPDF {
+		res.Type, res.ContentType = hub.ExportPDF, ContentTypePDF
+		pdf := newPDF(d)
+		for _, v := range views {
+			s, err := r.BuildScene(ctx, d, v.ID, media)
+			if err != nil {
+				return nil, err
+			}
+			if err := r.addPage(ctx, pdf, s); err != nil {
+				return nil, err
+			}
+			vr := resultOf(s)
+			vr.Warnings = s.Warnings
+			res.Views = append(res.Views, *vr)
+			res.Warnings = append(res.Warnings, s.Warnings...)
+		}
+		if err := pdf.Output(cw); err != nil {
+			return nil, fmt.Errorf("render: pdf: %w", err)
+		}
+		res.Bytes = cw.n
+		return res, nil
+	}
+	res.Type, res.ContentType = "zip", ContentTypeZip
+	zw := zip.NewWriter(cw)
+	modified := designTime(d)
+	names := FileNames(d, views)
+	for i, v := range views {
+		// Each entry is rendered straight into the zip: one view in memory at a time.
+		// PNG is stored, being compressed already.
+		hdr := &zip.FileHeader{Name: names[i], Method: zip.Store, Modified: modified}
+		if v.Export.Type != hub.ExportPNG {
+			hdr.Method = zip.Deflate
+		}
+		ew, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return nil, fmt.Errorf("render: zip: %w", err)
+		}
+		vr, err := r.RenderView(ctx, d, v.ID, media, ew)
+		if err != nil {
+			return nil, err
+		}
+		res.Views = append(res.Views, *vr)
+		res.Warnings = append(res.Warnings, vr.Warnings...)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("render: zip: %w", err)
+	}
+	res.Bytes = cw.n
+	return res, nil
+}
+
+func resultOf(s *Scene) *Result {
+	res := &Result{
+		ViewID: s.ViewID, Type: s.Type, DPI: s.DPI,
+		PageWidthPt: s.PageWidthPt, PageHeightPt: s.PageHeightPt,
+	}
+	if s.Type == hub.ExportPNG {
+		res.ContentType = ContentTypePNG
+	} else {
+		res.ContentType = ContentTypePDF
+	}
+	if s.Type != hub.ExportPDF {
+		res.WidthPx, res.HeightPx = s.WidthPx, s.HeightPx
+	}
+	return res
+}
+
+// designTime is the design's creation time, used as the files' dates so that the same
+// design always yields the same bytes.
+func designTime(d *hub.DesignDetail) time.Time {
+	for _, s := range []string{d.Created, d.Updated} {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+func newPDF(d *hub.DesignDetail) *gofpdf.Fpdf {
+	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: 595, Ht: 842}})
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.SetMargins(0, 0, 0)
+	pdf.SetCompression(true)
+	t := designTime(d)
+	pdf.SetCreationDate(t)
+	pdf.SetModificationDate(t)
+	pdf.SetCreator("printworker", true)
+	pdf.SetTitle(d.Name, true)
+	return pdf
+}
+
+// addPage adds the view's page: the vector drawing for pdf, the raster for pdf-simple.
+func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
+	if s.Type == hub.ExportPDF {
+		return r.addVectorPage(ctx, pdf, s)
+	}
+	return r.addRasterPage(ctx, pdf, s)
+}
+
+// addRasterPage adds one page of the scene's size holding its raster at the export dpi.
+// The raster goes in as an opaque 8-bit PNG flattened on white paper: gofpdf copies an
+// opaque PNG's compressed data as is (lossless, no re-encoding), while a transparent one
+// costs seconds and hundreds of MB, and JPEG would blur text edges.
+func (r *Renderer) addRasterPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
+	buf, err := r.opaquePNG(ctx, s)
+	if err != nil {
+		return err
+	}
+	name := "view-" + s.ViewID
+	opt := gofpdf.ImageOptions{ImageType: "PNG"}
+	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
+	pdf.RegisterImageOptionsReader(name, opt, buf)
+	pdf.ImageOptions(name, 0, 0, s.PageWidthPt, s.PageHeightPt, false, opt, 0, "")
+	if err := pdf.Error(); err != nil {
+		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+	}
+	return nil
+}
+
+// opaquePNG rasterizes the scene flattened on white and encodes it; the canvas is
+// released when this returns, before gofpdf copies the encoded bytes.
+func (r *Renderer) opaquePNG(ctx context.Context, s *Scene) (*bytes.Buffer, error) {
+	canvas, err := r.Rasterize(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	flattenOnWhite(canvas)
+	var buf bytes.Buffer
+	if err := r.encodePNG(ctx, &buf, canvas, s.DPI); err != nil {
+		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+	}
+	return &buf, nil
+}
+
+// flattenOnWhite composites the canvas over white in place, leaving it opaque.
+func flattenOnWhite(img *image.RGBA) {
+	p := img.Pix
+	for i := 0; i+3 < len(p); i += 4 {
+		if a := p[i+3]; a != 255 {
+			w := 255 - a
+			p[i] += w
+			p[i+1] += w
+			p[i+2] += w
+			p[i+3] = 255
+		}
+	}
+}
+
+// encodePNG writes img as an 8-bit PNG (RGB when every pixel is opaque, RGBA
+// otherwise) with its dpi in a pHYs chunk, compressing row strips on all workers.
+func (r *Renderer) encodePNG(ctx context.Context, w io.Writer, img image.Image, dpi float64) error {
+	return pngenc.EncodeContext(ctx, w, img, pngenc.Options{DPI: dpi, Workers: r.opts.Workers})
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}

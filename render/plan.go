@@ -1,0 +1,214 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// Plan is what a render of one view will produce, computed from the design alone (no
+// media I/O), so a caller can budget memory and refuse early.
+type Plan struct {
+	ViewID string
+	Type   string
+	Basis  string
+	DPI    float64
+	// Box is the export box in template units.
+	Box                       Rect
+	WidthPx, HeightPx         int
+	PageWidthPt, PageHeightPt float64
+	// CanvasBytes is the output raster (4 bytes a pixel); 0 for vector pdf.
+	CanvasBytes int64
+	// SourceBytes estimates the decoded media (4 bytes a pixel by media meta).
+	SourceBytes int64
+	// Unsupported names the design features met that the renderer does not draw.
+	Unsupported []string
+}
+
+// PeakBytes estimates the render's peak memory: the canvas, the decoded sources and
+// the encoder's working set (about a tenth of the canvas).
+func (p Plan) PeakBytes() int64 { return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/10 }
+
+// Plan computes the plan of a view. Errors are *InputError.
+func (r *Renderer) Plan(d *hub.DesignDetail, viewID string) (Plan, error) {
+	v, ok := d.ViewByID(viewID)
+	if !ok {
+		return Plan{}, inputErr(viewID, "", nil, "no such view in design %s", d.ID)
+	}
+	return r.plan(v)
+}
+
+// Views returns the design's views in export order: ascending weight, ties in array
+// order (the hub's "export all" page order).
+func Views(d *hub.DesignDetail) []*hub.View {
+	out := make([]*hub.View, len(d.Views))
+	for i := range d.Views {
+		out[i] = &d.Views[i]
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Weight < out[j].Weight })
+	return out
+}
+
+func (r *Renderer) plan(v *hub.View) (Plan, error) {
+	x := v.Export
+	p := Plan{ViewID: v.ID, Type: x.Type, Basis: r.opts.Basis, DPI: x.DPI}
+	switch x.Type {
+	case hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple:
+	case "":
+		return p, inputErr(v.ID, "", nil, "export type missing")
+	default:
+		return p, inputErr(v.ID, "", nil, "export type %q: want png, pdf or pdf-simple", x.Type)
+	}
+	if !(x.DPI >= MinDPI && x.DPI <= MaxDPI) {
+		return p, inputErr(v.ID, "", nil, "export dpi %v outside %d..%d", x.DPI, MinDPI, MaxDPI)
+	}
+	box, err := exportBox(v)
+	if err != nil {
+		return p, err
+	}
+	p.Box = box
+	switch r.opts.Basis {
+	case BasisPixel:
+		p.WidthPx, p.HeightPx = int(math.Round(box.W)), int(math.Round(box.H))
+		p.PageWidthPt, p.PageHeightPt = float64(p.WidthPx)*72/x.DPI, float64(p.HeightPx)*72/x.DPI
+	default:
+		p.WidthPx, p.HeightPx = int(math.Round(box.W*x.DPI/72)), int(math.Round(box.H*x.DPI/72))
+		p.PageWidthPt, p.PageHeightPt = box.W, box.H
+	}
+	if p.WidthPx < 1 || p.HeightPx < 1 {
+		return p, inputErr(v.ID, "", nil, "export box %gx%g is smaller than one pixel at %g dpi", box.W, box.H, x.DPI)
+	}
+	// Checked in float: the product of two large ints may overflow.
+	if px := float64(p.WidthPx) * float64(p.HeightPx); px > float64(r.opts.MaxPixels) {
+		return p, inputErr(v.ID, "", nil, "output %dx%d px (%.3g megapixels) exceeds the cap of %.3g megapixels",
+			p.WidthPx, p.HeightPx, px/1e6, float64(r.opts.MaxPixels)/1e6)
+	}
+	if x.Type != hub.ExportPDF {
+		p.CanvasBytes = 4 * int64(p.WidthPx) * int64(p.HeightPx)
+	}
+	if m, ok, _ := v.Template.Media(); ok && x.ExportTemplate {
+		p.SourceBytes += 4 * int64(m.Meta.Width) * int64(m.Meta.Height)
+	}
+	for i := range v.Elements {
+		e := &v.Elements[i]
+		if !e.Exported() || e.Value == nil {
+			continue
+		}
+		if m, ok, _ := e.Value.Media(); ok {
+			p.SourceBytes += 4 * int64(m.Meta.Width) * int64(m.Meta.Height)
+		}
+	}
+	p.Unsupported = unsupportedFeatures(v)
+	return p, nil
+}
+
+// exportBox returns the export box by areaType (hub-gaps.md "Designs and exports").
+func exportBox(v *hub.View) (Rect, error) {
+	x := v.Export
+	var box Rect
+	switch x.AreaType {
+	case hub.AreaTypeTemplate, "":
+		box = Rect{0, 0, v.Width, v.Height}
+	case hub.AreaTypeArea:
+		if x.Area == nil || *x.Area == "" {
+			return box, inputErr(v.ID, "", nil, "export areaType area without an area id")
+		}
+		a, ok := v.AreaByID(*x.Area)
+		if !ok {
+			return box, inputErr(v.ID, "", nil, "export area %q is not an area of the view", *x.Area)
+		}
+		box = Rect{a.X, a.Y, a.Width, a.Height}
+	case hub.AreaTypeCustom:
+		box = Rect{x.X, x.Y, x.Width, x.Height}
+	default:
+		return box, inputErr(v.ID, "", nil, "export areaType %q: want template, custom or area", x.AreaType)
+	}
+	for _, f := range []float64{box.X, box.Y, box.W, box.H} {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return box, inputErr(v.ID, "", nil, "export box is not finite")
+		}
+	}
+	if box.Empty() {
+		return box, inputErr(v.ID, "", nil, "export box %gx%g is empty", box.W, box.H)
+	}
+	return box, nil
+}
+
+// unsupportedFeatures lists the features of the view the renderer does not draw, so
+// they are reported, never silently dropped.
+func unsupportedFeatures(v *hub.View) []string {
+	var out []string
+	if present(v.CutOutMask) {
+		out = append(out, "view cutOutMask")
+	}
+	if isTrue(v.Export.ExportCutOutMask) {
+		out = append(out, "export exportCutOutMask")
+	}
+	for name, raw := range map[string]json.RawMessage{
+		"mergeDimensions": v.Export.MergeDimensions, "mergeInFile": v.Export.MergeInFile,
+		"mergePosition": v.Export.MergePosition, "custom": v.Export.Custom,
+	} {
+		if present(raw) {
+			out = append(out, "export "+name)
+		}
+	}
+	sort.Strings(out)
+	for i := range v.Elements {
+		e := &v.Elements[i]
+		if !e.Exported() {
+			continue
+		}
+		for _, f := range elementUnsupported(e) {
+			out = append(out, fmt.Sprintf("element %s: %s", e.ID, f))
+		}
+	}
+	return out
+}
+
+func elementUnsupported(e *hub.Element) []string {
+	var out []string
+	switch e.Type {
+	case hub.ElementText, hub.ElementPicture, hub.ElementIllustration, hub.ElementBackground:
+	default:
+		out = append(out, fmt.Sprintf("element type %q", e.Type))
+	}
+	if isTrue(e.Curvable) && rawNum(e.CurveRadius) != 0 {
+		out = append(out, "curved text (curveRadius)")
+	}
+	if present(e.Fx) {
+		out = append(out, "effects (fx)")
+	}
+	if e.AutoResize != nil {
+		switch *e.AutoResize {
+		case "", "none", "fill", "fit":
+		default:
+			out = append(out, fmt.Sprintf("autoResize %q (drawn as none)", *e.AutoResize))
+		}
+	}
+	return out
+}
+
+// present reports whether a raw field carries something other than null, false, 0,
+// "", [] or {}.
+func present(r json.RawMessage) bool {
+	s := string(bytes.TrimSpace(r))
+	switch s {
+	case "", "null", "false", "0", `""`, "[]", "{}":
+		return false
+	}
+	return true
+}
+
+func isTrue(r json.RawMessage) bool { return string(bytes.TrimSpace(r)) == "true" }
+
+func rawNum(r json.RawMessage) float64 {
+	var f float64
+	if json.Unmarshal(r, &f) != nil {
+		return 0
+	}
+	return f
+}

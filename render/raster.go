@@ -1,0 +1,158 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"sync"
+
+	"github.com/printworker/printworker/render/svg"
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/image/math/f64"
+	"golang.org/x/image/math/fixed"
+	"golang.org/x/image/vector"
+)
+
+// Rasterize draws the scene into a new RGBA canvas of WidthPx x HeightPx, transparent
+// where nothing is drawn. Every layer is drawn straight into the final canvas (one
+// resample per picture, from source pixels to output pixels) and each layer's decoded
+// image is released once drawn, so peak memory is the canvas plus the sources.
+func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error) {
+	if float64(s.WidthPx)*float64(s.HeightPx) > float64(r.opts.MaxPixels) {
+		return nil, inputErr(s.ViewID, "", nil, "output %dx%d px exceeds the cap", s.WidthPx, s.HeightPx)
+	}
+	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
+	toPx := s.ToPixel()
+	for i := range s.Layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		l := &s.Layers[i]
+		clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
+		if clip.Empty() {
+			continue
+		}
+		m := toPx.Mul(l.Transform)
+		switch l.Kind {
+		case LayerFill:
+			r.drawFill(canvas, clip, m, l)
+		case LayerImage:
+			r.drawImage(canvas, clip, m, l)
+			l.Image = nil
+		case LayerSVG:
+			svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
+		case LayerText:
+			if err := drawText(canvas, clip, m, l); err != nil {
+				return nil, fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
+			}
+		}
+	}
+	return canvas, nil
+}
+
+// pixelRect maps a template rectangle to the pixels whose centres it covers.
+func pixelRect(toPx Matrix, r Rect) image.Rectangle {
+	b := bounds(toPx, r)
+	return image.Rect(int(math.Round(b.X)), int(math.Round(b.Y)), int(math.Round(b.X+b.W)), int(math.Round(b.Y+b.H)))
+}
+
+func premul(c color.NRGBA, opacity float64) color.RGBA {
+	a := float64(c.A) * opacity
+	return color.RGBA{
+		R: uint8(math.Round(float64(c.R) * a / 255)), G: uint8(math.Round(float64(c.G) * a / 255)),
+		B: uint8(math.Round(float64(c.B) * a / 255)), A: uint8(math.Round(a)),
+	}
+}
+
+func (r *Renderer) drawFill(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) {
+	rect := pixelRect(m, l.Fill.Rect).Intersect(clip)
+	draw.Draw(dst, rect, image.NewUniform(premul(l.Fill.Color, l.Opacity)), image.Point{}, draw.Over)
+}
+
+// drawImage resamples the source straight into the canvas with Catmull-Rom (which
+// widens its support when shrinking, so downscaling does not alias), in parallel row
+// bands of the clip rectangle.
+func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) {
+	src := l.Image.Image
+	s2d := f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}
+	var opts *xdraw.Options
+	if l.Opacity < 1 {
+		opts = &xdraw.Options{SrcMask: image.NewUniform(color.Alpha{A: uint8(math.Round(255 * l.Opacity))})}
+	}
+	// Only the rows the picture covers are worth a band.
+	area := pixelRect(m, Rect{0, 0, float64(l.Image.Width), float64(l.Image.Height)}).Inset(-2).Intersect(clip)
+	if area.Empty() {
+		return
+	}
+	bands := min(r.opts.Workers, max(1, area.Dy()/64))
+	var wg sync.WaitGroup
+	for i := range bands {
+		y0 := area.Min.Y + area.Dy()*i/bands
+		y1 := area.Min.Y + area.Dy()*(i+1)/bands
+		band := dst.SubImage(image.Rect(area.Min.X, y0, area.Max.X, y1)).(*image.RGBA)
+		wg.Go(func() {
+			xdraw.CatmullRom.Transform(band, s2d, src, src.Bounds(), xdraw.Over, opts)
+		})
+	}
+	wg.Wait()
+}
+
+// drawText fills the glyph outlines, line by line, with a rasterizer sized to the
+// line's pixels (not the canvas), so a rotated or large text costs its own area only.
+func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
+	t := l.Text
+	var buf sfnt.Buffer
+	upem := t.Font.SFNT.UnitsPerEm()
+	ppem := fixed.Int26_6(upem) << 6
+	k := t.Size / float64(upem)
+	src := image.NewUniform(premul(t.Color, l.Opacity))
+	for _, line := range t.Lines {
+		if len(line.Glyphs) == 0 {
+			continue
+		}
+		// The line's box: ascent/descent generously at 1.2 em around the baseline.
+		lb := Rect{line.X - t.Size, line.Baseline - 1.2*t.Size, line.Width + 2*t.Size, 2.4 * t.Size}
+		area := pixelRect(m, lb).Intersect(clip)
+		if area.Empty() {
+			continue
+		}
+		z := vector.NewRasterizer(area.Dx(), area.Dy())
+		ox, oy := float64(area.Min.X), float64(area.Min.Y)
+		pt := func(p fixed.Point26_6, gx float64) (float32, float32) {
+			q := m.Apply(svg.Point{X: gx + float64(p.X)/64*k, Y: line.Baseline + float64(p.Y)/64*k})
+			return float32(q.X - ox), float32(q.Y - oy)
+		}
+		for _, g := range line.Glyphs {
+			segs, err := t.Font.SFNT.LoadGlyph(&buf, g.Index, ppem, nil)
+			if err != nil {
+				return fmt.Errorf("glyph %q: %w", g.Rune, err)
+			}
+			for _, sg := range segs {
+				switch sg.Op {
+				case sfnt.SegmentOpMoveTo:
+					// The rasterizer does not close a contour on MoveTo.
+					z.ClosePath()
+					z.MoveTo(pt(sg.Args[0], g.X))
+				case sfnt.SegmentOpLineTo:
+					z.LineTo(pt(sg.Args[0], g.X))
+				case sfnt.SegmentOpQuadTo:
+					x1, y1 := pt(sg.Args[0], g.X)
+					x2, y2 := pt(sg.Args[1], g.X)
+					z.QuadTo(x1, y1, x2, y2)
+				case sfnt.SegmentOpCubeTo:
+					x1, y1 := pt(sg.Args[0], g.X)
+					x2, y2 := pt(sg.Args[1], g.X)
+					x3, y3 := pt(sg.Args[2], g.X)
+					z.CubeTo(x1, y1, x2, y2, x3, y3)
+				}
+			}
+			z.ClosePath()
+		}
+		z.Draw(dst, area, src, image.Point{})
+	}
+	return nil
+}

@@ -1,0 +1,213 @@
+// Package render turns a design view into the print file the production line expects:
+// PNG at the export dpi, vector PDF, or pdf-simple (one raster page per view).
+//
+// It is pure: design detail in, bytes out. Media bytes come from the caller through a
+// MediaSource, so there is no network inside render. A view is first resolved into a
+// backend-neutral Scene (scene.go, build.go), then drawn by the raster backend
+// (raster.go) or the vector PDF backend (pdf.go). The rules are written down in
+// docs/rendering.md.
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/render/fonts"
+	"github.com/printworker/printworker/render/svg"
+)
+
+// Bases of the physical size (hub-gaps.md "Designs and exports").
+const (
+	// BasisPoint: 1 template pixel = 1 pt; PNG pixels = round(box x dpi / 72).
+	BasisPoint = "point"
+	// BasisPixel: 1 template pixel = 1 output pixel; the dpi is metadata only.
+	BasisPixel = "pixel"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxPixels       = 400_000_000
+	DefaultMaxSourcePixels = 250_000_000
+	DefaultMaxMediaBytes   = 256 << 20
+	MinDPI, MaxDPI         = 1, 2400
+)
+
+// Options are the renderer's settings.
+type Options struct {
+	// Basis is BasisPoint (default) or BasisPixel.
+	Basis string
+	// Lang is the language of text values drawn; "" takes each value's first language.
+	Lang string
+	// Strict makes an unknown font family an error instead of a fallback with a warning.
+	Strict bool
+	// MaxPixels caps the output raster (width x height), checked before allocating.
+	MaxPixels int64
+	// MaxSourcePixels caps a source image's declared pixels (decompression bombs),
+	// checked on the file header before decoding.
+	MaxSourcePixels int64
+	// MaxMediaBytes caps the bytes read from one media file.
+	MaxMediaBytes int64
+	// SVG caps SVG documents (size, elements, depth).
+	SVG svg.Limits
+	// FontDirs are extra font folders; families are read from the files' name tables.
+	FontDirs []string
+	// Workers is the compositing parallelism (default: GOMAXPROCS).
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Basis == "" {
+		o.Basis = BasisPoint
+	}
+	if o.MaxPixels == 0 {
+		o.MaxPixels = DefaultMaxPixels
+	}
+	if o.MaxSourcePixels == 0 {
+		o.MaxSourcePixels = DefaultMaxSourcePixels
+	}
+	if o.MaxMediaBytes == 0 {
+		o.MaxMediaBytes = DefaultMaxMediaBytes
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Validate reports every bad setting at once.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Basis != "" && o.Basis != BasisPoint && o.Basis != BasisPixel {
+		errs = append(errs, fmt.Errorf("render: basis %q: want %q or %q", o.Basis, BasisPoint, BasisPixel))
+	}
+	if o.MaxPixels < 0 {
+		errs = append(errs, fmt.Errorf("render: max pixels %d is negative", o.MaxPixels))
+	}
+	if o.MaxSourcePixels < 0 {
+		errs = append(errs, fmt.Errorf("render: max source pixels %d is negative", o.MaxSourcePixels))
+	}
+	if o.MaxMediaBytes < 0 {
+		errs = append(errs, fmt.Errorf("render: max media bytes %d is negative", o.MaxMediaBytes))
+	}
+	return errors.Join(errs...)
+}
+
+// MediaSource supplies media files (pictures, illustrations, template images). The
+// caller owns the transport; render only reads.
+type MediaSource interface {
+	OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, error)
+}
+
+// Renderer renders design views. It is safe for concurrent use.
+type Renderer struct {
+	opts  Options
+	fonts *fonts.Registry
+}
+
+// New builds a renderer: the font registry (embedded fonts plus opts.FontDirs) is
+// loaded once here.
+func New(opts Options) (*Renderer, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	reg, err := fonts.New(opts.FontDirs...)
+	if err != nil {
+		return nil, fmt.Errorf("render: fonts: %w", err)
+	}
+	return &Renderer{opts: opts, fonts: reg}, nil
+}
+
+// Fonts returns the font registry in use.
+func (r *Renderer) Fonts() *fonts.Registry { return r.fonts }
+
+// Result describes one written file.
+type Result struct {
+	// ViewID is the view rendered ("" for a RenderAll package of several views).
+	ViewID string
+	// Type is png, pdf, pdf-simple, or zip (RenderAll of png views).
+	Type        string
+	ContentType string
+	DPI         float64
+	// WidthPx and HeightPx are the raster size (png, pdf-simple); 0 for vector pdf.
+	WidthPx, HeightPx int
+	// PageWidthPt and PageHeightPt are the physical size in points.
+	PageWidthPt, PageHeightPt float64
+	// Bytes written to w.
+	Bytes    int64
+	Warnings []Warning
+	// Views holds the per-view results of a RenderAll package.
+	Views []Result
+}
+
+// Warning codes (preflight).
+const (
+	// WarnLowResolution: a picture's effective resolution is below the export dpi.
+	WarnLowResolution = "low-resolution"
+	// WarnClipped: an element is cut by the export box.
+	WarnClipped = "clipped"
+	// WarnMissingFont: a font family or style is not installed; another face is used.
+	WarnMissingFont = "missing-font"
+	// WarnMissingGlyph: the font has no glyph for a character (drawn as a box).
+	WarnMissingGlyph = "missing-glyph"
+	// WarnUnsupported: a design feature the renderer does not draw.
+	WarnUnsupported = "unsupported-feature"
+	// WarnMediaMismatch: decoded media dimensions differ from the media's meta.
+	WarnMediaMismatch = "media-mismatch"
+)
+
+// Warning is one preflight finding a print shop wants to see.
+type Warning struct {
+	Code      string `json:"code"`
+	ViewID    string `json:"viewId,omitempty"`
+	ElementID string `json:"elementId,omitempty"`
+	Message   string `json:"message"`
+}
+
+func (w Warning) String() string {
+	s := w.Code
+	if w.ViewID != "" {
+		s += " view " + w.ViewID
+	}
+	if w.ElementID != "" {
+		s += " element " + w.ElementID
+	}
+	return s + ": " + w.Message
+}
+
+// InputError is a problem with the design or its media that a retry cannot fix:
+// malformed design, an unknown area, a cap exceeded, an undecodable file.
+type InputError struct {
+	ViewID    string
+	ElementID string
+	Reason    string
+	Err       error
+}
+
+func (e *InputError) Error() string {
+	s := "render"
+	if e.ViewID != "" {
+		s += ": view " + e.ViewID
+	}
+	if e.ElementID != "" {
+		s += ": element " + e.ElementID
+	}
+	s += ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Retryable is false: the same input fails the same way.
+func (e *InputError) Retryable() bool { return false }
+
+func inputErr(viewID, elemID string, err error, format string, args ...any) *InputError {
+	return &InputError{ViewID: viewID, ElementID: elemID, Reason: fmt.Sprintf(format, args...), Err: err}
+}
