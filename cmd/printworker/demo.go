@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -53,18 +54,18 @@ const (
 	demoMarker        = ".printworker-demo"
 )
 
-// demoOptions are the demo's settings.
+// demoOptions are the demo's settings: the shared flag groups of wiring.go (so every
+// part can point at a real service exactly as `work` and `serve` do), with defaults
+// that suit one process on a laptop.
 type demoOptions struct {
-	out      string
-	timeout  time.Duration
-	mode     string
-	topic    string
-	redisURL string
-	// A real hub instead of the simulator.
-	hubURL, hubStore, hubKey, hubSecret, hubDomain string
-	s3                                             storage.S3Config
-	concurrency                                    int
-	logLevel                                       string
+	timeout time.Duration
+	topic   string
+	redis   *redisFlags
+	hub     *hubFlags
+	storage *storageFlags
+	render  *renderFlags
+	worker  *workerFlags
+	log     *logFlags
 }
 
 func demoCommand() command {
@@ -73,48 +74,64 @@ func demoCommand() command {
 		summary: "run the whole flow on embedded defaults and show the print files",
 		run: func(ctx context.Context, e env, args []string) error {
 			fs := newFlagSet(e, "demo", "demo [flags]\n\nStarts Redis (embedded unless --redis-url), the hub simulator (unless --hub-url), the intake\nand a worker in one process, sends signed sample Shopify orders to the intake, waits for\nevery order's manifest and prints what was produced. See docs/demo.md.")
-			var o demoOptions
-			fs.StringVar(&o.out, "out", "printworker-demo", "folder receiving the print files (replaced on each run); ignored with --s3-bucket")
+			o := demoOptions{
+				redis: addRedisFlags(fs), hub: addHubFlags(fs), storage: addStorageFlags(fs),
+				render: addRenderFlags(fs), worker: addWorkerFlags(fs), log: addLogFlags(fs),
+			}
 			fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for every order's manifest")
-			fs.StringVar(&o.mode, "mode", worker.ModeAuto, "export mode: render (local renderer), download (the hub's exports) or auto")
-			fs.StringVar(&o.topic, "topic", intake.TopicPaid, "Shopify topic the sample orders are sent with")
-			fs.StringVar(&o.redisURL, "redis-url", "", "Redis to use (redis://host:6379/0); empty starts an embedded one")
-			fs.StringVar(&o.hubURL, "hub-url", "", "base URL of a real hub; empty runs the simulator in-process")
-			fs.StringVar(&o.hubStore, "hub-store", demoStore, "hub store id (with --hub-url)")
-			fs.StringVar(&o.hubKey, "hub-api-key", demoAPIKey, "hub API key (with --hub-url)")
-			fs.StringVar(&o.hubSecret, "hub-secret", "", "hub API secret (with --hub-url)")
-			fs.String("hub-secret-file", "", "file holding the hub API secret")
-			fs.StringVar(&o.hubDomain, "hub-domain", demoDomain, "order domain configured on the hub account (with --hub-url)")
-			fs.StringVar(&o.s3.Bucket, "s3-bucket", "", "S3 bucket receiving the files instead of --out")
-			fs.StringVar(&o.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint (http://minio:9000); empty for AWS")
-			fs.StringVar(&o.s3.Region, "s3-region", "", "S3 region")
-			fs.StringVar(&o.s3.AccessKey, "s3-access-key", "", "S3 access key (else the AWS credential chain)")
-			fs.StringVar(&o.s3.SecretKey, "s3-secret-key", "", "S3 secret key")
-			fs.String("s3-secret-key-file", "", "file holding the S3 secret key")
-			fs.BoolVar(&o.s3.PathStyle, "s3-path-style", false, "path-style bucket addressing (most self-hosted stores)")
-			fs.BoolVar(&o.s3.CreateBucket, "s3-create-bucket", false, "create the bucket when missing")
-			fs.IntVar(&o.concurrency, "concurrency", 4, "tasks the worker runs at once")
-			fs.StringVar(&o.logLevel, "log-level", "warn", "log level of the services: debug, info, warn or error")
+			fs.StringVar(&o.topic, "topic", intake.TopicPaid, "Shopify topic the sample orders are sent with (it is also the production topic)")
+			fs.Var(flagAlias{fs.Lookup("storage-dir")}, "out", "folder receiving the print files, emptied on each run (same as --storage-dir)")
+			for name, v := range map[string]string{
+				"redis-url":           "",
+				"storage-dir":         "printworker-demo",
+				"concurrency":         "4",
+				"shutdown-timeout":    "5s",
+				"hub-rate-per-minute": "6000",
+				"hub-rate-burst":      "100",
+				"retry-base":          "1s",
+				"retry-max":           "5s",
+				"log-level":           "warn",
+				"log-format":          "text",
+			} {
+				setDefault(fs, name, v)
+			}
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
-			}
-			if _, err := worker.ParseMode(o.mode); err != nil {
-				return usageError(err.Error())
-			}
-			if o.hubURL != "" && o.hubSecret == "" {
-				return usageError("demo: --hub-url needs --hub-secret (or --hub-secret-file)")
 			}
 			return runDemo(ctx, e, o)
 		},
 	}
 }
 
+// setDefault changes a registered flag's default (value and help text).
+func setDefault(fs *flag.FlagSet, name, v string) {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic("setDefault: no flag " + name)
+	}
+	if err := f.Value.Set(v); err != nil {
+		panic(fmt.Sprintf("setDefault %s=%q: %v", name, v, err))
+	}
+	f.DefValue = v
+}
+
+// flagAlias is a second name for a flag.
+type flagAlias struct{ f *flag.Flag }
+
+func (a flagAlias) String() string {
+	if a.f == nil {
+		return ""
+	}
+	return a.f.Value.String()
+}
+func (a flagAlias) Set(v string) error { return a.f.Value.Set(v) }
+
 // demoRun holds the running parts of a demo.
 type demoRun struct {
 	o        demoOptions
 	e        env
 	log      *slog.Logger
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 	enq      *jobs.Enqueuer
 	store    demoStorage
 	where    string
@@ -140,26 +157,24 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 			d.cleanup[i]()
 		}
 	}()
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return usageError("demo: --log-level: " + err.Error())
+	if d.log, err = o.log.logger(e); err != nil {
+		return err
 	}
-	d.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	if err := d.startRedis(); err != nil {
+	if err := d.startRedis(ctx); err != nil {
 		return err
 	}
-	hubs, mode, err := d.startHub(ctx)
+	hubs, err := d.startHub(ctx)
 	if err != nil {
 		return err
 	}
 	if err := d.openStorage(ctx); err != nil {
 		return err
 	}
-	if err := d.startWorker(ctx, hubs, mode); err != nil {
+	if err := d.startWorker(ctx, hubs); err != nil {
 		return err
 	}
 	if err := d.startIntake(ctx); err != nil {
@@ -178,31 +193,25 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 	return nil
 }
 
-func (d *demoRun) startRedis() error {
-	url := d.o.redisURL
-	if url == "" {
+func (d *demoRun) startRedis(ctx context.Context) error {
+	if d.o.redis.url == "" {
 		m := miniredis.NewMiniRedis()
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
 			return fmt.Errorf("demo: embedded redis: %w", err)
 		}
 		d.cleanup = append(d.cleanup, m.Close)
-		url = "redis://" + m.Addr()
+		d.o.redis.url = "redis://" + m.Addr()
 		fmt.Fprintf(d.e.stdout, "redis    embedded (miniredis) at %s\n", m.Addr())
 	} else {
-		fmt.Fprintf(d.e.stdout, "redis    %s\n", redactRedisURL(url))
+		fmt.Fprintf(d.e.stdout, "redis    %s\n", redactRedisURL(d.o.redis.url))
 	}
-	opt, err := redis.ParseURL(url)
+	rdb, err := d.o.redis.connect(ctx)
 	if err != nil {
-		return usageError("demo: --redis-url: " + err.Error())
+		return fmt.Errorf("demo: %w", err)
 	}
-	d.rdb = redis.NewClient(opt)
-	d.cleanup = append(d.cleanup, func() { d.rdb.Close() })
-	pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := d.rdb.Ping(pctx).Err(); err != nil {
-		return fmt.Errorf("demo: redis %s: %w", redactRedisURL(url), err)
-	}
-	if err := claimDemoRedis(pctx, d.rdb); err != nil {
+	d.rdb = rdb
+	d.cleanup = append(d.cleanup, func() { rdb.Close() })
+	if err := claimDemoRedis(ctx, d.rdb); err != nil {
 		return err
 	}
 	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log})
@@ -220,7 +229,7 @@ const demoRedisMarker = "printworker:demo"
 // claimDemoRedis refuses a database that holds anything but an earlier demo's data.
 // The demo runs a worker, and a worker on a production queue would take real orders'
 // tasks, fail them against the simulator and archive them.
-func claimDemoRedis(ctx context.Context, rdb *redis.Client) error {
+func claimDemoRedis(ctx context.Context, rdb redis.UniversalClient) error {
 	n, err := rdb.DBSize(ctx).Result()
 	if err != nil {
 		return fmt.Errorf("demo: redis: %w", err)
@@ -240,25 +249,31 @@ func claimDemoRedis(ctx context.Context, rdb *redis.Client) error {
 	return nil
 }
 
-// startHub starts the simulator with the sample designs, or connects to a real hub.
-func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, string, error) {
-	cfg := hub.Config{Store: demoStore, APIKey: demoAPIKey, Secret: demoAPISecret}
-	if d.o.hubURL != "" {
-		cfg = hub.Config{Store: d.o.hubStore, APIKey: d.o.hubKey, Secret: d.o.hubSecret, BaseURL: d.o.hubURL, Domains: []string{d.o.hubDomain}}
-		d.hubStore, d.domain = d.o.hubStore, d.o.hubDomain
-		fmt.Fprintf(d.e.stdout, "hub      %s (store %s)\n", d.o.hubURL, d.o.hubStore)
+// startHub starts the simulator with the sample designs and points the hub flags at
+// it, unless they already name a real hub.
+func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
+	h := d.o.hub
+	if h.baseURL != "" || h.storesFile != "" {
+		if h.store == "" {
+			return nil, usageError("demo: a real hub needs --hub-store (the store the sample orders go to)")
+		}
+		d.hubStore = h.store
+		if len(h.domains) > 0 {
+			d.domain = h.domains[0]
+		}
+		fmt.Fprintf(d.e.stdout, "hub      %s (store %s, domain %s)\n", h.baseURL, d.hubStore, d.domain)
 	} else {
 		dir, err := os.MkdirTemp("", "printworker-demo-fixtures-")
 		if err != nil {
-			return nil, "", fmt.Errorf("demo: %w", err)
+			return nil, fmt.Errorf("demo: %w", err)
 		}
 		d.cleanup = append(d.cleanup, func() { os.RemoveAll(dir) })
 		designs, err := fs.Sub(hubsim.SampleFixtures(), "designs")
 		if err != nil {
-			return nil, "", fmt.Errorf("demo: fixtures: %w", err)
+			return nil, fmt.Errorf("demo: fixtures: %w", err)
 		}
 		if err := os.CopyFS(dir, designs); err != nil {
-			return nil, "", fmt.Errorf("demo: fixtures: %w", err)
+			return nil, fmt.Errorf("demo: fixtures: %w", err)
 		}
 		sim, err := hubsim.New(hubsim.Config{
 			Stores:      []hubsim.Store{{ID: demoStore, Domains: []string{demoDomain}, Keys: []hubsim.Key{{Key: demoAPIKey, Secret: demoAPISecret}}}},
@@ -266,54 +281,48 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, string, error) {
 			DesignStore: demoStore,
 		})
 		if err != nil {
-			return nil, "", fmt.Errorf("demo: hub simulator: %w", err)
+			return nil, fmt.Errorf("demo: hub simulator: %w", err)
 		}
 		addr, _, err := sim.Start(ctx, "127.0.0.1:0")
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		cfg.BaseURL = "http://" + addr.String()
-		cfg.Domains = []string{demoDomain}
-		fmt.Fprintf(d.e.stdout, "hub      simulator at %s (%d sample designs)\n", cfg.BaseURL, len(sim.Designs()))
+		h.baseURL, h.store, h.apiKey, h.secret = "http://"+addr.String(), demoStore, demoAPIKey, demoAPISecret
+		h.domains = stringList{demoDomain}
+		fmt.Fprintf(d.e.stdout, "hub      simulator at %s (%d sample designs)\n", h.baseURL, len(sim.Designs()))
 	}
-	cfg.Logger = d.log
-	client, err := hub.NewClient(cfg)
+	clients, err := h.clients(d.log)
 	if err != nil {
-		return nil, "", usageError("demo: " + err.Error())
+		return nil, err
 	}
-	store := cfg.Store
-	hubs := func(s string) (worker.Hub, error) {
-		if s != store {
-			return nil, fmt.Errorf("no hub client for store %q", s)
-		}
-		return client, nil
-	}
-	return hubs, d.o.mode, nil
+	return hubFor(clients), nil
 }
 
 func (d *demoRun) openStorage(ctx context.Context) error {
-	if d.o.s3.Bucket != "" {
-		s3, err := storage.NewS3(ctx, d.o.s3)
+	sf := d.o.storage
+	if sf.kind == "dir" {
+		out, err := filepath.Abs(sf.dir)
 		if err != nil {
-			return fmt.Errorf("demo: %w", err)
+			return fmt.Errorf("demo: --out: %w", err)
 		}
-		d.store, d.where = s3, s3.Describe()
-		fmt.Fprintf(d.e.stdout, "storage  %s\n", d.where)
-		return nil
+		if err := prepareDemoDir(out); err != nil {
+			return err
+		}
+		sf.dir = out
 	}
-	out, err := filepath.Abs(d.o.out)
-	if err != nil {
-		return fmt.Errorf("demo: --out: %w", err)
-	}
-	if err := prepareDemoDir(out); err != nil {
-		return err
-	}
-	dir, err := storage.NewDir(out)
+	st, err := sf.open(ctx)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	d.store, d.where = dir, out
-	fmt.Fprintf(d.e.stdout, "storage  folder %s\n", out)
+	ds, ok := st.(demoStorage)
+	if !ok {
+		return fmt.Errorf("demo: storage %s cannot be read back", st.Describe())
+	}
+	d.store, d.where = ds, st.Describe()
+	if sf.kind == "dir" {
+		d.where = sf.dir
+	}
+	fmt.Fprintf(d.e.stdout, "storage  %s\n", st.Describe())
 	return nil
 }
 
@@ -342,26 +351,22 @@ func prepareDemoDir(out string) error {
 	return os.WriteFile(filepath.Join(out, demoMarker), []byte("made by printworker demo; emptied on each run\n"), 0o644)
 }
 
-func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor, mode string) error {
-	var rnd worker.Renderer
-	if mode != worker.ModeDownload {
-		r, err := render.New(render.Options{})
-		if err != nil {
-			return fmt.Errorf("demo: renderer: %w", err)
-		}
-		rnd = r
-	}
-	w, err := worker.New(worker.Config{
-		Concurrency:     d.o.concurrency,
-		Mode:            mode,
-		ShutdownTimeout: 5 * time.Second,
-		// The simulator and a local folder need no protection from bursts.
-		RateLimit: worker.RateLimit{PerMinute: 6000, Burst: 100},
-		Backoff:   worker.Backoff{Base: time.Second, Max: 5 * time.Second},
-		Logger:    d.log,
-	}, worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store, Renderer: rnd})
+func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
+	cfg, err := d.o.worker.config(d.o.storage.layout, d.log)
 	if err != nil {
-		return fmt.Errorf("demo: %w", err)
+		return err
+	}
+	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store}
+	if needsRenderer(cfg) {
+		r, err := d.o.render.renderer()
+		if err != nil {
+			return err
+		}
+		deps.Renderer = r
+	}
+	w, err := worker.New(cfg, deps)
+	if err != nil {
+		return usageError("demo: " + err.Error())
 	}
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -372,7 +377,7 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor, mode stri
 			d.log.Warn("worker stopped with an error", "err", err)
 		}
 	})
-	fmt.Fprintf(d.e.stdout, "worker   mode %s, %d at once\n", mode, d.o.concurrency)
+	fmt.Fprintf(d.e.stdout, "worker   mode %s, %d tasks at once\n", cfg.Mode, cfg.Concurrency)
 	return nil
 }
 
@@ -405,10 +410,10 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 
 // demoOrder is one sample order sent.
 type demoOrder struct {
-	file  string
-	key   jobs.OrderKey
-	name  string
-	lines int
+	file     string
+	key      jobs.OrderKey
+	name     string
+	manifest string // key of its manifest
 }
 
 // sendOrders signs each sample order as Shopify does and posts it to the intake. An
@@ -430,16 +435,20 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 		var so struct {
 			ID        json.Number `json:"id"`
 			Name      string      `json:"name"`
-			LineItems []any       `json:"line_items"`
+			CreatedAt time.Time   `json:"created_at"`
 		}
 		if err := json.Unmarshal(body, &so); err != nil {
 			return nil, fmt.Errorf("demo: %s: %w", f, err)
 		}
 		k := jobs.OrderKey{Store: d.hubStore, Domain: d.domain, OrderID: string(so.ID)}
+		manifest, err := d.manifestKey(k, so.CreatedAt)
+		if err != nil {
+			return nil, usageError("demo: --storage-layout: " + err.Error())
+		}
 		// Clear a previous run's manifest (shared storage, e.g. S3) so the wait below
 		// sees this run's.
-		if key, ok := d.manifestKey(ctx, k); ok {
-			_ = d.store.Delete(ctx, key)
+		if err := d.store.Delete(ctx, manifest); err != nil {
+			d.log.Debug("previous manifest not deleted", "key", manifest, "err", err)
 		}
 		res, err := d.post(ctx, body, f)
 		if err != nil {
@@ -457,7 +466,7 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 		default:
 			return nil, fmt.Errorf("demo: intake answered %s for %s: %s", res.Status, f, res.Reason)
 		}
-		out = append(out, demoOrder{file: f, key: k, name: so.Name, lines: len(so.LineItems)})
+		out = append(out, demoOrder{file: f, key: k, name: so.Name, manifest: manifest})
 	}
 	return out, nil
 }
@@ -492,19 +501,11 @@ func (d *demoRun) post(ctx context.Context, body []byte, name string) (intakeAns
 	return a, nil
 }
 
-// manifestKey is where the worker writes the order's manifest: the default layout
-// under the order's date, as recorded in its export state.
-func (d *demoRun) manifestKey(ctx context.Context, k jobs.OrderKey) (string, bool) {
-	snap, err := d.enq.State().Snapshot(ctx, k)
-	if err != nil || snap.Date == "" {
-		return "", false
-	}
-	date, err := time.Parse(time.DateOnly, snap.Date)
-	if err != nil {
-		return "", false
-	}
-	key, err := storage.Layout{}.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: date})
-	return key, err == nil
+// manifestKey is where the worker writes the order's manifest: the layout under the
+// order's date folder, which is the UTC day it was created (jobs fixes it at the
+// first export, from the order's created time).
+func (d *demoRun) manifestKey(k jobs.OrderKey, created time.Time) (string, error) {
+	return storage.Layout{Pattern: d.o.storage.layout}.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: created})
 }
 
 // wait polls for every order's manifest, showing progress, until all exist or the
@@ -522,11 +523,7 @@ func (d *demoRun) wait(ctx context.Context, orders []demoOrder) (map[string]*wor
 			if got[o.key.OrderID] != nil {
 				continue
 			}
-			key, ok := d.manifestKey(ctx, o.key)
-			if !ok {
-				continue
-			}
-			m, err := d.readManifest(ctx, key)
+			m, err := d.readManifest(ctx, o.manifest)
 			if err != nil {
 				continue
 			}

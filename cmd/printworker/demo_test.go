@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/internal/tests3"
+	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -256,5 +259,78 @@ func TestDemoRefusesForeignFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "thesis.docx")); err != nil {
 		t.Fatalf("the demo touched a foreign file: %v", err)
+	}
+}
+
+// TestDemoS3 runs the demo against an S3 server over HTTP (settings from the
+// environment, as a container would pass them), twice: the second run must not take
+// the first run's manifests for its own.
+func TestDemoS3(t *testing.T) {
+	s3srv := tests3.Start(t)
+	env := map[string]string{
+		"PRINTWORKER_STORAGE":       "s3",
+		"PRINTWORKER_S3_BUCKET":     s3srv.Bucket,
+		"PRINTWORKER_S3_ENDPOINT":   s3srv.Endpoint,
+		"PRINTWORKER_S3_REGION":     s3srv.Region,
+		"PRINTWORKER_S3_ACCESS_KEY": s3srv.AccessKey,
+		"PRINTWORKER_S3_SECRET_KEY": s3srv.SecretKey,
+		"PRINTWORKER_S3_PATH_STYLE": "true",
+	}
+	st, err := storage.NewS3(context.Background(), s3srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := 1; run <= 2; run++ {
+		stdout, stderr, err := runCLI(t, env, "demo", "--timeout", "2m")
+		if err != nil {
+			t.Fatalf("run %d: %v\nstdout:\n%s\nstderr:\n%s", run, err, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "3 orders, 8 files") || !strings.Contains(stdout, "s3") {
+			t.Errorf("run %d output:\n%s", run, stdout)
+		}
+		objs, err := st.List(context.Background(), "demo-store/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var manifests, files int
+		for _, o := range objs {
+			if strings.HasSuffix(o.Key, "/manifest.json") {
+				manifests++
+				checkS3Manifest(t, st, o.Key)
+			} else {
+				files++
+			}
+		}
+		if manifests != 3 || files != 8 {
+			t.Errorf("run %d: bucket holds %d manifests and %d files, want 3 and 8", run, manifests, files)
+		}
+	}
+}
+
+// checkS3Manifest checks every file a manifest lists is in the bucket with its bytes.
+func checkS3Manifest(t *testing.T, st *storage.S3, key string) {
+	t.Helper()
+	rc, _, err := st.Get(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m worker.Manifest
+	err = json.NewDecoder(rc).Decode(&m)
+	rc.Close()
+	if err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	for _, f := range m.Files {
+		rc, _, err := st.Get(context.Background(), f.Key)
+		if err != nil {
+			t.Errorf("%s lists %s: %v", key, f.Key, err)
+			continue
+		}
+		h := sha256.New()
+		n, _ := io.Copy(h, rc)
+		rc.Close()
+		if n != f.Bytes || hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
+			t.Errorf("%s: %d bytes in the bucket, manifest says %d (sha256 %s)", f.Key, n, f.Bytes, f.SHA256)
+		}
 	}
 }

@@ -71,7 +71,7 @@ func enqueueExport(ctx context.Context, e env, args []string) error {
 	var refs stringList
 	fs.Var(&refs, "ref", "design reference <designId>.<designToken>, repeatable")
 	qty := fs.Int("quantity", 1, "quantity of each design (manifest and metadata)")
-	rf := addCLIRedisFlags(fs)
+	rf := addRedisFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
@@ -110,7 +110,7 @@ func enqueueOrder(ctx context.Context, e env, args []string) error {
 	fs.Var(&files, "file", "order JSON file, repeatable")
 	op := fs.String("op", jobs.OpUpdate, "push operation: create, update (creates when unknown) or delete")
 	export := fs.Bool("export", false, "also export the order's designs")
-	rf := addCLIRedisFlags(fs)
+	rf := addRedisFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
@@ -185,7 +185,7 @@ func enqueueReExport(ctx context.Context, e env, args []string) error {
 	k.add(fs)
 	var refs stringList
 	fs.Var(&refs, "ref", "design reference to re-export, repeatable (default: all of the order's)")
-	rf := addCLIRedisFlags(fs)
+	rf := addRedisFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
@@ -215,7 +215,7 @@ func enqueueCancel(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e, "enqueue cancel", "enqueue cancel --store S --domain D --order O\n\nMarks the order cancelled and removes its waiting export tasks; stored files stay.")
 	var k orderKeyFlags
 	k.add(fs)
-	rf := addCLIRedisFlags(fs)
+	rf := addRedisFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}

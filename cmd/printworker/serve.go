@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/jobs"
 )
@@ -92,26 +90,27 @@ func serveCommand() command {
 			fs := newFlagSet(e, "serve", "serve [flags]\n\nServes POST /webhooks/shopify, POST /webhooks/orders, /healthz, /readyz and /metrics.\nRun 'printworker work' beside it to process the jobs. See docs/intake.md.")
 			addr := fs.String("addr", ":8080", "listen address")
 			shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight webhooks may finish on shutdown")
-			logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-			redisURL := fs.String("redis-url", "redis://127.0.0.1:6379/0", "Redis holding the job queue")
+			lf := addLogFlags(fs)
+			rf := addRedisFlags(fs)
 			inf := addIntakeFlags(fs)
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
 			}
-			var lvl slog.Level
-			if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
-				return usageError("--log-level: " + err.Error())
+			log, err := lf.logger(e)
+			if err != nil {
+				return err
 			}
-			log := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: lvl}))
 			cfg := inf.config()
 			if err := cfg.Validate(); err != nil {
 				return usageError(err.Error())
 			}
-			opt, err := redis.ParseURL(*redisURL)
+			// Not connect: an intake starts while Redis is down and says so on
+			// /readyz (and 503 to webhooks), so an orchestrator can start both in any
+			// order.
+			rdb, err := rf.options()
 			if err != nil {
-				return usageError("--redis-url: " + err.Error())
+				return err
 			}
-			rdb := redis.NewClient(opt)
 			defer rdb.Close()
 			enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log})
 			if err != nil {

@@ -46,11 +46,11 @@ func templatesCommand() command {
 
 func templatesList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e, "templates list", "templates list --hub-url U --hub-store S --hub-api-key K --hub-secret X")
-	hf := addCLIHubFlags(fs)
+	hf := addHubFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
-	c, err := hf.client(cliLogger(e))
+	c, _, err := hf.client(cliLogger(e))
 	if err != nil {
 		return err
 	}
@@ -73,14 +73,14 @@ func templatesList(ctx context.Context, e env, args []string) error {
 func templatesPull(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e, "templates pull", "templates pull --dir D [hub flags]\n\nWrites each template as <productId>.json (the form sync reads back); existing files\nof the same name are replaced, others are left alone.")
 	dir := fs.String("dir", "", "folder to write the templates to (created when missing)")
-	hf := addCLIHubFlags(fs)
+	hf := addHubFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
 	if *dir == "" {
 		return usageError("--dir required")
 	}
-	c, err := hf.client(cliLogger(e))
+	c, _, err := hf.client(cliLogger(e))
 	if err != nil {
 		return err
 	}
@@ -165,8 +165,8 @@ func templatesSync(ctx context.Context, e env, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "print the plan, change nothing")
 	prune := fs.Bool("prune", false, "delete hub templates whose productId is not in --dir")
 	queue := fs.Bool("queue", false, "enqueue the sync for a worker instead of running it here (needs --redis-url)")
-	hf := addCLIHubFlags(fs)
-	rf := addCLIRedisFlags(fs)
+	hf := addHubFlags(fs)
+	rf := addRedisFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
@@ -183,8 +183,10 @@ func templatesSync(ctx context.Context, e env, args []string) error {
 	}
 	log := cliLogger(e)
 	if *queue {
+		// The worker syncs with its own credentials for the store; here --hub-store
+		// only names the store.
 		if hf.store == "" {
-			return usageError("--hub-store required")
+			return usageError("--queue needs --hub-store")
 		}
 		enq, closeFn, err := rf.enqueuer(ctx, log)
 		if err != nil {
@@ -198,11 +200,11 @@ func templatesSync(ctx context.Context, e env, args []string) error {
 		printEnqueued(e, q)
 		return nil
 	}
-	c, err := hf.client(log)
+	c, store, err := hf.client(log)
 	if err != nil {
 		return err
 	}
-	rep, err := worker.SyncTemplates(ctx, c, hf.store, src, *prune, *dryRun)
+	rep, err := worker.SyncTemplates(ctx, c, store, src, *prune, *dryRun)
 	printSyncReport(e, rep)
 	if err != nil {
 		return fmt.Errorf("templates sync: %w", err)

@@ -2,41 +2,22 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 )
 
-// The connection flags of the operator commands (enqueue, templates).
+// Helpers of the operator commands (enqueue, templates) over the shared flag groups
+// of wiring.go.
 
-// cliRedis connects to the queue's Redis.
-type cliRedis struct{ url string }
-
-func addCLIRedisFlags(fs *flag.FlagSet) *cliRedis {
-	r := &cliRedis{}
-	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis holding the job queue (redis://[:password@]host:port/db)")
-	return r
-}
-
-// enqueuer connects and checks Redis answers, so a wrong URL fails now with one line
-// rather than at the first enqueue.
-func (r *cliRedis) enqueuer(ctx context.Context, log *slog.Logger) (*jobs.Enqueuer, func(), error) {
-	opt, err := redis.ParseURL(r.url)
+// enqueuer connects to Redis (failing now, in one line, when it does not answer) and
+// returns a jobs Enqueuer with its closer.
+func (r *redisFlags) enqueuer(ctx context.Context, log *slog.Logger) (*jobs.Enqueuer, func(), error) {
+	rdb, err := r.connect(ctx)
 	if err != nil {
-		return nil, nil, usageError("--redis-url: " + err.Error())
-	}
-	rdb := redis.NewClient(opt)
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := rdb.Ping(pctx).Err(); err != nil {
-		rdb.Close()
-		return nil, nil, fmt.Errorf("redis %s: %w", redactRedisURL(r.url), err)
+		return nil, nil, err
 	}
 	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log})
 	if err != nil {
@@ -46,52 +27,24 @@ func (r *cliRedis) enqueuer(ctx context.Context, log *slog.Logger) (*jobs.Enqueu
 	return enq, func() { enq.Close(); rdb.Close() }, nil
 }
 
-// cliHub builds a hub client.
-type cliHub struct {
-	url, store, key, secret, encoding string
-	templatesURL, templatesVersion    string
-	word                              string
-	timeout                           time.Duration
-}
-
-func addCLIHubFlags(fs *flag.FlagSet) *cliHub {
-	h := &cliHub{}
-	fs.StringVar(&h.url, "hub-url", "", "base URL of the hub (every resource unless overridden)")
-	fs.StringVar(&h.store, "hub-store", "", "hub store id")
-	fs.StringVar(&h.key, "hub-api-key", "", "hub API key")
-	fs.StringVar(&h.secret, "hub-secret", "", "hub API secret")
-	fs.String("hub-secret-file", "", "file holding the hub API secret")
-	fs.StringVar(&h.encoding, "hub-signature-encoding", "hex", "signature encoding: hex or base64")
-	fs.StringVar(&h.templatesURL, "hub-templates-url", "", "base URL of the templates resource (default --hub-url)")
-	fs.StringVar(&h.templatesVersion, "hub-templates-version", string(hub.V2022), "API version of the templates resource: v1, 2022-08 or 2023-10")
-	fs.StringVar(&h.word, "hub-header-word", hub.DefaultWord, "vendor word of the header names (X-<Word>-Store)")
-	fs.DurationVar(&h.timeout, "hub-timeout", hub.DefaultTimeout, "bound of one hub call")
-	return h
-}
-
-func (h *cliHub) client(log *slog.Logger) (*hub.Client, error) {
-	enc, err := hub.ParseSignatureEncoding(h.encoding)
+// client returns the hub client of --hub-store (or of the only store configured).
+func (h *hubFlags) client(log *slog.Logger) (*hub.Client, string, error) {
+	if h.baseURL == "" && h.templates.url == "" {
+		return nil, "", usageError("--hub-url is required")
+	}
+	clients, err := h.clients(log)
 	if err != nil {
-		return nil, usageError(err.Error())
+		return nil, "", err
 	}
-	v, err := hub.ParseVersion(h.templatesVersion)
-	if err != nil {
-		return nil, usageError(err.Error())
+	if h.store != "" {
+		return clients[h.store], h.store, nil
 	}
-	if h.url == "" && h.templatesURL == "" {
-		return nil, usageError("--hub-url is required")
+	if len(clients) == 1 {
+		for s, c := range clients {
+			return c, s, nil
+		}
 	}
-	c, err := hub.NewClient(hub.Config{
-		Store: h.store, APIKey: h.key, Secret: h.secret, Encoding: enc, BaseURL: h.url,
-		Templates: hub.Endpoint{BaseURL: h.templatesURL, Version: v, Word: h.word},
-		Orders:    hub.Endpoint{Word: h.word},
-		Designs:   hub.Endpoint{Word: h.word},
-		Timeout:   h.timeout, Logger: log,
-	})
-	if err != nil {
-		return nil, usageError(err.Error())
-	}
-	return c, nil
+	return nil, "", usageError(fmt.Sprintf("%d stores configured: choose one with --hub-store", len(clients)))
 }
 
 // cliLogger logs warnings and errors to stderr: operator commands print their results
