@@ -1,7 +1,7 @@
 // Peer of the printworker benchmark: renders the first view of a design detail JSON
 // (testdata/bench/designs/tshirt-front.json) to a PNG at the view's export dpi with
 // fabric.js 7 on node-canvas 3, the way a designer built on fabric.js exports a print
-// file: the scene in template pixels, exported with toCanvasElement(multiplier).
+// file: the scene in template pixels, drawn at the export multiplier dpi / 72.
 //
 //   node bench/fabric/render.js DESIGN.json MEDIA_DIR OUT.png
 //
@@ -13,7 +13,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadImage, registerFont } from 'canvas';
-import { FabricImage, FabricText, Rect, StaticCanvas, loadSVGFromString, util } from 'fabric/node';
+import { Color, FabricImage, FabricText, Rect, StaticCanvas, loadSVGFromString, util } from 'fabric/node';
 
 const [designPath, mediaDir, outPath] = process.argv.slice(2);
 if (!outPath) {
@@ -65,7 +65,12 @@ const resizeScale = (el, w, h) => {
 	return s * (el.scale > 0 ? el.scale : 1);
 };
 
-const canvas = new StaticCanvas(null, { width: box.width, height: box.height, enableRetinaScaling: false, renderOnAddRemove: false });
+// The print export: the scene in template pixels drawn at dpi/72, which is what a
+// designer's toCanvasElement(multiplier) / toDataURL({ multiplier }) does; here on a
+// canvas of the output size with the zoom set, so the node-canvas behind it can encode
+// straight to PNG (no data URL round trip).
+const canvas = new StaticCanvas(null, { width: widthPx, height: heightPx, enableRetinaScaling: false, renderOnAddRemove: false });
+canvas.setZoom(multiplier);
 
 const elements = [...view.elements].filter((e) => e.export !== false).sort((a, b) => a.weight - b.weight);
 for (const el of elements) {
@@ -82,15 +87,27 @@ for (const el of elements) {
 		const { objects, options } = await loadSVGFromString(readFileSync(mediaPath(el.value._id), 'utf8'));
 		const shapes = objects.filter(Boolean);
 		if (color) {
+			// Recolour every painted fill and stroke, keeping its opacity (fabric folds
+			// fill-opacity into the colour's alpha).
+			const recolour = (paint) => new Color(color).setAlpha(new Color(paint).getAlpha()).toRgba();
 			for (const o of shapes) {
-				if (o.fill && o.fill !== 'none') o.set('fill', color);
-				if (o.stroke && o.stroke !== 'none') o.set('stroke', color);
+				if (typeof o.fill === 'string' && o.fill !== 'none' && o.fill !== '') o.set('fill', recolour(o.fill));
+				if (typeof o.stroke === 'string' && o.stroke !== 'none' && o.stroke !== '') o.set('stroke', recolour(o.stroke));
 			}
 		}
 		const group = util.groupSVGElements(shapes, options);
-		// Natural size from the SVG's width/height (hub-gaps.md), not the ink bounds.
+		// Natural size from the SVG's width/height (hub-gaps.md), not the ink bounds: the
+		// group spans the ink, so its centre is moved by the ink's offset from the
+		// document's centre.
 		const s = resizeScale(el, options.width, options.height);
-		group.set({ ...common, scaleX: s * (options.width / group.width), scaleY: s * (options.height / group.height) });
+		const ink = group.getCenterPoint();
+		group.set({
+			...common,
+			left: common.left + (ink.x - options.width / 2) * s,
+			top: common.top + (ink.y - options.height / 2) * s,
+			scaleX: s,
+			scaleY: s,
+		});
 		canvas.add(group);
 	} else if (el.type === 'text') {
 		const value = el.value[Object.keys(el.value)[0]];
@@ -110,7 +127,5 @@ for (const el of elements) {
 	}
 }
 
-// The designer's print export: the whole scene redrawn at dpi/72. Width and height are
-// given so the pixel size is rounded the way printworker rounds it.
-const out = canvas.toCanvasElement(multiplier, { width: widthPx / multiplier, height: heightPx / multiplier });
-writeFileSync(outPath, out.toBuffer('image/png', { resolution: exp.dpi }));
+canvas.renderAll();
+writeFileSync(outPath, canvas.getNodeCanvas().toBuffer('image/png', { resolution: exp.dpi }));

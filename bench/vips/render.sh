@@ -54,8 +54,9 @@ read -r x1 y1 < <(centred 2083 2750 "$tmp/t1.v")
 read -r x2 y2 < <(centred 2750 3375 "$tmp/t2.v")
 read -r x3 y3 < <(centred 2750 4271 "$tmp/t3.v")
 
+# Blend mode 2 is VIPS_BLEND_MODE_OVER (the CLI takes the enum as numbers here).
 vips composite "$tmp/bg.v $tmp/photo.v $tmp/badge.v $tmp/t1.v $tmp/t2.v $tmp/t3.v" "$tmp/all.v" \
-	"over over over over over" --x "500 208 $x1 $x2 $x3" --y "250 3042 $y1 $y2 $y3"
+	"2 2 2 2 2" --x "500 208 $x1 $x2 $x3" --y "250 3042 $y1 $y2 $y3"
 # The canvas is opaque: save RGB, 300 dpi (11.811 px/mm), default compression.
 vips extract_band "$tmp/all.v" "$tmp/rgb.v" 0 --n 3
 vips copy "$tmp/rgb.v" "$out" --xres 11.811 --yres 11.811
