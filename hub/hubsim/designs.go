@@ -72,8 +72,8 @@ func (s *Server) MediaPath(m hub.Media) string {
 }
 
 // AddDesign stores a design, replacing one with the same configurationId. Its views
-// must satisfy the template rules; Config.DesignStore, when set, becomes its shop. Media it references are added with AddMedia (or
-// come from LoadDesigns).
+// must satisfy the template rules; Config.DesignStore, when set, becomes its shop.
+// Media it references are added with AddMedia (LoadDesigns does both).
 func (s *Server) AddDesign(d hub.DesignDetail) error {
 	ref := hub.DesignRef{ID: d.ConfigurationID, Token: d.Token}
 	if err := ref.Validate(); err != nil {
@@ -91,15 +91,30 @@ func (s *Server) AddDesign(d hub.DesignDetail) error {
 	return nil
 }
 
-// Design returns a stored design.
+// Design returns a deep copy of a stored design.
 func (s *Server) Design(id int64) (hub.DesignDetail, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	d, ok := s.designs[id]
+	s.mu.Unlock()
 	if !ok {
 		return hub.DesignDetail{}, false
 	}
-	return *d, true
+	return clone(*d), true
+}
+
+// clone deep-copies a hub model through its JSON form, which round-trips exactly.
+// Stored values are never mutated in place (they are replaced), so reading them
+// without the lock is safe.
+func clone[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("hubsim: clone: %v", err)) // the models always encode
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(fmt.Sprintf("hubsim: clone: %v", err))
+	}
+	return out
 }
 
 // Designs lists the stored designs' references in ascending id order.

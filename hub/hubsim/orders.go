@@ -26,15 +26,18 @@ type StoredOrder struct {
 	Updated time.Time   // when the simulator last stored it
 }
 
-// Orders returns a copy of the store's orders sorted by orderId, then domain.
+// Orders returns a deep copy of the store's orders sorted by orderId, then domain.
 func (s *Server) Orders(store string) []StoredOrder {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []StoredOrder
 	for k, o := range s.orders {
 		if k.store == store {
 			out = append(out, *o)
 		}
+	}
+	s.mu.Unlock()
+	for i := range out {
+		out[i].Order = clone(out[i].Order)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Order.OrderID != out[j].Order.OrderID {
@@ -45,15 +48,17 @@ func (s *Server) Orders(store string) []StoredOrder {
 	return out
 }
 
-// Order returns one stored order.
+// Order returns a deep copy of one stored order.
 func (s *Server) Order(store, orderID, domain string) (StoredOrder, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	o, ok := s.orders[orderKey{store, orderID, domain}]
+	s.mu.Unlock()
 	if !ok {
 		return StoredOrder{}, false
 	}
-	return *o, true
+	cp := *o
+	cp.Order = clone(cp.Order)
+	return cp, true
 }
 
 // orderAnswer is the body of a successful order call (the spec shows none; callers

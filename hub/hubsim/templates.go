@@ -21,13 +21,16 @@ type StoredTemplate struct {
 	Updated  time.Time
 }
 
-// Templates returns a copy of the store's templates in creation order.
+// Templates returns a deep copy of the store's templates in creation order.
 func (s *Server) Templates(store string) []StoredTemplate {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []StoredTemplate
 	for _, t := range s.templates[store] {
 		out = append(out, *t)
+	}
+	s.mu.Unlock()
+	for i := range out {
+		out[i].Template = clone(out[i].Template)
 	}
 	return out
 }
