@@ -182,6 +182,13 @@ func elementUnsupported(e *hub.Element) []string {
 	if present(e.Fx) {
 		out = append(out, "effects (fx)")
 	}
+	if e.Type == hub.ElementText && e.Align != nil {
+		switch *e.Align {
+		case "", "left", "center", "right":
+		default:
+			out = append(out, fmt.Sprintf("align %q (drawn centred)", *e.Align))
+		}
+	}
 	if e.AutoResize != nil {
 		switch *e.AutoResize {
 		case "", "none", "fill", "fit":

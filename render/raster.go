@@ -101,8 +101,9 @@ func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l 
 	wg.Wait()
 }
 
-// drawText fills the glyph outlines, line by line, with a rasterizer sized to the
-// line's pixels (not the canvas), so a rotated or large text costs its own area only.
+// drawText fills the glyph outlines one glyph at a time, with a rasterizer sized to the
+// glyph's pixels (not the line's or the canvas's): large text at print dpi costs the
+// area of one glyph at a time.
 func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 	t := l.Text
 	var buf sfnt.Buffer
@@ -110,49 +111,69 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 	ppem := fixed.Int26_6(upem) << 6
 	k := t.Size / float64(upem)
 	src := image.NewUniform(premul(t.Color, l.Opacity))
+	var z vector.Rasterizer
+	var pts []svg.Point
 	for _, line := range t.Lines {
-		if len(line.Glyphs) == 0 {
-			continue
-		}
-		// The line's box: ascent/descent generously at 1.2 em around the baseline.
-		lb := Rect{line.X - t.Size, line.Baseline - 1.2*t.Size, line.Width + 2*t.Size, 2.4 * t.Size}
-		area := pixelRect(m, lb).Intersect(clip)
-		if area.Empty() {
-			continue
-		}
-		z := vector.NewRasterizer(area.Dx(), area.Dy())
-		ox, oy := float64(area.Min.X), float64(area.Min.Y)
-		pt := func(p fixed.Point26_6, gx float64) (float32, float32) {
-			q := m.Apply(svg.Point{X: gx + float64(p.X)/64*k, Y: line.Baseline + float64(p.Y)/64*k})
-			return float32(q.X - ox), float32(q.Y - oy)
-		}
 		for _, g := range line.Glyphs {
 			segs, err := t.Font.SFNT.LoadGlyph(&buf, g.Index, ppem, nil)
 			if err != nil {
 				return fmt.Errorf("glyph %q: %w", g.Rune, err)
 			}
+			if len(segs) == 0 {
+				continue // a space
+			}
+			// Map every point once; the control points bound the outline.
+			pts = pts[:0]
+			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+			for _, sg := range segs {
+				for _, a := range sg.Args[:segArgs(sg.Op)] {
+					q := m.Apply(svg.Point{X: g.X + float64(a.X)/64*k, Y: line.Baseline + float64(a.Y)/64*k})
+					pts = append(pts, q)
+					x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
+				}
+			}
+			area := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1))).Intersect(clip)
+			if area.Empty() {
+				continue
+			}
+			z.Reset(area.Dx(), area.Dy())
+			ox, oy := float64(area.Min.X), float64(area.Min.Y)
+			at := func(i int) (float32, float32) { return float32(pts[i].X - ox), float32(pts[i].Y - oy) }
+			i := 0
 			for _, sg := range segs {
 				switch sg.Op {
 				case sfnt.SegmentOpMoveTo:
 					// The rasterizer does not close a contour on MoveTo.
 					z.ClosePath()
-					z.MoveTo(pt(sg.Args[0], g.X))
+					z.MoveTo(at(i))
 				case sfnt.SegmentOpLineTo:
-					z.LineTo(pt(sg.Args[0], g.X))
+					z.LineTo(at(i))
 				case sfnt.SegmentOpQuadTo:
-					x1, y1 := pt(sg.Args[0], g.X)
-					x2, y2 := pt(sg.Args[1], g.X)
-					z.QuadTo(x1, y1, x2, y2)
+					ax, ay := at(i)
+					bx, by := at(i + 1)
+					z.QuadTo(ax, ay, bx, by)
 				case sfnt.SegmentOpCubeTo:
-					x1, y1 := pt(sg.Args[0], g.X)
-					x2, y2 := pt(sg.Args[1], g.X)
-					x3, y3 := pt(sg.Args[2], g.X)
-					z.CubeTo(x1, y1, x2, y2, x3, y3)
+					ax, ay := at(i)
+					bx, by := at(i + 1)
+					cx, cy := at(i + 2)
+					z.CubeTo(ax, ay, bx, by, cx, cy)
 				}
+				i += segArgs(sg.Op)
 			}
 			z.ClosePath()
+			z.Draw(dst, area, src, image.Point{})
 		}
-		z.Draw(dst, area, src, image.Point{})
 	}
 	return nil
+}
+
+// segArgs is the number of points a segment carries.
+func segArgs(op sfnt.SegmentOp) int {
+	switch op {
+	case sfnt.SegmentOpQuadTo:
+		return 2
+	case sfnt.SegmentOpCubeTo:
+		return 3
+	}
+	return 1
 }
