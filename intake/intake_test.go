@@ -43,7 +43,7 @@ const (
 // harness is an intake served over real HTTP, enqueuing through the real jobs
 // Enqueuer into a private Redis, which the test inspects.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	url  string
 	rdb  *redis.Client
 	srv  *testredis.Server
@@ -51,7 +51,7 @@ type harness struct {
 	now  time.Time
 }
 
-func newHarness(t *testing.T, mutate func(*intake.Config)) *harness {
+func newHarness(t testing.TB, mutate func(*intake.Config)) *harness {
 	t.Helper()
 	rs := testredis.Start(t)
 	rdb := rs.Client(t)
@@ -134,7 +134,7 @@ func shopifyHeaders(topic string, body []byte, webhookID string) http.Header {
 	return h
 }
 
-func readFile(t *testing.T, name string) []byte {
+func readFile(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
