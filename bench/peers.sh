@@ -116,8 +116,11 @@ timeit() {
 }
 
 OUT=$WORK/out
+rm -rf "$OUT"
 mkdir -p "$OUT"
-timeit printworker "$PW render --design $DESIGN1 --media $MEDIA --out $OUT/printworker.png"
+# printworker render writes into a folder, one file per view named by the export
+# filename pattern; the size columns add up a folder.
+timeit printworker "$PW render --design $DESIGN1 --media $MEDIA --out $OUT/printworker"
 if ((FABRIC_OK)); then
 	timeit fabric "node $ROOT/bench/fabric/render.js $DESIGN1 $MEDIA $OUT/fabric.png"
 else
@@ -135,10 +138,10 @@ for v in d["views"]:
     v["export"]["type"] = "pdf"
 json.dump(d, open(sys.argv[2], "w"))
 EOF
-timeit printworker-pdf "$PW render --design $PDFDESIGN --media $MEDIA --out $OUT/printworker.pdf"
-timeit ref2-two-views "$PW render --design $DATA/designs/tshirt-two-views.json --media $MEDIA --out $OUT/two-views.zip"
-timeit ref3-label "$PW render --design $DATA/designs/name-label.json --media $MEDIA --out $OUT/label.png"
-timeit ref4-poster "$PW render --design $DATA/designs/poster-600dpi.json --media $MEDIA --out $OUT/poster.png"
+timeit printworker-pdf "$PW render --design $PDFDESIGN --media $MEDIA --out $OUT/printworker-pdf"
+timeit ref2-two-views "$PW render --design $DATA/designs/tshirt-two-views.json --media $MEDIA --out $OUT/two-views"
+timeit ref3-label "$PW render --design $DATA/designs/name-label.json --media $MEDIA --out $OUT/label"
+timeit ref4-poster "$PW render --design $DATA/designs/poster-600dpi.json --media $MEDIA --out $OUT/poster"
 
 ratio() {
 	python3 -c 'import sys
@@ -147,26 +150,30 @@ print("-" if "-" in (a, b) else "%.1fx" % (float(a) / float(b)))' "$1" "$2"
 }
 
 canvas=$((4167 * 5000 * 4))
+# size PATH: bytes of a file, or of all files in a folder.
+size() {
+	if [[ -e $1 ]]; then du -cb "$1" | tail -n1 | cut -f1; else echo -; fi
+}
 echo
 echo "Reference 1 (tshirt-front) to a 300-dpi PNG, 4167 x 5000; $RUNS runs after 1 warm-up, same machine, one run"
 echo
 echo "| renderer | median s | peak RSS MB | ratio to printworker | output bytes |"
 echo "|---|---:|---:|---:|---:|"
 for n in printworker fabric vips-cli; do
-	f=$OUT/${n%-cli}.png
-	size=$([[ -f $f ]] && stat -c %s "$f" || echo -)
+	f=$OUT/printworker
+	[[ $n == printworker ]] || f=$OUT/${n%-cli}.png
 	r=$([[ $n == printworker ]] && echo 1.0x || ratio "${MEDIAN[$n]}" "${MEDIAN[printworker]}")
-	echo "| $n | ${MEDIAN[$n]} | ${RSS[$n]} | $r | $size |"
+	echo "| $n | ${MEDIAN[$n]} | ${RSS[$n]} | $r | $(size "$f") |"
 done
 echo
 echo "printworker, other outputs"
 echo
 echo "| design | output | median s | peak RSS MB | output bytes |"
 echo "|---|---|---:|---:|---:|"
-echo "| 1 tshirt-front | vector PDF | ${MEDIAN[printworker-pdf]} | ${RSS[printworker-pdf]} | $(stat -c %s "$OUT/printworker.pdf" 2>/dev/null || echo -) |"
-echo "| 2 tshirt-two-views | zip of 2 PNG | ${MEDIAN[ref2-two-views]} | ${RSS[ref2-two-views]} | $(stat -c %s "$OUT/two-views.zip" 2>/dev/null || echo -) |"
-echo "| 3 name-label | PNG | ${MEDIAN[ref3-label]} | ${RSS[ref3-label]} | $(stat -c %s "$OUT/label.png" 2>/dev/null || echo -) |"
-echo "| 4 poster-600dpi | PNG 4958 x 7017 | ${MEDIAN[ref4-poster]} | ${RSS[ref4-poster]} | $(stat -c %s "$OUT/poster.png" 2>/dev/null || echo -) |"
+echo "| 1 tshirt-front | vector PDF | ${MEDIAN[printworker-pdf]} | ${RSS[printworker-pdf]} | $(size "$OUT/printworker-pdf") |"
+echo "| 2 tshirt-two-views | 2 PNG, 4167 x 5000 | ${MEDIAN[ref2-two-views]} | ${RSS[ref2-two-views]} | $(size "$OUT/two-views") |"
+echo "| 3 name-label | PNG, 1417 x 458 | ${MEDIAN[ref3-label]} | ${RSS[ref3-label]} | $(size "$OUT/label") |"
+echo "| 4 poster-600dpi | PNG, 4958 x 7017 | ${MEDIAN[ref4-poster]} | ${RSS[ref4-poster]} | $(size "$OUT/poster") |"
 echo
 echo "ratios: fabric/printworker $(ratio "${MEDIAN[fabric]}" "${MEDIAN[printworker]}"), vips-cli/printworker $(ratio "${MEDIAN[vips-cli]}" "${MEDIAN[printworker]}")"
 echo "printworker peak RSS ${RSS[printworker]} MB vs output canvas $((canvas / 1000000)) MB (4167*5000*4 bytes)"
