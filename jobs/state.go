@@ -424,3 +424,51 @@ func (s *State) Cancelled(ctx context.Context, k OrderKey) (bool, error) {
 	}
 	return v == "1", nil
 }
+
+// Pushes of one order may run out of order (a retried create after a later update,
+// two workers): the state remembers the newest order version pushed and whether the
+// order was deleted, so an older version never overwrites a newer one on the hub.
+// Versions compare by the order's `updated` timestamp, whose strict form
+// (2024-01-02T03:04:05.000Z) sorts as text.
+
+// pushDoneScript records a successful push. KEYS[1]: push hash. ARGV: ttl ms, op,
+// updated.
+var pushDoneScript = redis.NewScript(`
+if ARGV[2] == 'delete' then
+  redis.call('HSET', KEYS[1], 'deleted', '1')
+else
+  local cur = redis.call('HGET', KEYS[1], 'updated')
+  if not cur or ARGV[3] > cur then redis.call('HSET', KEYS[1], 'updated', ARGV[3]) end
+end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
+return 1
+`)
+
+func (s *State) pushKey(k OrderKey) string {
+	return s.prefix + ":order:{" + k.String() + "}:push"
+}
+
+// PushStale reports why a create or update of the order at version updated must not
+// be sent: the order was deleted on the hub, or a newer version was pushed already.
+// An empty reason means send it.
+func (s *State) PushStale(ctx context.Context, k OrderKey, updated string) (string, error) {
+	v, err := s.rdb.HMGet(ctx, s.pushKey(k), "deleted", "updated").Result()
+	if err != nil {
+		return "", fmt.Errorf("order state: read pushes of %s: %w", k, err)
+	}
+	if d, _ := v[0].(string); d == "1" {
+		return "the order was deleted", nil
+	}
+	if cur, _ := v[1].(string); cur != "" && updated < cur {
+		return fmt.Sprintf("a newer version (updated %s) was pushed already", cur), nil
+	}
+	return "", nil
+}
+
+// PushDone records a successful push (op create, update or delete).
+func (s *State) PushDone(ctx context.Context, k OrderKey, op, updated string) error {
+	if err := pushDoneScript.Run(ctx, s.rdb, []string{s.pushKey(k)}, s.ttlArg(), op, updated).Err(); err != nil {
+		return fmt.Errorf("order state: record push of %s: %w", k, err)
+	}
+	return nil
+}

@@ -228,3 +228,37 @@ func TestPanicBecomesRetryableError(t *testing.T) {
 		t.Errorf("%v retry outcomes counted, want 1", n)
 	}
 }
+
+func TestPushesOutOfOrderKeepTheNewest(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	ctx := context.Background()
+	push := func(op string, o *hub.Order) {
+		t.Helper()
+		if _, err := e.enq.PushOrder(ctx, store, op, o); err != nil {
+			t.Fatal(err)
+		}
+		e.waitQueuesIdle()
+	}
+	newer := e.order("O-1", 1003)
+	newer.Updated, newer.Status = "2024-06-02T00:00:00.000Z", "fulfilled"
+	older := e.order("O-1", 1003)
+	// The update overtook the create (a retried create, another worker).
+	push(jobs.OpUpdate, newer)
+	push(jobs.OpCreate, older)
+	got, ok := e.sim.Order(store, "O-1", domain)
+	if !ok || got.Order.Status != "fulfilled" {
+		t.Fatalf("hub holds %+v, want the newer version", got.Order)
+	}
+	// After a deletion, no version brings the order back.
+	push(jobs.OpDelete, newer)
+	later := e.order("O-1", 1003)
+	later.Updated = "2024-06-03T00:00:00.000Z"
+	push(jobs.OpUpdate, later)
+	if _, ok := e.sim.Order(store, "O-1", domain); ok {
+		t.Error("a deleted order came back on the hub")
+	}
+	if n := e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeOrderPush, "outcome": worker.OutcomeSkipped}); n != 2 {
+		t.Errorf("%v pushes skipped, want 2", n)
+	}
+}

@@ -11,9 +11,11 @@ import (
 
 // handlePush creates, updates or deletes an order on the hub. The hub client makes
 // a repeated push converge (409 on create -> update, 404 on update -> create, 404 on
-// delete -> done), so at-least-once delivery is harmless. A permanent 4xx ends the
-// task with the hub's reason; a 429 waits Retry-After; anything transient retries
-// with backoff.
+// delete -> done), so at-least-once delivery is harmless; a version older than one
+// already pushed, or any version of an order deleted on purpose, is skipped, so
+// pushes that run out of order never leave stale data on the hub. A permanent 4xx
+// ends the task with the hub's reason; a 429 waits Retry-After; anything transient
+// retries with backoff.
 func (w *Worker) handlePush(ctx context.Context, t *asynq.Task) error {
 	p, err := jobs.Decode[jobs.OrderPush](t.Payload())
 	if err != nil {
@@ -22,6 +24,18 @@ func (w *Worker) handlePush(ctx context.Context, t *asynq.Task) error {
 	h, err := w.hubFor(p.Store)
 	if err != nil {
 		return err
+	}
+	updated := ""
+	if p.Order != nil {
+		updated = p.Order.Updated
+		reason, err := w.state.PushStale(ctx, p.OrderKey, updated)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			markSkipped(ctx, reason)
+			return nil
+		}
 	}
 	var res interface{ String() string }
 	switch p.Op {
@@ -45,6 +59,11 @@ func (w *Worker) handlePush(ctx context.Context, t *asynq.Task) error {
 		res = pushResult(r.Op, r.Skipped, r.Converged)
 	default:
 		return fmt.Errorf("%w: push op %q", jobs.ErrPayload, p.Op)
+	}
+	// Recorded after the hub answered: a crash in between re-sends the same version,
+	// which converges.
+	if err := w.state.PushDone(ctx, p.OrderKey, p.Op, updated); err != nil {
+		return err
 	}
 	w.logger(ctx).InfoContext(ctx, "order pushed", "result", res.String())
 	writeResult(ctx, w.logger(ctx), t, []byte(res.String()))
