@@ -42,6 +42,7 @@ func renderCommand() command {
 			out := fs.String("out", "", "folder to write the print files to (created if missing)")
 			view := fs.String("view", "", "render only this view id (default: every view)")
 			asJSON := fs.Bool("json", false, "print one JSON object per written file")
+			all := fs.Bool("all", false, "write the hub's export-all package instead: one multi-page PDF when every view is a PDF type, else a zip of the views' files")
 			basis := fs.String("basis", render.BasisPoint, "physical size basis: point (1 template px = 1 pt) or pixel (1 template px = 1 output px)")
 			strict := fs.Bool("strict", false, "fail on an unknown font family instead of falling back with a warning")
 			lang := fs.String("lang", "", "language of text values (default: each value's first)")
@@ -51,9 +52,9 @@ func renderCommand() command {
 				return helpOK(err)
 			}
 			var missing []error
-			for name, v := range map[string]string{"design": *design, "media": *mediaDir, "out": *out} {
-				if v == "" {
-					missing = append(missing, fmt.Errorf("--%s is required", name))
+			for _, f := range []struct{ name, v string }{{"design", *design}, {"media", *mediaDir}, {"out", *out}} {
+				if f.v == "" {
+					missing = append(missing, fmt.Errorf("--%s is required", f.name))
 				}
 			}
 			if len(missing) > 0 {
@@ -63,12 +64,22 @@ func renderCommand() command {
 			if err != nil {
 				return usageError(err.Error())
 			}
-			return renderDesign(ctx, e, r, *design, *mediaDir, *out, *view, *asJSON)
+			if *all && *view != "" {
+				return usageError("render: --all and --view exclude each other")
+			}
+			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON})
 		},
 	}
 }
 
-func renderDesign(ctx context.Context, e env, r *render.Renderer, designPath, mediaDir, outDir, viewID string, asJSON bool) error {
+// renderJob is what the render command was asked to do.
+type renderJob struct {
+	design, media, out, view string
+	all, json                bool
+}
+
+func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob) error {
+	designPath, mediaDir, outDir, viewID := job.design, job.media, job.out, job.view
 	b, err := os.ReadFile(designPath)
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
@@ -107,36 +118,50 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, designPath, me
 		return fmt.Errorf("render: %w", err)
 	}
 	enc := json.NewEncoder(e.stdout)
-	for i, v := range views {
-		f, err := writeView(ctx, r, &d, v.ID, render.DirSource(mediaDir), filepath.Join(outDir, names[i]))
+	if job.all {
+		f, err := writeFile(outDir, func(w io.Writer) (*render.Result, error) {
+			return r.RenderAll(ctx, &d, render.DirSource(mediaDir), w)
+		}, func(res *render.Result) string { return render.PackageName(&d, res) })
 		if err != nil {
 			return err
 		}
-		f.Name = names[i]
-		if asJSON {
-			if err := enc.Encode(f); err != nil {
-				return err
-			}
-			continue
+		return report(e, enc, f, job.json)
+	}
+	for i, v := range views {
+		f, err := writeFile(outDir, func(w io.Writer) (*render.Result, error) {
+			return r.RenderView(ctx, &d, v.ID, render.DirSource(mediaDir), w)
+		}, func(*render.Result) string { return names[i] })
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(e.stdout, "%s  view %s  %s  %d bytes\n", f.Name, f.ViewID, f.Type, f.Bytes)
-		for _, w := range f.Warnings {
-			fmt.Fprintf(e.stdout, "  warning: %s\n", w)
+		if err := report(e, enc, f, job.json); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// writeView renders into a temporary file renamed into place, so a failed render never
-// leaves a partial file under the final name.
-func writeView(ctx context.Context, r *render.Renderer, d *hub.DesignDetail, viewID string, media render.MediaSource, path string) (*renderFile, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".render-*")
+func report(e env, enc *json.Encoder, f *renderFile, asJSON bool) error {
+	if asJSON {
+		return enc.Encode(f)
+	}
+	fmt.Fprintf(e.stdout, "%s  view %s  %s  %d bytes\n", f.Name, f.ViewID, f.Type, f.Bytes)
+	for _, w := range f.Warnings {
+		fmt.Fprintf(e.stdout, "  warning: %s\n", w)
+	}
+	return nil
+}
+
+// writeFile renders into a temporary file renamed into place under name(result), so a
+// failed render never leaves a partial file under the final name.
+func writeFile(dir string, renderTo func(io.Writer) (*render.Result, error), name func(*render.Result) string) (*renderFile, error) {
+	tmp, err := os.CreateTemp(dir, ".render-*")
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	res, err := r.RenderView(ctx, d, viewID, media, io.MultiWriter(tmp, h))
+	res, err := renderTo(io.MultiWriter(tmp, h))
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("render: %w", cerr)
 	}
@@ -147,10 +172,12 @@ func writeView(ctx context.Context, r *render.Renderer, d *hub.DesignDetail, vie
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	f := fileOf(res, h)
+	f.Name = name(res)
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, f.Name)); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
-	return fileOf(res, h), nil
+	return f, nil
 }
 
 func fileOf(res *render.Result, h hash.Hash) *renderFile {

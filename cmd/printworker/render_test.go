@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
@@ -91,6 +92,26 @@ func TestRenderCommand(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("out holds %d entries, want the 2 files (no temporaries)", len(entries))
 	}
+
+	// --all: the hub's export-all package; views of mixed types make a zip.
+	all := filepath.Join(dir, "all")
+	stdout, _, err = runCLI(t, nil, "render", "--design", design, "--media", filepath.Join(renderTestdata, "media"), "--out", all, "--all", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg renderFile
+	renderMust(t, json.Unmarshal([]byte(stdout), &pkg))
+	if pkg.Name != "1001-Basic-mug.zip" || pkg.Type != "zip" {
+		t.Fatalf("package %+v", pkg)
+	}
+	zr, err := zip.OpenReader(filepath.Join(all, pkg.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	if len(zr.File) != 2 || zr.File[0].Name != want[0].name || zr.File[1].Name != want[1].name {
+		t.Errorf("zip entries %v", zr.File)
+	}
 }
 
 func TestRenderCommandBadInput(t *testing.T) {
@@ -105,6 +126,7 @@ func TestRenderCommandBadInput(t *testing.T) {
 		code int
 	}{
 		{"missing flags", []string{"render", "--design", design}, "--media is required", 2},
+		{"all and view", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--all", "--view", "front"}, "exclude each other", 2},
 		{"bad basis", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--basis", "inch"}, `basis "inch"`, 2},
 		{"no such view", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--view", "side"}, `no view "side"`, 1},
 		{"not a design", []string{"render", "--design", notJSON, "--media", media, "--out", t.TempDir()}, "is not a design detail", 1},
