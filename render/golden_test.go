@@ -86,7 +86,7 @@ func goldenCases() []goldenCase {
 				v.Export.AreaType = "custom"
 				v.Export.X, v.Export.Y, v.Export.Width, v.Export.Height = 60, 20, 100, 60
 			})},
-		{name: "basic-pixel-basis", design: "basic.json", view: "front", opts: Options{Basis: BasisPixel},
+		{name: "basic-pixel-basis", design: "basic.json", view: "front", opts: Options{Basis: BasisPixel}, pdfSimple: true,
 			mutate: front(func(v *hub.View) { v.Export.DPI = 300 })},
 		{name: "basic-no-template", design: "basic.json", view: "front",
 			mutate: front(func(v *hub.View) { v.Export.ExportTemplate = false })},
@@ -98,8 +98,8 @@ func goldenCases() []goldenCase {
 				v.Elements[3].Value = ptr(hub.MediaValue(hub.Media{ID: "photo-exif6", MimeType: "image/jpeg",
 					Meta: hub.MediaMeta{Width: 100, Height: 160}}))
 			})},
-		{name: "illustrations", design: "illustrations.json", view: "art"},
-		{name: "text", design: "text.json", view: "words"},
+		{name: "illustrations", design: "illustrations.json", view: "art", pdfSimple: true},
+		{name: "text", design: "text.json", view: "words", pdfSimple: true},
 		{name: "text-150dpi", design: "text.json", view: "words",
 			mutate: front(func(v *hub.View) { v.Export.DPI = 150 })},
 	}
