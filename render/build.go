@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -44,8 +45,8 @@ func (r *Renderer) buildScene(ctx context.Context, v *hub.View, src MediaSource)
 		PageWidthPt: p.PageWidthPt, PageHeightPt: p.PageHeightPt,
 		WidthPx: p.WidthPx, HeightPx: p.HeightPx,
 	}
-	for _, u := range unsupportedFeatures(v) {
-		s.Warnings = append(s.Warnings, Warning{Code: WarnUnsupported, Message: u})
+	for _, f := range unsupportedFeatures(v) {
+		s.Warnings = append(s.Warnings, Warning{Code: WarnUnsupported, ElementID: f.elementID, Message: f.what + " is not rendered"})
 	}
 	b := &sceneBuilder{r: r, view: v, scene: s, media: newMediaCache(r, src, v.ID)}
 	if v.Export.ExportTemplate {
@@ -85,12 +86,7 @@ func elementsByWeight(v *hub.View) []*hub.Element {
 	for i := range v.Elements {
 		out[i] = &v.Elements[i]
 	}
-	// Insertion sort keeps ties in order and the lists are short.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Weight < out[j-1].Weight; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Weight < out[j].Weight })
 	return out
 }
 

@@ -102,7 +102,9 @@ func (r *Renderer) plan(v *hub.View) (Plan, error) {
 			p.SourceBytes += 4 * int64(m.Meta.Width) * int64(m.Meta.Height)
 		}
 	}
-	p.Unsupported = unsupportedFeatures(v)
+	for _, f := range unsupportedFeatures(v) {
+		p.Unsupported = append(p.Unsupported, f.String())
+	}
 	return p, nil
 }
 
@@ -138,32 +140,47 @@ func exportBox(v *hub.View) (Rect, error) {
 	return box, nil
 }
 
+// feature is a design feature the renderer meets and does not draw.
+type feature struct {
+	elementID string // "" for view-level features
+	what      string
+}
+
+func (f feature) String() string {
+	if f.elementID == "" {
+		return f.what
+	}
+	return fmt.Sprintf("element %s: %s", f.elementID, f.what)
+}
+
 // unsupportedFeatures lists the features of the view the renderer does not draw, so
 // they are reported, never silently dropped.
-func unsupportedFeatures(v *hub.View) []string {
-	var out []string
+func unsupportedFeatures(v *hub.View) []feature {
+	var out []feature
 	if present(v.CutOutMask) {
-		out = append(out, "view cutOutMask")
+		out = append(out, feature{what: "view cutOutMask"})
 	}
 	if isTrue(v.Export.ExportCutOutMask) {
-		out = append(out, "export exportCutOutMask")
+		out = append(out, feature{what: "export exportCutOutMask"})
 	}
-	for name, raw := range map[string]json.RawMessage{
-		"mergeDimensions": v.Export.MergeDimensions, "mergeInFile": v.Export.MergeInFile,
-		"mergePosition": v.Export.MergePosition, "custom": v.Export.Custom,
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{
+		{"custom", v.Export.Custom}, {"mergeDimensions", v.Export.MergeDimensions},
+		{"mergeInFile", v.Export.MergeInFile}, {"mergePosition", v.Export.MergePosition},
 	} {
-		if present(raw) {
-			out = append(out, "export "+name)
+		if present(f.raw) {
+			out = append(out, feature{what: "export " + f.name})
 		}
 	}
-	sort.Strings(out)
 	for i := range v.Elements {
 		e := &v.Elements[i]
 		if !e.Exported() {
 			continue
 		}
 		for _, f := range elementUnsupported(e) {
-			out = append(out, fmt.Sprintf("element %s: %s", e.ID, f))
+			out = append(out, feature{elementID: e.ID, what: f})
 		}
 	}
 	return out
