@@ -262,3 +262,23 @@ func TestPushesOutOfOrderKeepTheNewest(t *testing.T) {
 		t.Errorf("%v pushes skipped, want 2", n)
 	}
 }
+
+func TestRenderOverBudgetIsPermanent(t *testing.T) {
+	e := newEnv(t, withMode(worker.ModeRender), func(c *worker.Config, _ *worker.Deps) { c.MemoryBudget = 1 << 20 })
+	e.start()
+	ctx := context.Background()
+	if _, err := e.enq.ExportOrder(ctx, store, e.order("M-1", 1002)); err != nil {
+		t.Fatal(err)
+	}
+	e.waitQueuesIdle()
+	archived, err := e.insp.ListArchivedTasks(jobs.QueueExports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(archived) != 1 || !strings.Contains(archived[0].LastErr, "memory budget") || archived[0].Retried != 0 {
+		t.Fatalf("archived %+v, want the export archived at once for the memory budget", archived)
+	}
+	if n := e.hubRequests("GET", "/2023-10/export/"); n != 0 {
+		t.Errorf("render mode downloaded %d exports", n)
+	}
+}

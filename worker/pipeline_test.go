@@ -27,6 +27,11 @@ func (e *env) checkFile(f worker.FileRecord) {
 		e.t.Errorf("%s: stored %d bytes sha256 %s, manifest says %d bytes %s", f.Key, len(b), got, f.Bytes, f.SHA256)
 	}
 	checkValid(e.t, f.Key, f.Type, b)
+	if f.Type == hub.ExportPNG && f.WidthPx > 0 {
+		if c, err := png.DecodeConfig(bytes.NewReader(b)); err == nil && (c.Width != f.WidthPx || c.Height != f.HeightPx) {
+			e.t.Errorf("%s: %dx%d pixels, manifest says %dx%d", f.Key, c.Width, c.Height, f.WidthPx, f.HeightPx)
+		}
+	}
 }
 
 func checkValid(t *testing.T, key, typ string, b []byte) {
