@@ -34,9 +34,9 @@ const (
 	OpDelete = "delete"
 )
 
-// Enqueuer starts the work for an order. The jobs package's Enqueuer provides it
-// (through a thin adapter in cmd/printworker); each call must be durable when it
-// returns nil, and enqueuing the same work twice must be harmless.
+// Enqueuer starts the work for an order. A *jobs.Enqueuer provides it through
+// JobsEnqueuer; each call must be durable when it returns nil, and enqueuing the same
+// work twice must be harmless.
 type Enqueuer interface {
 	// PushOrder enqueues a create, update or delete of the order on the hub. For a
 	// delete only OrderID and Domain are set.

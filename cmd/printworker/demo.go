@@ -58,14 +58,16 @@ const (
 // part can point at a real service exactly as `work` and `serve` do), with defaults
 // that suit one process on a laptop.
 type demoOptions struct {
-	timeout time.Duration
-	topic   string
-	redis   *redisFlags
-	hub     *hubFlags
-	storage *storageFlags
-	render  *renderFlags
-	worker  *workerFlags
-	log     *logFlags
+	timeout    time.Duration
+	keep       bool
+	intakeAddr string
+	topic      string
+	redis      *redisFlags
+	hub        *hubFlags
+	storage    *storageFlags
+	render     *renderFlags
+	worker     *workerFlags
+	log        *logFlags
 }
 
 func demoCommand() command {
@@ -79,6 +81,8 @@ func demoCommand() command {
 				render: addRenderFlags(fs), worker: addWorkerFlags(fs), log: addLogFlags(fs),
 			}
 			fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for every order's manifest")
+			fs.BoolVar(&o.keep, "keep", false, "keep the services running after the demo (until Ctrl-C) to send your own webhooks")
+			fs.StringVar(&o.intakeAddr, "intake-addr", "127.0.0.1:0", "listen address of the demo's intake (port 0: any free port)")
 			fs.StringVar(&o.topic, "topic", intake.TopicPaid, "Shopify topic the sample orders are sent with (it is also the production topic)")
 			fs.Var(flagAlias{fs.Lookup("storage-dir")}, "out", "folder receiving the print files, emptied on each run (same as --storage-dir)")
 			for name, v := range map[string]string{
@@ -190,6 +194,11 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 		return err
 	}
 	d.report(manifests)
+	if d.o.keep {
+		d.printPlayground()
+		<-ctx.Done()
+		fmt.Fprintln(d.e.stdout, "stopping")
+	}
 	return nil
 }
 
@@ -395,7 +404,7 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 	if err != nil {
 		return usageError("demo: " + err.Error())
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", d.o.intakeAddr)
 	if err != nil {
 		return fmt.Errorf("demo: intake: %w", err)
 	}
@@ -631,6 +640,22 @@ func warningSummary(ws []render.Warning) string {
 		return ws[0].Code
 	}
 	return fmt.Sprintf("%s (+%d more)", ws[0].Code, len(ws)-1)
+}
+
+// printPlayground tells how to send webhooks to the running demo.
+func (d *demoRun) printPlayground() {
+	fmt.Fprintf(d.e.stdout, `
+The services keep running until Ctrl-C. Send an order yourself (change its "id" first,
+or the intake answers "duplicate"):
+
+  body=cmd/printworker/demodata/shopify-order-1.json
+  sig=$(openssl dgst -sha256 -hmac %s -binary < "$body" | base64)
+  curl -sS %s/webhooks/shopify -H "X-Shopify-Hmac-Sha256: $sig" \
+    -H "X-Shopify-Topic: orders/paid" -H "X-Shopify-Shop-Domain: %s" \
+    -H "Content-Type: application/json" --data-binary @"$body"
+
+Health: %s/healthz, %s/readyz; metrics: %s/metrics. Files appear in %s.
+`, demoShopifySecret, d.intake, demoShop, d.intake, d.intake, d.intake, d.where)
 }
 
 // redactRedisURL hides a password in a Redis URL.
