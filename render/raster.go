@@ -75,9 +75,14 @@ func (r *Renderer) drawFill(dst *image.RGBA, clip image.Rectangle, m Matrix, l *
 
 // drawImage resamples the source straight into the canvas with Catmull-Rom (which
 // widens its support when shrinking, so downscaling does not alias), in parallel row
-// bands of the clip rectangle.
+// bands of the clip rectangle: separably for unrotated pictures (resample.go), else
+// through golang.org/x/image/draw's general transform.
 func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) {
 	src := l.Image.Image
+	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
+		scaleAxisAligned(dst, clip, src, m[0], m[4], m[3], m[5], r.opts.Workers)
+		return
+	}
 	s2d := f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}
 	var opts *xdraw.Options
 	if l.Opacity < 1 {
