@@ -6,6 +6,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 )
 
@@ -37,54 +38,38 @@ func (w *Worker) handlePush(ctx context.Context, t *asynq.Task) error {
 			return nil
 		}
 	}
-	var res interface{ String() string }
+	var r hub.PushResult
 	switch p.Op {
 	case jobs.OpCreate:
-		r, err := h.PushOrder(ctx, p.Order)
-		if err != nil {
-			return fmt.Errorf("push order %s: %w", p.OrderID, err)
-		}
-		res = pushResult(r.Op, r.Skipped, r.Converged)
+		r, err = h.PushOrder(ctx, p.Order)
 	case jobs.OpUpdate:
-		r, err := h.PushOrderUpdate(ctx, p.Order)
-		if err != nil {
-			return fmt.Errorf("push order %s update: %w", p.OrderID, err)
-		}
-		res = pushResult(r.Op, r.Skipped, r.Converged)
+		r, err = h.PushOrderUpdate(ctx, p.Order)
 	case jobs.OpDelete:
-		r, err := h.PushOrderDelete(ctx, p.OrderID, p.Domain)
-		if err != nil {
-			return fmt.Errorf("delete order %s: %w", p.OrderID, err)
-		}
-		res = pushResult(r.Op, r.Skipped, r.Converged)
+		r, err = h.PushOrderDelete(ctx, p.OrderID, p.Domain)
 	default:
 		return fmt.Errorf("%w: push op %q", jobs.ErrPayload, p.Op)
+	}
+	if err != nil {
+		return fmt.Errorf("%s order %s: %w", p.Op, p.OrderID, err)
 	}
 	// Recorded after the hub answered: a crash in between re-sends the same version,
 	// which converges.
 	if err := w.state.PushDone(ctx, p.OrderKey, p.Op, updated); err != nil {
 		return err
 	}
-	w.logger(ctx).InfoContext(ctx, "order pushed", "result", res.String())
-	writeResult(ctx, w.logger(ctx), t, []byte(res.String()))
+	res := describePush(r)
+	w.logger(ctx).InfoContext(ctx, "order pushed", "result", res)
+	writeResult(ctx, w.logger(ctx), t, []byte(res))
 	return nil
 }
 
-type pushOutcome struct {
-	op                 string
-	skipped, converged bool
-}
-
-func pushResult(op string, skipped, converged bool) pushOutcome {
-	return pushOutcome{op: op, skipped: skipped, converged: converged}
-}
-
-func (p pushOutcome) String() string {
+// describePush says what a push did, for logs and the task's result.
+func describePush(r hub.PushResult) string {
 	switch {
-	case p.skipped:
+	case r.Skipped:
 		return "skipped: no customizations"
-	case p.converged:
-		return p.op + " (converged)"
+	case r.Converged:
+		return r.Op + " (converged)"
 	}
-	return p.op
+	return r.Op
 }

@@ -181,6 +181,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 		t.Fatal("the batch finished before the kill: nothing was tested")
 	}
 
+	restarted := time.Now()
 	second := start("second worker")
 	deadline = time.Now().Add(150 * time.Second)
 	for len(manifests()) < orders {
@@ -190,6 +191,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	t.Logf("all %d orders complete %s after the restart", orders, time.Since(restarted).Round(time.Second))
 	// A graceful stop: SIGTERM drains and exits 0.
 	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
