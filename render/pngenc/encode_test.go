@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -224,10 +225,23 @@ func TestEncodeRGB(t *testing.T) {
 	}
 	samePixels(t, d.img, want)
 
-	err := EncodeRGB(context.Background(), &buf, pix[:len(pix)-1], w, h, stride, Options{})
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.Retryable() {
-		t.Errorf("short buffer: got %v, want a non-retryable *InputError", err)
+	for _, bad := range []struct {
+		name                  string
+		pix                   []byte
+		width, height, stride int
+		opt                   Options
+	}{
+		{"short buffer", pix[:len(pix)-1], w, h, stride, Options{}},
+		{"stride below row", pix, w, h, 3*w - 1, Options{}},
+		{"zero height", pix, w, 0, stride, Options{}},
+		{"bad options", pix, w, h, stride, Options{Filter: "avg"}},
+	} {
+		var out bytes.Buffer
+		err := EncodeRGB(context.Background(), &out, bad.pix, bad.width, bad.height, bad.stride, bad.opt)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Retryable() || out.Len() != 0 {
+			t.Errorf("%s: got %v after %d bytes, want a non-retryable *InputError and no output", bad.name, err, out.Len())
+		}
 	}
 }
 
@@ -275,6 +289,9 @@ func TestEncodeRejectsBadInput(t *testing.T) {
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want *InputError", err)
+			}
+			if ie.Retryable() || !strings.HasPrefix(err.Error(), "pngenc: ") {
+				t.Errorf("error %q: want a non-retryable error naming the package", err)
 			}
 			if buf.Len() != 0 {
 				t.Errorf("wrote %d bytes before refusing", buf.Len())
