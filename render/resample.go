@@ -2,6 +2,7 @@ package render
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -199,6 +200,14 @@ func rowFetcher(src image.Image) func(y int, out []float32) {
 				out[i+1] = float32(p[i+1]) * a / 255
 				out[i+2] = float32(p[i+2]) * a / 255
 				out[i+3] = a
+			}
+		}
+	case *image.YCbCr:
+		return func(y int, out []float32) {
+			for x := 0; x < b.Dx(); x++ {
+				yi, ci := m.YOffset(b.Min.X+x, b.Min.Y+y), m.COffset(b.Min.X+x, b.Min.Y+y)
+				r, g, bl := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+				out[4*x], out[4*x+1], out[4*x+2], out[4*x+3] = float32(r), float32(g), float32(bl), 255
 			}
 		}
 	case *image.Gray:

@@ -33,25 +33,40 @@ func TestScaleAxisAlignedMatchesTransform(t *testing.T) {
 		{3, -20, 1.5, -10},
 		{0.1, 0, 0.1, 0},
 	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("%g,%g", tc.a, tc.d), func(t *testing.T) {
-			bg := color.RGBA{10, 60, 10, 255}
-			want := image.NewRGBA(image.Rect(0, 0, 120, 90))
-			got := image.NewRGBA(want.Rect)
-			for i := 0; i < len(want.Pix); i += 4 {
-				copy(want.Pix[i:], []uint8{bg.R, bg.G, bg.B, bg.A})
-				copy(got.Pix[i:], []uint8{bg.R, bg.G, bg.B, bg.A})
-			}
-			clip := image.Rect(5, 4, 110, 80)
-			xdraw.CatmullRom.Transform(want.SubImage(clip).(*image.RGBA), f64.Aff3{tc.a, 0, tc.e, 0, tc.d, tc.f}, src, src.Bounds(), xdraw.Over, nil)
-			scaleAxisAligned(got, clip, src, tc.a, tc.e, tc.d, tc.f, 3)
-			// Same arithmetic up to float32 rounding: at most 2 levels apart.
-			for i := range got.Pix {
-				if d := int(got.Pix[i]) - int(want.Pix[i]); d > 2 || d < -2 {
-					x, y := (i/4)%got.Rect.Dx(), (i/4)/got.Rect.Dx()
-					t.Fatalf("pixel (%d,%d) channel %d: %d, transform gives %d", x, y, i%4, got.Pix[i], want.Pix[i])
-				}
-			}
-		})
+	// A JPEG-like source: YCbCr 4:2:0.
+	ycc := image.NewYCbCr(image.Rect(0, 0, 60, 40), image.YCbCrSubsampleRatio420)
+	for y := 0; y < 40; y++ {
+		for x := 0; x < 60; x++ {
+			ycc.Y[ycc.YOffset(x, y)] = uint8(x*3 + y)
+			ycc.Cb[ycc.COffset(x, y)] = uint8(100 + x)
+			ycc.Cr[ycc.COffset(x, y)] = uint8(150 - y)
+		}
 	}
+	for _, src := range []image.Image{src, ycc} {
+		for _, tc := range tests {
+			testScaleAxisAligned(t, src, tc.a, tc.e, tc.d, tc.f)
+		}
+	}
+}
+
+func testScaleAxisAligned(t *testing.T, src image.Image, a, e, d, f float64) {
+	t.Run(fmt.Sprintf("%T/%g,%g", src, a, d), func(t *testing.T) {
+		bg := color.RGBA{10, 60, 10, 255}
+		want := image.NewRGBA(image.Rect(0, 0, 120, 90))
+		got := image.NewRGBA(want.Rect)
+		for i := 0; i < len(want.Pix); i += 4 {
+			copy(want.Pix[i:], []uint8{bg.R, bg.G, bg.B, bg.A})
+			copy(got.Pix[i:], []uint8{bg.R, bg.G, bg.B, bg.A})
+		}
+		clip := image.Rect(5, 4, 110, 80)
+		xdraw.CatmullRom.Transform(want.SubImage(clip).(*image.RGBA), f64.Aff3{a, 0, e, 0, d, f}, src, src.Bounds(), xdraw.Over, nil)
+		scaleAxisAligned(got, clip, src, a, e, d, f, 3)
+		// Same arithmetic up to float32 rounding: at most 2 levels apart.
+		for i := range got.Pix {
+			if diff := int(got.Pix[i]) - int(want.Pix[i]); diff > 2 || diff < -2 {
+				x, y := (i/4)%got.Rect.Dx(), (i/4)/got.Rect.Dx()
+				t.Fatalf("pixel (%d,%d) channel %d: %d, transform gives %d", x, y, i%4, got.Pix[i], want.Pix[i])
+			}
+		}
+	})
 }
