@@ -226,9 +226,13 @@ func PushTaskID(k OrderKey, op string, body []byte) string {
 	return id
 }
 
-// ExportTaskID is one design of one order in one export generation.
+// ExportTaskID is one design of one order in one export generation. The design
+// appears as its id and a digest of the whole reference: the token is a capability
+// and task ids end up in logs, metrics and operator output.
 func ExportTaskID(k OrderKey, ref string, gen int64) string {
-	return "export:" + k.String() + ":" + url.PathEscape(ref) + ":g" + strconv.FormatInt(gen, 10)
+	id, _, _ := strings.Cut(ref, ".")
+	sum := sha256.Sum256([]byte(ref))
+	return "export:" + k.String() + ":" + url.PathEscape(id) + "-" + hex.EncodeToString(sum[:8]) + ":g" + strconv.FormatInt(gen, 10)
 }
 
 // CompleteTaskID is the manifest of one order revision.

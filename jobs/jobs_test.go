@@ -54,6 +54,7 @@ func TestTaskIDsAreDistinctIdentities(t *testing.T) {
 		"export g0":           ExportTaskID(k, "5.tok", 0),
 		"export g1":           ExportTaskID(k, "5.tok", 1),
 		"export other design": ExportTaskID(k, "6.tok", 0),
+		"export other token":  ExportTaskID(k, "5.tok2", 0),
 		"export other domain": ExportTaskID(OrderKey{Store: "s", Domain: "e.example", OrderID: "1001"}, "5.tok", 0),
 		// Separators inside values cannot forge another identity.
 		"export slash order": ExportTaskID(OrderKey{Store: "s", Domain: "d.example/1001", OrderID: ""}, "5.tok", 0),
@@ -70,6 +71,9 @@ func TestTaskIDsAreDistinctIdentities(t *testing.T) {
 			t.Errorf("%s and %s share the id %q", name, other, id)
 		}
 		seen[id] = name
+	}
+	if id := ExportTaskID(k, "5.secret-token", 0); strings.Contains(id, "secret-token") {
+		t.Errorf("task id %q shows the design token", id)
 	}
 	same := OrderKey{Store: "s", Domain: "d.example", OrderID: "1001"}
 	if ExportTaskID(same, "5.tok", 0) != ids["export g0"] {
