@@ -352,6 +352,18 @@ func TestShopifyWebhook(t *testing.T) {
 			status: 200, result: "enqueued", tasks: []string{"push delete store-default/other-shop.myshopify.com/5812345678901"},
 		},
 		{
+			name: "properties as an object, numbers where strings are expected", topic: "orders/create",
+			body: []byte(`{"id": 8, "created_at": "2024-03-14T09:26:53Z", "updated_at": "2024-03-14T09:26:53Z", "email": null, "contact_email": "anna@example.ch",
+				"billing_address": {"zip": 8001, "phone": 41441234567, "first_name": "Anna"},
+				"line_items": [{"quantity": 4, "price": "2.50", "properties": {"_design": "` + ref1002 + `", "note": "x"}}]}`),
+			status: 200, result: "enqueued", tasks: []string{"push create " + hubStore + "/" + hubDomain + "/8"}, golden: "order_object_properties.hub.json",
+		},
+		{
+			name: "price that is not a number", topic: "orders/paid",
+			body:   []byte(`{"id": 9, "created_at": "2024-03-14T09:26:53Z", "updated_at": "2024-03-14T09:26:53Z", "line_items": [{"quantity": 1, "price": "free", "properties": [{"name": "_design", "value": "` + ref1001 + `"}]}]}`),
+			status: 400, result: "bad_request", reason: "price",
+		},
+		{
 			name: "design property naming no valid reference", topic: "orders/paid",
 			body:   []byte(`{"id": 7, "created_at": "2024-03-14T09:26:53Z", "updated_at": "2024-03-14T09:26:53Z", "line_items": [{"quantity": 1, "price": "1.00", "properties": [{"name": "_design", "value": "not-a-ref"}]}]}`),
 			status: 400, result: "bad_request", reason: "_design",
