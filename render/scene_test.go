@@ -93,6 +93,7 @@ func TestPicturePlacement(t *testing.T) {
 		scale      *float64
 		rotation   float64
 		origin     string
+		scaleArea  string
 		// wantCorner is where the image's top-left pixel corner lands.
 		wantCorner [2]float64
 		wantScale  float64
@@ -102,6 +103,8 @@ func TestPicturePlacement(t *testing.T) {
 		{name: "fill", autoResize: "fill", wantScale: 0.9, wantCorner: [2]float64{100 - 72, 75 - 45}},
 		{name: "none", autoResize: "none", wantScale: 1, wantCorner: [2]float64{20, 25}},
 		{name: "fit x scale", autoResize: "fit", scale: f(2), wantScale: 1.5, wantCorner: [2]float64{-20, 0}},
+		// scaleArea (60x45) wins over the element's area for sizing, not for clipping.
+		{name: "scaleArea", autoResize: "fit", scaleArea: "small", wantScale: 0.375, wantCorner: [2]float64{100 - 30, 75 - 18.75}},
 		{name: "zero scale is 1", autoResize: "none", scale: f(0), wantScale: 1, wantCorner: [2]float64{20, 25}},
 		{name: "top-left origin", autoResize: "none", origin: "top-left", wantScale: 1, wantCorner: [2]float64{100, 75}},
 		// 90 degrees clockwise: the top-left corner goes to the top-right.
@@ -114,6 +117,10 @@ func TestPicturePlacement(t *testing.T) {
 			e.AutoResize, e.Scale, e.Rotation = &tc.autoResize, tc.scale, &tc.rotation
 			if tc.origin != "" {
 				e.OriginRaw = []byte(`"` + tc.origin + `"`)
+			}
+			d.Views[0].Areas = append(d.Views[0].Areas, hub.Area{ID: "small", X: 0, Y: 0, Width: 60, Height: 45})
+			if tc.scaleArea != "" {
+				e.ScaleArea = &tc.scaleArea
 			}
 			s, err := newRenderer(t, Options{}).BuildScene(context.Background(), d, "front", DirSource(mediaDir))
 			if err != nil {
