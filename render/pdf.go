@@ -1,0 +1,286 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"image/png"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jung-kurt/gofpdf"
+	"github.com/printworker/printworker/render/fonts"
+	"github.com/printworker/printworker/render/svg"
+)
+
+// The vector PDF backend (export type "pdf"): a page the size of the export box in
+// points, text as real text in embedded subset fonts, SVG as vector paths, pictures
+// embedded at their native resolution (JPEG sources byte for byte).
+//
+// Coordinates. gofpdf takes y-down page coordinates and flips them itself
+// (y_pdf = pageHeight - y). A layer's local space maps to page space (y down) by
+// M = ToPage * layer.Transform. To draw a layer in its own local coordinates through
+// gofpdf we set the PDF matrix C = F * M * F, F being the flip, because gofpdf emits
+// F(q) for a local point q and we want F(M(q)) on the page. Conjugating by the flip
+// keeps rotations' sense, so text stays upright and clockwise stays clockwise.
+
+// addVectorPage draws the scene as vector content on a new page of pdf.
+func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
+	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
+	page := s.ToPage()
+	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1}
+	for i := range s.Layers {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l := &s.Layers[i]
+		clip := bounds(page, l.Clip)
+		if clip.Empty() {
+			continue
+		}
+		pdf.ClipRect(clip.X, clip.Y, clip.W, clip.H, false)
+		pdf.TransformBegin()
+		pdf.Transform(v.flipConj(page.Mul(l.Transform)))
+		var err error
+		switch l.Kind {
+		case LayerFill:
+			v.fill(l)
+		case LayerImage:
+			err = v.image(l)
+		case LayerSVG:
+			v.svg(l)
+		case LayerText:
+			v.text(l)
+		}
+		pdf.TransformEnd()
+		pdf.ClipEnd()
+		// Q restored the page's graphics state: full opacity again.
+		v.alpha = 1
+		if err != nil {
+			return err
+		}
+		if err := pdf.Error(); err != nil {
+			return fmt.Errorf("render: view %s: pdf layer %d (%s %s): %w", s.ViewID, i, l.Source, l.ElementID, err)
+		}
+	}
+	return nil
+}
+
+type vectorPage struct {
+	pdf    *gofpdf.Fpdf
+	h      float64 // page height in pt
+	viewID string
+	// alpha is the alpha in force. Each layer is drawn inside q ... Q, which restores
+	// the page state (alpha 1, default colours), so per-layer state is set inside the
+	// layer and never assumed from an earlier one.
+	alpha float64
+}
+
+// flipConj returns F * m * F as a gofpdf matrix (see the file comment).
+func (v *vectorPage) flipConj(m Matrix) gofpdf.TransformMatrix {
+	a, b, c, d, e, f := m[0], m[1], m[2], m[3], m[4], m[5]
+	// F(x, y) = (x, h - y). F*M*F(x, y): M(x, h-y) = (a x + c (h-y) + e, b x + d (h-y) + f),
+	// then flip: (a x - c y + c h + e, h - b x + d y - d h - f).
+	return gofpdf.TransformMatrix{
+		A: a, B: -b, C: -c, D: d,
+		E: c*v.h + e,
+		F: v.h - d*v.h - f,
+	}
+}
+
+// setAlpha sets fill and stroke alpha, skipping redundant graphics states.
+func (v *vectorPage) setAlpha(a float64) {
+	a = math.Max(0, math.Min(1, a))
+	if a == v.alpha {
+		return
+	}
+	v.pdf.SetAlpha(a, "Normal")
+	v.alpha = a
+}
+
+func (v *vectorPage) fill(l *Layer) {
+	f := l.Fill
+	v.setAlpha(l.Opacity * float64(f.Color.A) / 255)
+	v.pdf.SetFillColor(int(f.Color.R), int(f.Color.G), int(f.Color.B))
+	v.pdf.Rect(f.Rect.X, f.Rect.Y, f.Rect.W, f.Rect.H, "F")
+}
+
+// image embeds the layer's picture at its native pixel size: local space has one unit
+// per source pixel, so the page transform alone scales it. JPEG files go in as they are
+// (DCTDecode, no re-encoding); opaque PNG files too (gofpdf copies their deflate data).
+// Anything else (recoloured pixels, PNGs gofpdf cannot copy) is encoded once as PNG.
+func (v *vectorPage) image(l *Layer) error {
+	im := l.Image
+	data, typ, err := pdfImageData(im)
+	if err != nil {
+		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
+	}
+	// gofpdf keys an image's XObject by the hash of its bytes: the same picture
+	// registered under two names would put one key twice in the page resources. Naming
+	// images by content embeds a picture used twice (or on several pages) once.
+	name := fmt.Sprintf("img-%x", sha256.Sum256(data))
+	opt := gofpdf.ImageOptions{ImageType: typ}
+	v.pdf.RegisterImageOptionsReader(name, opt, bytes.NewReader(data))
+	v.setAlpha(l.Opacity)
+	v.pdf.ImageOptions(name, 0, 0, float64(im.Width), float64(im.Height), false, opt, 0, "")
+	return nil
+}
+
+// pdfImageData picks the bytes gofpdf embeds for an image layer.
+func pdfImageData(im *ImageLayer) ([]byte, string, error) {
+	if im.Data != nil {
+		switch im.MimeType {
+		case "image/jpeg":
+			return im.Data, "JPG", nil
+		case "image/png":
+			if pngCopyable(im.Data) && !im.HasAlpha {
+				return im.Data, "PNG", nil
+			}
+		}
+	}
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, im.Image); err != nil {
+		return nil, "", fmt.Errorf("encode picture for pdf: %w", err)
+	}
+	return buf.Bytes(), "PNG", nil
+}
+
+// pngCopyable reports whether gofpdf can embed a PNG file as is: 8-bit, not interlaced
+// (gofpdf refuses 16-bit and interlaced PNGs).
+func pngCopyable(b []byte) bool {
+	// Signature (8) + IHDR length (4) + "IHDR" (4) + width (4) + height (4) + depth (1)
+	// + colour type (1) + compression (1) + filter (1) + interlace (1).
+	if len(b) < 29 || string(b[12:16]) != "IHDR" {
+		return false
+	}
+	return b[24] == 8 && b[28] == 0
+}
+
+func (v *vectorPage) svg(l *Layer) {
+	doc := l.SVG.Doc
+	for i := range doc.Shapes {
+		sh := &doc.Shapes[i]
+		if sh.Fill != nil && sh.Fill.A > 0 {
+			v.setAlpha(l.Opacity * sh.Opacity * sh.Fill.A)
+			v.pdf.SetFillColor(paintByte(sh.Fill.R), paintByte(sh.Fill.G), paintByte(sh.Fill.B))
+			v.path(sh.Path)
+			if sh.FillRule == "evenodd" {
+				v.pdf.DrawPath("F*")
+			} else {
+				v.pdf.DrawPath("F")
+			}
+		}
+		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
+			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
+			v.pdf.SetDrawColor(paintByte(sh.Stroke.R), paintByte(sh.Stroke.G), paintByte(sh.Stroke.B))
+			v.pdf.SetLineWidth(sh.StrokeWidth)
+			v.pdf.SetLineCapStyle(orDefault(sh.LineCap, "butt"))
+			v.pdf.SetLineJoinStyle(orDefault(sh.LineJoin, "miter"))
+			if sh.MiterLimit > 0 {
+				v.pdf.RawWriteStr(fmt.Sprintf("%.3f M\n", sh.MiterLimit))
+			}
+			v.pdf.SetDashPattern(sh.Dashes, sh.DashOffset)
+			v.path(sh.Path)
+			v.pdf.DrawPath("D")
+			v.pdf.SetDashPattern(nil, 0)
+		}
+	}
+}
+
+// path emits p's segments; quadratic Béziers are raised to cubics (PDF has none).
+func (v *vectorPage) path(p svg.Path) {
+	var cur, start svg.Point
+	for _, s := range p {
+		switch s.Op {
+		case svg.MoveTo:
+			cur, start = s.Pts[0], s.Pts[0]
+			v.pdf.MoveTo(cur.X, cur.Y)
+		case svg.LineTo:
+			cur = s.Pts[0]
+			v.pdf.LineTo(cur.X, cur.Y)
+		case svg.QuadTo:
+			q, e := s.Pts[0], s.Pts[1]
+			c1 := svg.Point{X: cur.X + 2.0/3*(q.X-cur.X), Y: cur.Y + 2.0/3*(q.Y-cur.Y)}
+			c2 := svg.Point{X: e.X + 2.0/3*(q.X-e.X), Y: e.Y + 2.0/3*(q.Y-e.Y)}
+			v.pdf.CurveBezierCubicTo(c1.X, c1.Y, c2.X, c2.Y, e.X, e.Y)
+			cur = e
+		case svg.CubicTo:
+			v.pdf.CurveBezierCubicTo(s.Pts[0].X, s.Pts[0].Y, s.Pts[1].X, s.Pts[1].Y, s.Pts[2].X, s.Pts[2].Y)
+			cur = s.Pts[2]
+		case svg.Close:
+			v.pdf.ClosePath()
+			cur = start
+		}
+	}
+}
+
+// text draws each line as real text in the layer's embedded font. Glyphs whose pen
+// position follows from the previous glyph's plain advance are written as one string;
+// a kerning pair or charSpacing starts a new string at its exact position, so the page
+// matches the raster layout glyph for glyph.
+func (v *vectorPage) text(l *Layer) {
+	t := l.Text
+	v.pdf.AddUTF8FontFromBytes(pdfFontFamily(t.Font), "", t.Font.Data)
+	v.pdf.SetFont(pdfFontFamily(t.Font), "", t.Size)
+	v.setAlpha(l.Opacity * float64(t.Color.A) / 255)
+	// gofpdf writes no colour for text when it believes the fill colour already equals
+	// the text colour; after a layer's Q that belief can be stale, so set both here.
+	v.pdf.SetTextColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
+	v.pdf.SetFillColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
+	// Tolerance for "follows from the previous advance": gofpdf rounds widths to 1/1000 em.
+	tol := t.Size / 1000
+	for _, line := range t.Lines {
+		if len(line.Glyphs) == 0 {
+			if strings.TrimSpace(line.Text) != "" {
+				v.pdf.Text(line.X, line.Baseline, line.Text)
+			}
+			continue
+		}
+		var run strings.Builder
+		runX := line.Glyphs[0].X
+		next := runX
+		for _, g := range line.Glyphs {
+			if run.Len() > 0 && math.Abs(g.X-next) > tol {
+				v.pdf.Text(runX, line.Baseline, run.String())
+				run.Reset()
+				runX = g.X
+			}
+			if run.Len() == 0 {
+				runX = g.X
+			}
+			r := g.Rune
+			if !utf8.ValidRune(r) {
+				r = utf8.RuneError
+			}
+			run.WriteRune(r)
+			next = g.X + g.Advance
+		}
+		if run.Len() > 0 {
+			v.pdf.Text(runX, line.Baseline, run.String())
+		}
+	}
+}
+
+// pdfFontFamily is the family name a face is registered under in the PDF: one name per
+// face (gofpdf's own bold/italic styles would look for separate files).
+func pdfFontFamily(f *fonts.Font) string {
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, f.Family)
+	return name + "-" + f.Style.String()
+}
+
+func paintByte(v float64) int { return int(math.Round(math.Max(0, math.Min(1, v)) * 255)) }
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
