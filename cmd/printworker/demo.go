@@ -149,7 +149,6 @@ type demoRun struct {
 type demoStorage interface {
 	worker.Storage
 	Get(ctx context.Context, key string) (io.ReadCloser, storage.Info, error)
-	Stat(ctx context.Context, key string) (storage.Info, error)
 	Delete(ctx context.Context, key string) error
 	URL(key string) string
 }
@@ -419,7 +418,6 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 
 // demoOrder is one sample order sent.
 type demoOrder struct {
-	file     string
 	key      jobs.OrderKey
 	name     string
 	manifest string // key of its manifest
@@ -475,7 +473,7 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 		default:
 			return nil, fmt.Errorf("demo: intake answered %s for %s: %s", res.Status, f, res.Reason)
 		}
-		out = append(out, demoOrder{file: f, key: k, name: so.Name, manifest: manifest})
+		out = append(out, demoOrder{key: k, name: so.Name, manifest: manifest})
 	}
 	return out, nil
 }
