@@ -124,28 +124,41 @@ func TestHubFaultsRecover(t *testing.T) {
 	}
 }
 
+// TestStorageOutageRecovers: exports fail while the store is unavailable and
+// complete once it is back. In render mode the failure also exercises the pipe
+// between the encoder and the upload: the renderer must be released when the upload
+// stops reading.
 func TestStorageOutageRecovers(t *testing.T) {
-	e := newEnv(t)
-	e.s3.SetFault(tests3.FaultUnavailable)
-	e.start()
-	ctx := context.Background()
-	o := e.order("S-1", 1002)
-	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until the export has failed against the unavailable store at least once.
-	deadline := time.Now().Add(30 * time.Second)
-	for e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeDesignExport, "outcome": worker.OutcomeRetry}) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("export never failed against the unavailable store: %s", e.queueReport())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e.s3.SetFault(tests3.FaultNone)
-	e.runOrders("S-after", 3)
-	m := e.manifest("S-1", 1)
-	for _, f := range m.Files {
-		e.checkFile(f)
+	for _, mode := range []string{worker.ModeDownload, worker.ModeRender} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, withMode(mode))
+			e.s3.SetFault(tests3.FaultUnavailable)
+			e.start()
+			ctx := context.Background()
+			o := e.order("S-1", 1002)
+			if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the export has failed against the unavailable store.
+			deadline := time.Now().Add(60 * time.Second)
+			for e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeDesignExport, "outcome": worker.OutcomeRetry}) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("export never failed against the unavailable store: %s", e.queueReport())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			e.s3.SetFault(tests3.FaultNone)
+			m := e.manifest("S-1", 1)
+			for _, f := range m.Files {
+				e.checkFile(f)
+				if f.Mode != mode {
+					t.Errorf("%s: mode %s", f.Key, f.Mode)
+				}
+			}
+			if mode == worker.ModeDownload {
+				e.runOrders("S-after", 3)
+			}
+		})
 	}
 }
 
