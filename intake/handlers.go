@@ -173,10 +173,18 @@ func (s *Server) handleOrders(w http.ResponseWriter, r *http.Request) (int, resu
 	if err := decodeJSON(body, &o); err != nil {
 		return 0, result{}, err
 	}
-	if topic == TopicDelete {
-		if strings.TrimSpace(o.OrderID) == "" {
-			return 0, result{}, unprocessable("orderId: must not be empty")
+	// orderId and domain are the order's identity (with the store): without them no
+	// job can name the order.
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"orderId", o.OrderID}, {"domain", o.Domain}} {
+		if strings.TrimSpace(f.v) == "" {
+			missing = append(missing, f.name+": must not be empty")
 		}
+	}
+	if len(missing) > 0 {
+		return 0, result{}, unprocessable(strings.Join(missing, "; "))
+	}
+	if topic == TopicDelete {
 		o = hub.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []hub.LineItem{}}
 	} else if hub.HasCustomizations(&o) {
 		// The sender owns the body: tell it now what the hub would refuse later.

@@ -573,6 +573,9 @@ func TestGenericWebhook(t *testing.T) {
 		{name: "delete with the identity alone", body: []byte(`{"orderId": "A-1001", "domain": "shop.example.org"}`),
 			header: genericHeaders("store-9", ordersSecret, "orders/delete", now, []byte(`{"orderId": "A-1001", "domain": "shop.example.org"}`)),
 			status: 200, result: "enqueued", tasks: []string{"push delete " + key}},
+		{name: "delete without a domain", body: []byte(`{"orderId": "A-1001"}`),
+			header: genericHeaders("store-9", ordersSecret, "orders/delete", now, []byte(`{"orderId": "A-1001"}`)),
+			status: 422, result: "unprocessable", reason: "domain"},
 		{name: "missing topic", body: valid, header: func() http.Header {
 			h := genericHeaders("store-9", ordersSecret, "orders/paid", now, valid)
 			h.Del(intake.HeaderTopic)
