@@ -6,24 +6,25 @@
 #   (a) fabric.js 7 on node-canvas 3 (bench/fabric/render.js),
 #   (b) the libvips command line (bench/vips/render.sh),
 #   (c) printworker render,
-# each several times on the same machine in one run, and prints median seconds, peak
-# RSS and the ratios peer / printworker. Then it times printworker on reference 1 as
-# vector PDF and on references 2-4.
+# on the same machine in one run, and prints median wall and CPU seconds, peak RSS and
+# the ratios peer / printworker. It also times printworker on reference 1 as vector
+# PDF and on references 2-4, and compares the peers' pictures with printworker's.
 #
 # Usage (as root on Debian, from anywhere; idempotent):
 #   bench/peers.sh            install what is missing, then measure
 #   bench/peers.sh install    only install (Debian packages, npm packages)
-#   RUNS=7 bench/peers.sh     more timed runs per command (default 5, plus 1 warm-up)
+#   RUNS=7 bench/peers.sh     more timed rounds (default 5, after 1 warm-up round)
+#   BENCH_WORK=/tmp/x         scratch and output folder (default /tmp/printworker-bench)
 #
-# Installs: Debian packages libvips-tools, hyperfine, time, and node-canvas' build
-# needs (build-essential, libcairo2-dev, libpango1.0-dev, libjpeg-dev, libgif-dev,
-# librsvg2-dev, pkg-config, python3); npm packages fabric, canvas and jsdom into
-# bench/fabric/node_modules. node-canvas normally downloads a prebuilt binary from
-# GitHub; that host is not reachable here, so canvas is built from source against
-# Debian's cairo and pango (npm --build-from-source, node headers from /usr/include/node).
+# Installs: Debian packages libvips-tools, time, fonts-dejavu-core and node-canvas'
+# build needs (build-essential, libcairo2-dev, libpango1.0-dev, libjpeg-dev,
+# libgif-dev, librsvg2-dev, pkg-config, python3); npm packages fabric, canvas and jsdom
+# (versions pinned in bench/fabric/package.json) into bench/fabric/node_modules.
+# node-canvas normally downloads a prebuilt binary from GitHub; that host is not
+# reachable here, so canvas is built from source against Debian's cairo and pango
+# (npm --build-from-source, node headers from Debian's /usr/include/node).
 #
-# Everything runs one command at a time; every command has a timeout, so the script
-# stops by itself.
+# Every command runs under a timeout, one at a time, so the script stops by itself.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +37,7 @@ DESIGN1=$DATA/designs/tshirt-front.json
 log() { printf '== %s\n' "$*" >&2; }
 
 install_debian() {
-	local pkgs=(libvips-tools hyperfine time build-essential libcairo2-dev libpango1.0-dev
+	local pkgs=(libvips-tools time build-essential libcairo2-dev libpango1.0-dev
 		libjpeg-dev libgif-dev librsvg2-dev pkg-config python3 fonts-dejavu-core)
 	local missing=()
 	for p in "${pkgs[@]}"; do
@@ -55,9 +56,9 @@ install_npm() {
 		return
 	fi
 	log "npm install in bench/fabric (canvas built from source: takes a few minutes)"
-	# --build-from-source: skip prebuild-install's download from GitHub (unreachable)
-	# and compile with node-gyp against Debian's libraries. nodedir=/usr: the node
-	# headers come from Debian's nodejs package instead of a download.
+	# --build-from-source: prebuild-install skips its download from GitHub (unreachable)
+	# and node-gyp compiles against Debian's libraries; --nodedir=/usr: the node headers
+	# come from Debian's nodejs package instead of a download.
 	(cd "$dir" && timeout 1200 npm install --no-audit --no-fund --build-from-source \
 		--nodedir=/usr --foreground-scripts >"$WORK/npm-install.log" 2>&1) || {
 		log "npm install failed; the last lines of $WORK/npm-install.log:"
@@ -70,7 +71,9 @@ mkdir -p "$WORK"
 install_debian
 FABRIC_OK=1
 install_npm || FABRIC_OK=0
-[[ ${1:-} == install ]] && exit $((1 - FABRIC_OK))
+if [[ ${1:-} == install ]]; then
+	((FABRIC_OK)) && exit 0 || exit 1
+fi
 
 cd "$ROOT"
 log "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(go version | cut -d' ' -f3), node $(node --version), $(vips --version)"
@@ -82,37 +85,63 @@ if [[ ! -f $DATA/media/be1c0000000000000000a001.jpg || ! -f $DATA/media/be1c0000
 	go run ./bench/gen -out "$DATA"
 fi
 
-log "building printworker"
+log "building printworker and bench/imgdiff"
 go build -o "$WORK/printworker" ./cmd/printworker
+go build -o "$WORK/imgdiff" ./bench/imgdiff
 PW=$WORK/printworker
 MEDIA=$DATA/media
 
-# peak_rss CMD...: one run under /usr/bin/time -v, prints the peak RSS in MB.
-peak_rss() {
-	/usr/bin/time -v -o "$WORK/time.txt" timeout "$TIMEOUT" "$@" >/dev/null 2>"$WORK/stderr.txt" || {
-		log "failed: $*"
-		cat "$WORK/stderr.txt" >&2
-		echo "-"
-		return
-	}
-	awk '/Maximum resident set size/ {printf "%.0f\n", $6/1024}' "$WORK/time.txt"
+# Every run is timed by GNU time: wall seconds, user and system CPU seconds, peak RSS
+# of the largest process. The commands run in interleaved rounds (a, b, c, a, b, c,
+# ...) after one warm-up round, not in one block per command as hyperfine does: the
+# machine is shared, and interleaving exposes every renderer to the same background
+# load, so the ratios hold even when absolute times drift.
+declare -A CMD MEDIAN CPU RSS
+ORDER=()
+add() {
+	ORDER+=("$1")
+	CMD[$1]=$2
+	: >"$WORK/$1.runs"
 }
 
-# timeit NAME CMD: hyperfine, 1 warm-up and RUNS timed runs; median seconds into
-# $WORK/NAME.json. CMD is one shell string.
-declare -A MEDIAN RSS
-timeit() {
-	local name=$1 cmd=$2
-	log "timing $name: $cmd"
-	if ! timeout $((TIMEOUT * (RUNS + 1))) hyperfine --style basic --warmup 1 --runs "$RUNS" \
-		--export-json "$WORK/$name.json" "timeout $TIMEOUT $cmd" >&2; then
-		MEDIAN[$name]=-
-		RSS[$name]=-
-		return
+run_once() { # NAME [record]
+	local name=$1
+	# shellcheck disable=SC2086 # the command is a plain word list (no spaces in paths)
+	if /usr/bin/time -f '%e %U %S %M' -o "$WORK/time.txt" timeout "$TIMEOUT" ${CMD[$name]} \
+		>"$WORK/$name.stdout" 2>"$WORK/$name.stderr"; then
+		if [[ ${2:-} == record ]]; then cat "$WORK/time.txt" >>"$WORK/$name.runs"; fi
+	else
+		log "failed: ${CMD[$name]}"
+		tail -n 5 "$WORK/$name.stderr" >&2
 	fi
-	MEDIAN[$name]=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$WORK/$name.json")
-	# shellcheck disable=SC2086 # cmd is a simple word list
-	RSS[$name]=$(peak_rss bash -c "$cmd")
+}
+
+# stats FILE: median wall, median CPU (user+sys), max peak RSS in MB of the runs.
+stats() {
+	python3 -c '
+import statistics, sys
+runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
+if not runs:
+    print("- - -")
+else:
+    wall = statistics.median(float(r[0]) for r in runs)
+    cpu = statistics.median(float(r[1]) + float(r[2]) for r in runs)
+    print("%.3f %.2f %.0f" % (wall, cpu, max(int(r[3]) for r in runs) / 1024))
+' "$1"
+}
+
+measure() {
+	log "warm-up round"
+	for n in "${ORDER[@]}"; do run_once "$n"; done
+	for ((i = 1; i <= RUNS; i++)); do
+		log "round $i/$RUNS (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+		for n in "${ORDER[@]}"; do run_once "$n" record; done
+	done
+	local m c r
+	for n in "${ORDER[@]}"; do
+		read -r m c r < <(stats "$WORK/$n.runs")
+		MEDIAN[$n]=$m CPU[$n]=$c RSS[$n]=$r
+	done
 }
 
 OUT=$WORK/out
@@ -120,28 +149,27 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 # printworker render writes into a folder, one file per view named by the export
 # filename pattern; the size columns add up a folder.
-timeit printworker "$PW render --design $DESIGN1 --media $MEDIA --out $OUT/printworker"
+add printworker "$PW render --design $DESIGN1 --media $MEDIA --out $OUT/printworker"
 if ((FABRIC_OK)); then
-	timeit fabric "node $ROOT/bench/fabric/render.js $DESIGN1 $MEDIA $OUT/fabric.png"
-else
-	MEDIAN[fabric]=-
-	RSS[fabric]=-
+	add fabric "node $ROOT/bench/fabric/render.js $DESIGN1 $MEDIA $OUT/fabric.png"
 fi
-timeit vips-cli "bash $ROOT/bench/vips/render.sh $MEDIA $OUT/vips.png $WORK/vips-tmp"
+add vips-cli "bash $ROOT/bench/vips/render.sh $MEDIA $OUT/vips.png $WORK/vips-tmp"
 
 # Reference 1 as vector PDF, references 2-4: printworker only.
 PDFDESIGN=$WORK/tshirt-front-pdf.json
-python3 - "$DESIGN1" "$PDFDESIGN" <<'EOF'
+python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 for v in d["views"]:
     v["export"]["type"] = "pdf"
 json.dump(d, open(sys.argv[2], "w"))
-EOF
-timeit printworker-pdf "$PW render --design $PDFDESIGN --media $MEDIA --out $OUT/printworker-pdf"
-timeit ref2-two-views "$PW render --design $DATA/designs/tshirt-two-views.json --media $MEDIA --out $OUT/two-views"
-timeit ref3-label "$PW render --design $DATA/designs/name-label.json --media $MEDIA --out $OUT/label"
-timeit ref4-poster "$PW render --design $DATA/designs/poster-600dpi.json --media $MEDIA --out $OUT/poster"
+' "$DESIGN1" "$PDFDESIGN"
+add printworker-pdf "$PW render --design $PDFDESIGN --media $MEDIA --out $OUT/printworker-pdf"
+add ref2-two-views "$PW render --design $DATA/designs/tshirt-two-views.json --media $MEDIA --out $OUT/two-views"
+add ref3-label "$PW render --design $DATA/designs/name-label.json --media $MEDIA --out $OUT/label"
+add ref4-poster "$PW render --design $DATA/designs/poster-600dpi.json --media $MEDIA --out $OUT/poster"
+measure
+if ((!FABRIC_OK)); then MEDIAN[fabric]=- CPU[fabric]=- RSS[fabric]=-; fi
 
 ratio() {
 	python3 -c 'import sys
@@ -149,32 +177,50 @@ a, b = sys.argv[1], sys.argv[2]
 print("-" if "-" in (a, b) else "%.1fx" % (float(a) / float(b)))' "$1" "$2"
 }
 
-canvas=$((4167 * 5000 * 4))
 # size PATH: bytes of a file, or of all files in a folder.
 size() {
 	if [[ -e $1 ]]; then du -cb "$1" | tail -n1 | cut -f1; else echo -; fi
 }
+
+canvas=$((4167 * 5000 * 4))
 echo
-echo "Reference 1 (tshirt-front) to a 300-dpi PNG, 4167 x 5000; $RUNS runs after 1 warm-up, same machine, one run"
+echo "Reference 1 (tshirt-front) to a 300-dpi PNG, 4167 x 5000; $RUNS interleaved rounds after 1 warm-up round"
 echo
-echo "| renderer | median s | peak RSS MB | ratio to printworker | output bytes |"
-echo "|---|---:|---:|---:|---:|"
+echo "| renderer | median wall s | median CPU s (user+sys) | peak RSS MB | wall ratio to printworker | CPU ratio | output bytes |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for n in printworker fabric vips-cli; do
 	f=$OUT/printworker
 	[[ $n == printworker ]] || f=$OUT/${n%-cli}.png
-	r=$([[ $n == printworker ]] && echo 1.0x || ratio "${MEDIAN[$n]}" "${MEDIAN[printworker]}")
-	echo "| $n | ${MEDIAN[$n]} | ${RSS[$n]} | $r | $(size "$f") |"
+	r=1.0x rc=1.0x
+	if [[ $n != printworker ]]; then
+		r=$(ratio "${MEDIAN[$n]}" "${MEDIAN[printworker]}")
+		rc=$(ratio "${CPU[$n]}" "${CPU[printworker]}")
+	fi
+	echo "| $n | ${MEDIAN[$n]} | ${CPU[$n]} | ${RSS[$n]} | $r | $rc | $(size "$f") |"
 done
 echo
 echo "printworker, other outputs"
 echo
-echo "| design | output | median s | peak RSS MB | output bytes |"
-echo "|---|---|---:|---:|---:|"
-echo "| 1 tshirt-front | vector PDF | ${MEDIAN[printworker-pdf]} | ${RSS[printworker-pdf]} | $(size "$OUT/printworker-pdf") |"
-echo "| 2 tshirt-two-views | 2 PNG, 4167 x 5000 | ${MEDIAN[ref2-two-views]} | ${RSS[ref2-two-views]} | $(size "$OUT/two-views") |"
-echo "| 3 name-label | PNG, 1417 x 458 | ${MEDIAN[ref3-label]} | ${RSS[ref3-label]} | $(size "$OUT/label") |"
-echo "| 4 poster-600dpi | PNG, 4958 x 7017 | ${MEDIAN[ref4-poster]} | ${RSS[ref4-poster]} | $(size "$OUT/poster") |"
+echo "| design | output | median wall s | median CPU s | peak RSS MB | output bytes |"
+echo "|---|---|---:|---:|---:|---:|"
+row() { # NAME DESIGN OUTPUT DIR
+	echo "| $2 | $3 | ${MEDIAN[$1]} | ${CPU[$1]} | ${RSS[$1]} | $(size "$OUT/$4") |"
+}
+row printworker-pdf "1 tshirt-front" "vector PDF" printworker-pdf
+row ref2-two-views "2 tshirt-two-views" "2 PNG, 4167 x 5000" two-views
+row ref3-label "3 name-label" "PNG, 1417 x 458" label
+row ref4-poster "4 poster-600dpi" "PNG, 4958 x 7017" poster
 echo
-echo "ratios: fabric/printworker $(ratio "${MEDIAN[fabric]}" "${MEDIAN[printworker]}"), vips-cli/printworker $(ratio "${MEDIAN[vips-cli]}" "${MEDIAN[printworker]}")"
+echo "ratios (wall): fabric/printworker $(ratio "${MEDIAN[fabric]}" "${MEDIAN[printworker]}"), vips-cli/printworker $(ratio "${MEDIAN[vips-cli]}" "${MEDIAN[printworker]}")"
+echo "ratios (CPU):  fabric/printworker $(ratio "${CPU[fabric]}" "${CPU[printworker]}"), vips-cli/printworker $(ratio "${CPU[vips-cli]}" "${CPU[printworker]}")"
 echo "printworker peak RSS ${RSS[printworker]} MB vs output canvas $((canvas / 1000000)) MB (4167*5000*4 bytes)"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo
+echo "same picture? (bench/imgdiff against printworker's PNG)"
+pwpng=$(find "$OUT/printworker" -name '*.png' | head -n1)
+for f in "$OUT/fabric.png" "$OUT/vips.png"; do
+	if [[ -n $pwpng && -f $f ]]; then
+		echo "$(basename "$f"): $("$WORK/imgdiff" "$pwpng" "$f" || true)"
+	fi
+done
 echo "outputs in $OUT"
