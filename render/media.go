@@ -8,12 +8,14 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"io"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/render/svg"
+	"golang.org/x/image/webp"
 )
 
 // source is a decoded media file: a raster image or an SVG document.
@@ -101,8 +103,27 @@ func (c *mediaCache) read(ctx context.Context, m hub.Media) ([]byte, error) {
 const (
 	kindPNG  = "image/png"
 	kindJPEG = "image/jpeg"
+	kindGIF  = "image/gif"
+	kindWebP = "image/webp"
 	kindSVG  = "image/svg+xml"
 )
+
+// rasterCodec returns the codec of a raster kind. Each kind uses its own codec (not
+// image.Decode's registry), so the sniffed magic bytes decide and nothing else.
+// Designers also take GIF (the first frame is printed) and WebP uploads.
+func rasterCodec(kind string) (config func(io.Reader) (image.Config, error), decode func(io.Reader) (image.Image, error), ok bool) {
+	switch kind {
+	case kindPNG:
+		return png.DecodeConfig, png.Decode, true
+	case kindJPEG:
+		return jpeg.DecodeConfig, jpeg.Decode, true
+	case kindGIF:
+		return gif.DecodeConfig, gif.Decode, true
+	case kindWebP:
+		return webp.DecodeConfig, webp.Decode, true
+	}
+	return nil, nil, false
+}
 
 func sniff(data []byte, mime string) string {
 	switch {
@@ -110,6 +131,10 @@ func sniff(data []byte, mime string) string {
 		return kindPNG
 	case bytes.HasPrefix(data, []byte{0xff, 0xd8, 0xff}):
 		return kindJPEG
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return kindGIF
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return kindWebP
 	}
 	head := data[:min(len(data), 1024)]
 	if mime == kindSVG || bytes.Contains(head, []byte("<svg")) || bytes.HasPrefix(bytes.TrimSpace(head), []byte("<?xml")) {
@@ -133,11 +158,12 @@ func (r *Renderer) decodeMedia(data []byte, m hub.Media, tint string) (*source, 
 			doc.Recolor(svg.Paint{R: float64(c.R) / 255, G: float64(c.G) / 255, B: float64(c.B) / 255, A: 1})
 		}
 		return &source{doc: doc, orient: svg.Identity, w: doc.Width, h: doc.Height}, nil
-	case kindPNG, kindJPEG:
-	default:
-		return nil, inputErr("", "", nil, "media %s (%s): not a PNG, JPEG or SVG file", m.ID, m.MimeType)
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	decodeConfig, decode, ok := rasterCodec(kind)
+	if !ok {
+		return nil, inputErr("", "", nil, "media %s (%s): not a PNG, JPEG, GIF, WebP or SVG file", m.ID, m.MimeType)
+	}
+	cfg, err := decodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, inputErr("", "", err, "media %s: unreadable %s header", m.ID, kind)
 	}
@@ -145,12 +171,7 @@ func (r *Renderer) decodeMedia(data []byte, m hub.Media, tint string) (*source, 
 		return nil, inputErr("", "", nil, "media %s declares %dx%d px (%.3g megapixels), over the cap of %.3g megapixels",
 			m.ID, cfg.Width, cfg.Height, px/1e6, float64(r.opts.MaxSourcePixels)/1e6)
 	}
-	var img image.Image
-	if kind == kindPNG {
-		img, err = png.Decode(bytes.NewReader(data))
-	} else {
-		img, err = jpeg.Decode(bytes.NewReader(data))
-	}
+	img, err := decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, inputErr("", "", err, "media %s: cannot decode %s", m.ID, kind)
 	}

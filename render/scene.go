@@ -161,9 +161,10 @@ type ImageLayer struct {
 	Image image.Image
 	// Width and Height are the native pixel size of the source.
 	Width, Height int
-	// Data and MimeType are the original file ("image/jpeg" or "image/png") when Image
-	// is exactly its decoding, for pass-through embedding (a PDF can carry a JPEG as
-	// is); Data is nil when the pixels were changed (recoloured).
+	// Data and MimeType are the original file ("image/jpeg", "image/png", "image/gif"
+	// or "image/webp") when Image is exactly its decoding, for pass-through embedding
+	// (a PDF can carry a JPEG as is); Data is nil when the pixels were changed
+	// (recoloured).
 	Data     []byte
 	MimeType string
 	// HasAlpha reports whether any pixel may be non-opaque.

@@ -1,7 +1,8 @@
 //go:build ignore
 
 // genmedia writes the test media files: go run ./render/testdata/genmedia.go
-// (from the module root). image/png cannot write Adam7 interlacing, so
+// (from the module root). lossy.webp is a copy of golang.org/x/image's
+// testdata/blue-purple-pink.lossy.webp (Go has no WebP encoder). image/png cannot write Adam7 interlacing, so
 // interlaced.png is written by writeInterlaced below.
 package main
 
@@ -12,6 +13,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"log"
@@ -96,6 +98,17 @@ func main() {
 		}
 	}
 	save("palette.png", pm)
+
+	// anim.gif: two frames; the first (the palette checkerboard) is the one printed.
+	second := image.NewPaletted(pm.Rect, pal)
+	f, err := os.Create(dir + "anim.gif")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := gif.EncodeAll(f, &gif.GIF{Image: []*image.Paletted{pm, second}, Delay: []int{50, 50}}); err != nil {
+		log.Fatal(err)
+	}
+	f.Close()
 
 	// clipart: 40x40 black five-point star on transparent (raster clipart to recolour).
 	star := image.NewNRGBA(image.Rect(0, 0, 40, 40))
