@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/render"
 )
 
 // Defaults of the simulator's primary store: the demo and local tests use them.
@@ -36,6 +38,8 @@ type hubsimFlags struct {
 	pageSize                       int
 	mediaPath                      string
 	checkLineItems                 bool
+	exporter                       string
+	fontDirs                       stringList
 	logLevel                       string
 	faults                         hubsim.Faults
 }
@@ -59,6 +63,8 @@ func addHubsimFlags(fs *flag.FlagSet) *hubsimFlags {
 	}
 	fs.IntVar(&f.pageSize, "page-size", hubsim.DefaultPageSize, "templates per list page")
 	fs.StringVar(&f.mediaPath, "media-path", hubsim.DefaultMediaPath, "path pattern media files are served at (unsigned; holds {_id} and {token})")
+	fs.StringVar(&f.exporter, "exporter", "render", "how exports are made: render (the renderer draws each view from the design) or stored (the fixture folder's exports/ files)")
+	fs.Var(&f.fontDirs, "font-dir", "extra font folder for --exporter render; repeat or comma-separate")
 	fs.BoolVar(&f.checkLineItems, "check-line-items", false, "refuse orders whose line items name a design the store does not have")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error (every request is logged at info)")
 	fs.DurationVar(&f.faults.Latency, "latency", 0, "fault: added latency before every answer")
@@ -127,7 +133,30 @@ func (f *hubsimFlags) config() (hubsim.Config, error) {
 			cfg.DesignStore = f.store
 		}
 	}
+	switch f.exporter {
+	case "stored":
+	case "render":
+		r, err := render.New(render.Options{FontDirs: f.fontDirs})
+		if err != nil {
+			return hubsim.Config{}, err
+		}
+		cfg.Exporter = renderExporter(r)
+	default:
+		return hubsim.Config{}, fmt.Errorf("--exporter %q: want render or stored", f.exporter)
+	}
 	return cfg, cfg.Validate()
+}
+
+// renderExporter plugs the renderer into the simulator: each exported view is drawn
+// from the design detail with media read from the simulator's store.
+func renderExporter(r *render.Renderer) hubsim.Exporter {
+	return hubsim.ExporterFunc(func(ctx context.Context, d *hub.DesignDetail, viewID string, media hubsim.MediaOpener, w io.Writer) (string, error) {
+		res, err := r.RenderView(ctx, d, viewID, media, w)
+		if err != nil {
+			return "", err
+		}
+		return res.ContentType, nil
+	})
 }
 
 // readStoresFile reads further stores. Each entry is either the simulator's shape

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,14 +32,20 @@ func TestHubsimHelp(t *testing.T) {
 }
 
 func TestHubsimBadSettings(t *testing.T) {
+	// A cancelled context: should a bad setting slip through, the command fails to
+	// listen instead of serving forever.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
 	env := map[string]string{"PRINTWORKER_ERROR_RATE": "2"}
-	err := run(t.Context(), []string{"hubsim", "--addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	err := run(ctx, []string{"hubsim", "--addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	if exitCode(err) != 2 {
 		t.Fatalf("error %v, want a usage error", err)
 	}
-	err = run(t.Context(), []string{"hubsim", "--encoding", "rot13"}, func(string) string { return "" }, io.Discard, io.Discard)
-	if exitCode(err) != 2 {
-		t.Fatalf("error %v, want a usage error", err)
+	for _, args := range [][]string{{"--encoding", "rot13"}, {"--exporter", "magic"}} {
+		err = run(ctx, append([]string{"hubsim", "--addr", "127.0.0.1:0"}, args...), func(string) string { return "" }, io.Discard, io.Discard)
+		if exitCode(err) != 2 {
+			t.Fatalf("%v: error %v, want a usage error", args, err)
+		}
 	}
 }
 
@@ -104,6 +111,31 @@ func TestHubsimServes(t *testing.T) {
 	}
 	if got := get("shop-1", "k1", "demo-secret"); got != http.StatusUnauthorized {
 		t.Fatalf("wrong secret: %d", got)
+	}
+
+	// The default exporter is the renderer: the card's export is a fresh PDF, not the
+	// stored stand-in of the fixture folder.
+	card := hub.DesignRef{ID: 1003, Token: "e4b7c1d9-3a2f-4b8e-a6d5-7c9e0f1a2b3c"}
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+hub.ExportPath(hub.V2023, card, "card"), nil)
+	h := hub.HeadersFor(hub.V2023, "Acme")
+	req.Header.Set(h.Store, "shop-1")
+	req.Header.Set(h.APIKey, "k1")
+	req.Header.Set(h.Signature, hub.Sign("s3cret", hub.EncodingHex, hub.ViewParts("shop-1", card, "card")...))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Fatalf("rendered export: %d %v %v", res.StatusCode, res.Header, err)
+	}
+	stored, err := os.ReadFile("../../hub/hubsim/testdata/designs/exports/1003/card.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(pdf, stored) {
+		t.Fatal("the export is the stored file, not a rendering")
 	}
 	cancel()
 	select {
