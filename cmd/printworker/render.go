@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"hash"
 	"io"
@@ -43,14 +44,23 @@ func renderCommand() command {
 			view := fs.String("view", "", "render only this view id (default: every view)")
 			asJSON := fs.Bool("json", false, "print one JSON object per written file")
 			all := fs.Bool("all", false, "write the hub's export-all package instead: one multi-page PDF when every view is a PDF type, else a zip of the views' files")
-			basis := fs.String("basis", render.BasisPoint, "physical size basis: point (1 template px = 1 pt) or pixel (1 template px = 1 output px)")
-			strict := fs.Bool("strict", false, "fail on an unknown font family instead of falling back with a warning")
-			lang := fs.String("lang", "", "language of text values (default: each value's first)")
-			var fontDirs stringList
-			fs.Var(&fontDirs, "font-dir", "extra font folder (repeatable)")
+			// The worker's render flags, so the same environment renders the same files
+			// offline and in the worker; --basis and --strict are short aliases.
+			rf := addRenderFlags(fs)
+			basis := fs.String("basis", "", "alias of --render-basis: point (1 template px = 1 pt) or pixel (1 template px = 1 output px)")
+			strict := fs.Bool("strict", false, "alias of --render-strict")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
 			}
+			// An alias counts only when given on the command line.
+			fs.Visit(func(f *flag.Flag) {
+				switch f.Name {
+				case "basis":
+					rf.basis = *basis
+				case "strict":
+					rf.strict = *strict
+				}
+			})
 			var missing []error
 			for _, f := range []struct{ name, v string }{{"design", *design}, {"media", *mediaDir}, {"out", *out}} {
 				if f.v == "" {
@@ -60,9 +70,9 @@ func renderCommand() command {
 			if len(missing) > 0 {
 				return usageError("render: " + errors.Join(missing...).Error())
 			}
-			r, err := render.New(render.Options{Basis: *basis, Strict: *strict, Lang: *lang, FontDirs: fontDirs})
+			r, err := rf.renderer()
 			if err != nil {
-				return usageError(err.Error())
+				return err
 			}
 			if *all && *view != "" {
 				return usageError("render: --all and --view exclude each other")

@@ -128,6 +128,7 @@ func TestRenderCommandBadInput(t *testing.T) {
 		{"missing flags", []string{"render", "--design", design}, "--media is required", 2},
 		{"all and view", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--all", "--view", "front"}, "exclude each other", 2},
 		{"bad basis", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--basis", "inch"}, `basis "inch"`, 2},
+		{"bad render-basis", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--render-basis", "inch"}, `basis "inch"`, 2},
 		{"no such view", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--view", "side"}, `no view "side"`, 1},
 		{"not a design", []string{"render", "--design", notJSON, "--media", media, "--out", t.TempDir()}, "is not a design detail", 1},
 		{"no media folder", []string{"render", "--design", design, "--media", "/nonexistent", "--out", t.TempDir()}, "is not a folder", 1},
@@ -150,5 +151,44 @@ func renderMust(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The basis comes from --render-basis or its environment variable (shared with the
+// worker) and from the --basis alias, which wins when given on the command line.
+func TestRenderCommandBasis(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(renderTestdata, "designs/basic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	design := filepath.Join(dir, "design.json")
+	renderMust(t, os.WriteFile(design, []byte(strings.Replace(string(b), `"dpi": 72`, `"dpi": 144`, 1)), 0o644))
+	media := filepath.Join(renderTestdata, "media")
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		width int
+	}{
+		{"default point", nil, nil, 400},
+		{"flag", nil, []string{"--render-basis", "pixel"}, 200},
+		{"environment", map[string]string{"PRINTWORKER_RENDER_BASIS": "pixel"}, nil, 200},
+		{"alias", nil, []string{"--basis", "pixel"}, 200},
+		{"alias beats environment", map[string]string{"PRINTWORKER_RENDER_BASIS": "pixel"}, []string{"--basis", "point"}, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--json"}, tc.args...)
+			stdout, _, err := runCLI(t, tc.env, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f renderFile
+			renderMust(t, json.Unmarshal([]byte(stdout), &f))
+			if f.WidthPx != tc.width {
+				t.Errorf("width %d px, want %d", f.WidthPx, tc.width)
+			}
+		})
 	}
 }
