@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/printworker/printworker/bench/refdesign"
 	"github.com/printworker/printworker/hub"
@@ -181,12 +182,16 @@ func BenchmarkBuildScene(b *testing.B) {
 	r := newRenderer(b)
 	d, media := loadDesign(b, refdesign.TShirtFront)
 	ctx := context.Background()
+	cpu := cpuMeter{tb: b}
 	b.ReportAllocs()
+	cpu.on()
 	for b.Loop() {
 		if _, err := r.BuildScene(ctx, d, "front", media); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.off()
+	cpu.report(b)
 }
 
 // BenchmarkRasterize: scene -> 4167 x 5000 RGBA canvas. Rasterize releases the decoded
@@ -195,6 +200,7 @@ func BenchmarkRasterize(b *testing.B) {
 	r := newRenderer(b)
 	d, media := loadDesign(b, refdesign.TShirtFront)
 	ctx := context.Background()
+	cpu := cpuMeter{tb: b}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -203,10 +209,13 @@ func BenchmarkRasterize(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		cpu.on()
 		if _, err := r.Rasterize(ctx, s); err != nil {
 			b.Fatal(err)
 		}
+		cpu.off()
 	}
+	cpu.report(b)
 }
 
 // BenchmarkEncodePNG: the rasterized canvas of reference 1 -> PNG bytes (render/pngenc
@@ -224,14 +233,18 @@ func BenchmarkEncodePNG(b *testing.B) {
 		b.Fatal(err)
 	}
 	var n countWriter
+	cpu := cpuMeter{tb: b}
 	b.SetBytes(int64(len(img.Pix)))
 	b.ReportAllocs()
+	cpu.on()
 	for b.Loop() {
 		n = 0
 		if err := pngenc.EncodeContext(ctx, &n, img, pngenc.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.off()
+	cpu.report(b)
 	b.ReportMetric(float64(n), "out-bytes")
 }
 
@@ -257,16 +270,34 @@ func BenchmarkRenderView(b *testing.B) {
 			}
 			ctx := context.Background()
 			var buf bytes.Buffer
+			cpu := cpuMeter{tb: b}
 			b.ReportAllocs()
+			cpu.on()
 			for b.Loop() {
 				buf.Reset()
 				if _, err := r.RenderView(ctx, d, c.view, media, &buf); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cpu.off()
+			cpu.report(b)
 			b.ReportMetric(float64(buf.Len()), "out-bytes")
 		})
 	}
+}
+
+// cpuMeter adds up the process CPU time spent in the timed parts of a benchmark and
+// reports it per iteration as cpu-ms/op (next to the wall-clock ns/op).
+type cpuMeter struct {
+	tb    testing.TB
+	start time.Duration
+	total time.Duration
+}
+
+func (m *cpuMeter) on()  { m.start = cpuTime(m.tb) }
+func (m *cpuMeter) off() { m.total += cpuTime(m.tb) - m.start }
+func (m *cpuMeter) report(b *testing.B) {
+	b.ReportMetric(float64(m.total)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 type countWriter int64
