@@ -223,4 +223,8 @@ for f in "$OUT/fabric.png" "$OUT/vips.png"; do
 		echo "$(basename "$f"): $("$WORK/imgdiff" "$pwpng" "$f" || true)"
 	fi
 done
+if ((FABRIC_OK)); then
+	echo
+	FABRIC_STAGES=1 timeout "$TIMEOUT" node "$ROOT/bench/fabric/render.js" "$DESIGN1" "$MEDIA" "$WORK/fabric-stages.png" 2>&1 >/dev/null | tail -n1 || true
+fi
 echo "outputs in $OUT"

@@ -29,6 +29,10 @@ registerFont(join(fontDir, 'DejaVuSans-Bold.ttf'), { family: 'DejaVu Sans', weig
 registerFont(join(fontDir, 'DejaVuSerif.ttf'), { family: 'DejaVu Serif' });
 registerFont(join(fontDir, 'DejaVuSerif-Bold.ttf'), { family: 'DejaVu Serif', weight: 'bold' });
 
+// FABRIC_STAGES=1 prints the time of each stage to stderr (bench/peers.sh does it once).
+const stages = process.env.FABRIC_STAGES ? [['start', performance.now()]] : null;
+const stage = (name) => stages && stages.push([name, performance.now()]);
+
 const design = JSON.parse(readFileSync(designPath, 'utf8'));
 const view = design.views[0];
 const exp = view.export;
@@ -127,5 +131,18 @@ for (const el of elements) {
 	}
 }
 
+stage('scene built (media decoded, svg parsed)');
 canvas.renderAll();
-writeFileSync(outPath, canvas.getNodeCanvas().toBuffer('image/png', { resolution: exp.dpi }));
+stage('drawn');
+const png = canvas.getNodeCanvas().toBuffer('image/png', { resolution: exp.dpi });
+stage('png encoded');
+writeFileSync(outPath, png);
+stage('written');
+if (stages) {
+	// performance.now() counts from the process start: the first stage is node's start-up
+	// and the loading of fabric, jsdom and canvas.
+	console.error(
+		`fabric stages (ms): start-up and module loading ${stages[0][1].toFixed(0)}` +
+			stages.slice(1).map(([n, t], i) => `, ${n} +${(t - stages[i][1]).toFixed(0)}`).join(''),
+	);
+}
