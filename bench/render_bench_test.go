@@ -169,10 +169,8 @@ func TestReferenceScene(t *testing.T) {
 			t.Errorf("layer %d is %s, want %s", i, got[i], want[i])
 		}
 	}
-	for _, w := range s.Warnings {
-		if w.Code != render.WarnLowResolution || w.ElementID != "photo" {
-			t.Errorf("unexpected warning: %v", w)
-		}
+	if len(s.Warnings) != 1 || s.Warnings[0].Code != render.WarnLowResolution || s.Warnings[0].ElementID != "photo" {
+		t.Errorf("warnings %v, want one %s on photo", s.Warnings, render.WarnLowResolution)
 	}
 }
 

@@ -54,11 +54,11 @@ func Design(name string, media map[string]MediaFile) *hub.DesignDetail {
 }
 
 func shirtView(id, name string, weight int, active bool, media map[string]MediaFile, texts []hub.Element) hub.View {
-	print := "print"
+	printArea := "print"
 	els := []hub.Element{
 		{
 			ID: "bg", Type: hub.ElementBackground, Name: hub.NewTranslations("en", "Shirt print background"),
-			Area: &print, Weight: 0,
+			Area: &printArea, Weight: 0,
 			Colors:           []hub.Color{{Name: hub.NewTranslations("en", "Cream"), Color: "#f3efe6", Default: true}},
 			AllColors:        ptr(false),
 			AllowTransparant: ptr(true),
