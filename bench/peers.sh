@@ -153,7 +153,11 @@ add printworker "$PW render --design $DESIGN1 --media $MEDIA --out $OUT/printwor
 if ((FABRIC_OK)); then
 	add fabric "node $ROOT/bench/fabric/render.js $DESIGN1 $MEDIA $OUT/fabric.png"
 fi
-add vips-cli "bash $ROOT/bench/vips/render.sh $MEDIA $OUT/vips.png $WORK/vips-tmp"
+# The vips pipeline's intermediate images go to memory (tmpfs) when there is one, as a
+# tuned pipeline would do it.
+VIPS_TMP=$WORK/vips-tmp
+if [[ -d /dev/shm && -w /dev/shm ]]; then VIPS_TMP=/dev/shm/printworker-bench-vips; fi
+add vips-cli "bash $ROOT/bench/vips/render.sh $MEDIA $OUT/vips.png $VIPS_TMP"
 
 # Reference 1 as vector PDF, references 2-4: printworker only.
 PDFDESIGN=$WORK/tshirt-front-pdf.json
@@ -227,4 +231,5 @@ if ((FABRIC_OK)); then
 	echo
 	FABRIC_STAGES=1 timeout "$TIMEOUT" node "$ROOT/bench/fabric/render.js" "$DESIGN1" "$MEDIA" "$WORK/fabric-stages.png" 2>&1 >/dev/null | tail -n1 || true
 fi
+rm -rf "$VIPS_TMP"
 echo "outputs in $OUT"
