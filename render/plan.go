@@ -29,9 +29,21 @@ type Plan struct {
 	Unsupported []string
 }
 
-// PeakBytes estimates the render's peak memory: the canvas, the decoded sources and
-// the encoder's working set (about a tenth of the canvas).
-func (p Plan) PeakBytes() int64 { return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/10 }
+// PeakBytes estimates the render's peak memory, for a worker's memory budget:
+//   - png: the canvas, the decoded sources and the encoder's strips (a tenth of the
+//     canvas at most);
+//   - pdf-simple: the same plus the page's PNG, which gofpdf copies and holds in its
+//     output buffer (together about half the canvas for photographs);
+//   - pdf: the decoded sources and their embedded copies in gofpdf (at most as large).
+func (p Plan) PeakBytes() int64 {
+	switch p.Type {
+	case hub.ExportPDF:
+		return 2 * p.SourceBytes
+	case hub.ExportPDFSimple:
+		return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/2
+	}
+	return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/10
+}
 
 // Plan computes the plan of a view. Errors are *InputError.
 func (r *Renderer) Plan(d *hub.DesignDetail, viewID string) (Plan, error) {

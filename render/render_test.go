@@ -161,6 +161,14 @@ func TestPlan(t *testing.T) {
 	if p.SourceBytes != 4*(160*100+100*75) {
 		t.Errorf("SourceBytes = %d", p.SourceBytes)
 	}
+	if got, want := p.PeakBytes(), p.CanvasBytes+p.SourceBytes+p.CanvasBytes/10; got != want {
+		t.Errorf("png PeakBytes = %d, want %d", got, want)
+	}
+	d.Views[0].Export.Type = hub.ExportPDF
+	if p, _ := r.Plan(d, "front"); p.CanvasBytes != 0 || p.PeakBytes() != 2*p.SourceBytes {
+		t.Errorf("vector pdf: CanvasBytes %d, PeakBytes %d; want no canvas, twice the sources", p.CanvasBytes, p.PeakBytes())
+	}
+	d.Views[0].Export.Type = hub.ExportPNG
 	d.Views[0].Width, d.Views[0].Height = 1000, 1000
 	if p, _ = r.Plan(d, "front"); p.WidthPx != 4167 || p.HeightPx != 4167 {
 		t.Errorf("1000x1000 box at 300 dpi = %dx%d px, want 4167x4167", p.WidthPx, p.HeightPx)
