@@ -141,8 +141,8 @@ func TestServe(t *testing.T) {
 	}
 	got := pendingTasks(t, rs)
 	want := []string{
-		"design:export export:store-7/shop.example.com/6100000000001:1001.7d9f2c4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f:g0",
-		"design:export export:store-7/shop.example.com/6100000000001:1002.2c5e8a1f-6b4d-4e3a-9f7c-8d2e1a0b9c3d:g0",
+		"design:export " + jobs.ExportTaskID(jobs.OrderKey{Store: "store-7", Domain: "shop.example.com", OrderID: "6100000000001"}, "1001.7d9f2c4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f", 0),
+		"design:export " + jobs.ExportTaskID(jobs.OrderKey{Store: "store-7", Domain: "shop.example.com", OrderID: "6100000000001"}, "1002.2c5e8a1f-6b4d-4e3a-9f7c-8d2e1a0b9c3d", 0),
 		"order:push push:store-7/shop.example.com/6100000000001:update",
 	}
 	if !slices.Equal(got, want) {
@@ -238,7 +238,7 @@ func TestEnqueueCommands(t *testing.T) {
 		t.Errorf("enqueue order printed:\n%s", out)
 	}
 	want := []string{
-		"design:export export:s1/shop.example.com/A-1:1002.2c5e8a1f-6b4d-4e3a-9f7c-8d2e1a0b9c3d:g0",
+		"design:export " + jobs.ExportTaskID(jobs.OrderKey{Store: "s1", Domain: "shop.example.com", OrderID: "A-1"}, "1002.2c5e8a1f-6b4d-4e3a-9f7c-8d2e1a0b9c3d", 0),
 		"order:push push:s1/shop.example.com/A-1:update",
 	}
 	if got := pendingTasks(t, rs); !slices.Equal(got, want) {
@@ -274,7 +274,7 @@ func TestEnqueueCommands(t *testing.T) {
 	// export of a design reference for a new order.
 	out, _, err = runCLI(t, env, "enqueue", "export", "--store", "s1", "--domain", "shop.example.com", "--order", "B-2",
 		"--ref", "1003.e4b7c1d9-3a2f-4b8e-a6d5-7c9e0f1a2b3c", "--quantity", "4")
-	if err != nil || !strings.Contains(out, "export:s1/shop.example.com/B-2:1003.") {
+	if err != nil || !strings.Contains(out, "export:s1/shop.example.com/B-2:1003-") {
 		t.Errorf("enqueue export: %v\n%s", err, out)
 	}
 	if _, _, err := runCLI(t, env, "enqueue", "export", "--store", "s1", "--domain", "d", "--order", "o", "--ref", "12"); exitOf(err) != 2 {
