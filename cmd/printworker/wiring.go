@@ -306,7 +306,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	w := &workerFlags{budget: worker.DefaultMemoryBudget}
 	t := worker.DefaultTimeouts()
 	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
-	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable (default orders=6, exports=3, sync=1)")
+	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, sync=1 one queue at a time")
 	fs.BoolVar(&w.strict, "strict-priority", false, "serve a queue only when every heavier one is empty")
 	fs.DurationVar(&w.shutdown, "shutdown-timeout", worker.DefaultShutdownTimeout, "wait for running tasks on shutdown; unfinished ones go back to the queue")
 	fs.DurationVar(&w.exportTimeout, "export-timeout", t["design:export"], "bound of one design export attempt")
@@ -325,11 +325,10 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 }
 
 func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, error) {
-	var weights map[string]int
+	// Weights given override the defaults one queue at a time, so naming one queue
+	// does not silently stop the others from being served.
+	weights := worker.DefaultQueues()
 	for q, v := range w.weights {
-		if weights == nil {
-			weights = map[string]int{}
-		}
 		var n int
 		if _, err := fmt.Sscanf(v, "%d", &n); err != nil {
 			return worker.Config{}, usageError(fmt.Sprintf("--queue-weight %s=%s: want a number", q, v))
