@@ -245,6 +245,8 @@ func (e *Enqueuer) CancelOrder(ctx context.Context, k OrderKey) (ExportResult, e
 	res := ExportResult{Order: k, Gen: gen, Cancelled: true}
 	var errs []error
 	for _, ref := range refs {
+		// The current generation's tasks, and the previous one's: a re-export may have
+		// started while tasks of the generation before still waited.
 		for g := gen; g >= 0 && g >= gen-1; g-- {
 			err := e.insp.DeleteTask(QueueExports, ExportTaskID(k, ref, g))
 			switch {

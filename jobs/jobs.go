@@ -32,9 +32,6 @@ const (
 	TypeTemplatesSync = "templates:sync"
 )
 
-// Types lists every task type, for metrics and tests.
-var Types = []string{TypeOrderPush, TypeDesignExport, TypeOrderComplete, TypeTemplatesSync}
-
 // Queues. The worker weighs them orders > exports > sync: order data keeps the hub
 // equal to the store and is cheap, exports are the bulk, template sync is rare.
 const (

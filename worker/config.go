@@ -39,7 +39,7 @@ type RateLimit struct {
 
 // DefaultRateLimit follows hub-gaps.md: 60 calls a minute, bursts of 10, per store,
 // shared by the whole fleet.
-var DefaultRateLimit = RateLimit{PerMinute: 60, Burst: 10}
+func DefaultRateLimit() RateLimit { return RateLimit{PerMinute: 60, Burst: 10} }
 
 // Backoff is the retry delay of transient failures: Base doubled per retry, capped at
 // Max, with jitter (a random delay between half and all of it) so a fleet that failed
@@ -136,7 +136,7 @@ func (c Config) withDefaults() Config {
 		c.Mode = ModeAuto
 	}
 	if c.RateLimit == (RateLimit{}) {
-		c.RateLimit = DefaultRateLimit
+		c.RateLimit = DefaultRateLimit()
 	}
 	if c.Backoff.Base == 0 {
 		c.Backoff.Base = 5 * time.Second

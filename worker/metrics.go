@@ -41,7 +41,7 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 		}, []string{"kind"}),
 		hubCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "printworker", Name: "hub_calls_total",
-			Help: "Hub API calls, by operation and status class (2xx, 4xx, 429, 5xx, network).",
+			Help: "Hub API calls, by operation and status class (2xx, 4xx, 429, 5xx, network; error: refused before sending, e.g. an invalid order).",
 		}, []string{"op", "class"}),
 		rateWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "printworker", Name: "ratelimit_wait_seconds",
