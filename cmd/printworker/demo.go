@@ -291,10 +291,21 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("demo: hub simulator: %w", err)
 		}
-		addr, _, err := sim.Start(ctx, "127.0.0.1:0")
+		simCtx, stopSim := context.WithCancel(ctx)
+		addr, simDone, err := sim.Start(simCtx, "127.0.0.1:0")
 		if err != nil {
+			stopSim()
 			return nil, err
 		}
+		d.cleanup = append(d.cleanup, func() { stopSim(); <-simDone })
+		// Runs before the simulator stops, after the worker: the hub client (on the
+		// default transport) may hold connections it dialled and never used, which
+		// the simulator's shutdown would otherwise wait 5 s for.
+		d.cleanup = append(d.cleanup, func() {
+			if t, ok := http.DefaultTransport.(*http.Transport); ok {
+				t.CloseIdleConnections()
+			}
+		})
 		h.baseURL, h.store, h.apiKey, h.secret = "http://"+addr.String(), demoStore, demoAPIKey, demoAPISecret
 		h.domains = stringList{demoDomain}
 		fmt.Fprintf(d.e.stdout, "hub      simulator at %s (%d sample designs)\n", h.baseURL, len(sim.Designs()))

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
@@ -41,6 +43,10 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (stdout, stderr
 // file present with the bytes and checksum the manifest states, PNGs decoding at the
 // stated size with the dpi recorded, PDFs valid with the stated page size.
 func TestDemo(t *testing.T) {
+	// Every part the demo starts (Redis, simulator, intake, worker) must be stopped
+	// when it returns. Registered first, so it runs after the test's other cleanups.
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 	for _, tool := range []string{"qpdf", "pdfinfo"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is needed to check the demo's PDFs (apt-get install qpdf poppler-utils; .ci/run installs them)", tool)
