@@ -405,10 +405,9 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 	cfg.Shopify.Secrets = []string{demoShopifySecret}
 	cfg.Shopify.Stores = map[string]string{demoShop: d.hubStore}
 	cfg.Shopify.Domains = map[string]string{demoShop: d.domain}
-	cfg.ProductionTopic = intake.TopicPaid
-	if d.o.topic != intake.TopicPaid {
-		cfg.ProductionTopic = d.o.topic
-	}
+	// The samples are sent with --topic; making it the production topic too means
+	// every run prints, whichever topic is chosen.
+	cfg.ProductionTopic = d.o.topic
 	deliveries := intake.NewRedisDeliveries(d.rdb, "")
 	srv, err := intake.New(cfg, intake.JobsEnqueuer(d.enq), deliveries, deliveries.Ping, intake.WithLogger(d.log))
 	if err != nil {
