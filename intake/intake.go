@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -89,6 +90,9 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	if ready == nil {
 		ready = func(context.Context) error { return nil }
 	}
+	// Shop domains arrive lowercase from Shopify; match them however configured.
+	cfg.Shopify.Stores = lowerKeys(cfg.Shopify.Stores)
+	cfg.Shopify.Domains = lowerKeys(cfg.Shopify.Domains)
 	s := &Server{cfg: cfg, enq: enq, deliveries: deliveries, ready: ready, log: slog.Default(), now: time.Now}
 	for _, o := range opts {
 		o(s)
@@ -274,7 +278,7 @@ func (s *Server) claim(ctx context.Context, ev event) (claimed []string, dup boo
 	sum := sha256.Sum256(body)
 	keys := []string{"event:" + ev.endpoint + ":" + ev.topic + ":" + ev.store + ":" + hex.EncodeToString(sum[:16])}
 	if ev.deliveryID != "" {
-		keys = append([]string{"delivery:" + ev.endpoint + ":" + ev.deliveryID}, keys...)
+		keys = append([]string{"delivery:" + ev.endpoint + ":" + deliveryKey(ev.deliveryID)}, keys...)
 	}
 	for _, k := range keys {
 		ok, err := s.deliveries.Claim(ctx, k, s.cfg.DeliveryTTL)
@@ -289,6 +293,31 @@ func (s *Server) claim(ctx context.Context, ev event) (claimed []string, dup boo
 		claimed = append(claimed, k)
 	}
 	return claimed, false, nil
+}
+
+// deliveryKey is the sender's delivery id when short and plain (Shopify's are UUIDs),
+// else its hash: the id is the sender's text and becomes part of a Redis key.
+func deliveryKey(id string) string {
+	plain := len(id) <= 128
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256-" + hex.EncodeToString(sum[:16])
+}
+
+func lowerKeys(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	return out
 }
 
 // release forgets claims after a failed enqueue, on a fresh context: the request's may

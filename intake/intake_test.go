@@ -62,7 +62,7 @@ func newHarness(t testing.TB, mutate func(*intake.Config)) *harness {
 	t.Cleanup(func() { enq.Close() })
 	cfg := intake.DefaultConfig()
 	cfg.Shopify.Secrets = []string{shopSecret, shopSecretOld}
-	cfg.Shopify.Stores = map[string]string{shopDomain: hubStore}
+	cfg.Shopify.Stores = map[string]string{"PrintShop-Demo.myshopify.com": hubStore} // matched case-insensitively
 	cfg.Shopify.Domains = map[string]string{shopDomain: hubDomain}
 	cfg.Orders.Secrets = []string{ordersSecret}
 	cfg.Orders.StoreSecrets = map[string][]string{"store-own": {"own-secret"}}
@@ -603,11 +603,17 @@ func TestGenericWebhook(t *testing.T) {
 func TestGenericDeliveryID(t *testing.T) {
 	h := newHarness(t, nil)
 	body := []byte(`{"orderId": "A-7", "domain": "shop.example.org"}`)
+	long := strings.Repeat("ü/", 300) // any text a sender chooses, kept out of Redis keys
 	for i, want := range []string{"enqueued", "duplicate"} {
 		hdr := genericHeaders("store-9", ordersSecret, "orders/delete", h.now, body)
-		hdr.Set(intake.HeaderDelivery, "delivery-1")
+		hdr.Set(intake.HeaderDelivery, long)
 		if r := h.post("/webhooks/orders", body, hdr); r.Body.Status != want {
 			t.Errorf("delivery %d: got %s, want %s", i+1, r.Raw, want)
+		}
+	}
+	for _, k := range mustKeys(t, h.rdb, "printworker:intake:delivery:*") {
+		if len(k) > 100 || strings.Contains(k, "ü") {
+			t.Errorf("delivery id stored raw in key %q", k)
 		}
 	}
 }

@@ -56,9 +56,9 @@ func (f *intakeFlags) config() intake.Config {
 	c := intake.DefaultConfig()
 	c.Shopify.Secrets = f.shopifySecrets
 	c.Shopify.DesignProperty = f.designProperty
-	c.Shopify.Stores = lowerKeys(f.shopifyStores)
+	c.Shopify.Stores = f.shopifyStores
 	c.Shopify.DefaultStore = f.defaultStore
-	c.Shopify.Domains = lowerKeys(f.shopifyDomains)
+	c.Shopify.Domains = f.shopifyDomains
 	c.Orders.Secrets = f.ordersSecrets
 	if len(f.ordersStoreSecrs) > 0 {
 		c.Orders.StoreSecrets = map[string][]string{}
@@ -72,14 +72,6 @@ func (f *intakeFlags) config() intake.Config {
 	c.DeliveryTTL = f.deliveryTTL
 	c.EnqueueTimeout = f.enqueueTimeout
 	return c
-}
-
-func lowerKeys(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[strings.ToLower(k)] = v
-	}
-	return out
 }
 
 func serveCommand() command {
