@@ -45,7 +45,7 @@ func (r *Renderer) RenderView(ctx context.Context, d *hub.DesignDetail, viewID s
 		if err := r.addPage(ctx, pdf, s); err != nil {
 			return nil, err
 		}
-		if err := pdf.Output(cw); err != nil {
+		if err := writePDF(pdf, cw); err != nil {
 			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
 		}
 	}
@@ -88,7 +88,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *hub.DesignDetail, media Med
 			res.Views = append(res.Views, *vr)
 			res.Warnings = append(res.Warnings, s.Warnings...)
 		}
-		if err := pdf.Output(cw); err != nil {
+		if err := writePDF(pdf, cw); err != nil {
 			return nil, fmt.Errorf("render: pdf: %w", err)
 		}
 		res.Bytes = cw.n

@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"hash/fnv"
 	"image/png"
+	"io"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -265,7 +267,8 @@ func (v *vectorPage) text(l *Layer) {
 }
 
 // pdfFontFamily is the family name a face is registered under in the PDF: one name per
-// face (gofpdf's own bold/italic styles would look for separate files).
+// face (gofpdf's own bold/italic styles would look for separate files). The "pw-"
+// prefix makes room for the subset tag (see subsetTagWriter).
 func pdfFontFamily(f *fonts.Font) string {
 	name := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
@@ -273,7 +276,88 @@ func pdfFontFamily(f *fonts.Font) string {
 		}
 		return -1
 	}, f.Family)
-	return name + "-" + f.Style.String()
+	return "pw-" + name + "-" + f.Style.String()
+}
+
+// writePDF writes the finished document to w with its subset fonts tagged.
+func writePDF(pdf *gofpdf.Fpdf, w io.Writer) error {
+	tw := &subsetTagWriter{w: w}
+	if err := pdf.Output(tw); err != nil {
+		return err
+	}
+	return tw.flush()
+}
+
+// subsetTagWriter renames gofpdf's embedded fonts to the PDF convention for subsets.
+//
+// gofpdf embeds only the glyphs a document uses, but names the font "utf8<family>"
+// without the "ABCDEF+" tag that tells a reader (and a print shop's preflight, and
+// pdffonts) the font is a subset. We register families as "pw-<name>" so the PDF says
+// "/utf8pw-<name>"; this writer replaces "/utf8pw-" with "/<TAG>+", the same length,
+// so every xref offset stays right. The tag is six capitals derived from the name.
+// The pattern only occurs in the uncompressed font dictionaries gofpdf writes.
+type subsetTagWriter struct {
+	w     io.Writer
+	carry []byte
+}
+
+const subsetPattern = "/utf8pw-"
+
+// maxFontName bounds the name after the pattern that must be in hand to tag it.
+const maxFontName = 96
+
+func (t *subsetTagWriter) Write(p []byte) (int, error) {
+	buf := append(t.carry, p...)
+	for i := 0; ; {
+		j := bytes.Index(buf[i:], []byte(subsetPattern))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(subsetPattern)
+		for end < len(buf) && end-at < maxFontName && !isPDFDelimiter(buf[end]) {
+			end++
+		}
+		if end == len(buf) {
+			break // the name continues in the next write
+		}
+		copy(buf[at:], "/"+subsetTag(buf[at+len(subsetPattern):end])+"+")
+		i = end
+	}
+	// Hold back a tail that may hold the start of a pattern and its name.
+	keep := min(len(buf), len(subsetPattern)+maxFontName)
+	if _, err := t.w.Write(buf[:len(buf)-keep]); err != nil {
+		return 0, err
+	}
+	t.carry = append(t.carry[:0:0], buf[len(buf)-keep:]...)
+	return len(p), nil
+}
+
+func (t *subsetTagWriter) flush() error {
+	_, err := t.w.Write(t.carry)
+	t.carry = nil
+	return err
+}
+
+func isPDFDelimiter(c byte) bool {
+	switch c {
+	case ' ', '\n', '\r', '\t', '/', '<', '>', '[', ']', '(', ')', '{', '}', '%':
+		return true
+	}
+	return false
+}
+
+// subsetTag derives six capital letters from a font name (FNV-1a).
+func subsetTag(name []byte) string {
+	h := fnv.New64a()
+	h.Write(name)
+	v := h.Sum64()
+	tag := make([]byte, 6)
+	for i := range tag {
+		tag[i] = byte('A' + v%26)
+		v /= 26
+	}
+	return string(tag)
 }
 
 func paintByte(v float64) int { return int(math.Round(math.Max(0, math.Min(1, v)) * 255)) }

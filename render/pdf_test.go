@@ -169,8 +169,8 @@ func readPNGBytes(t testing.TB, b []byte) image.Image {
 	return img
 }
 
-// checkFontsEmbedded reads pdffonts' table: every font must be embedded; a page with
-// text must carry at least one font (text stays text, not outlines or pixels).
+// checkFontsEmbedded reads pdffonts' table: every font must be embedded as a subset; a
+// page with text must carry at least one font (text stays text, not outlines or pixels).
 func checkFontsEmbedded(t testing.TB, table string, wantText bool) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(table), "\n")
@@ -184,6 +184,9 @@ func checkFontsEmbedded(t testing.TB, table string, wantText bool) {
 		// name type... emb sub uni object ID: emb is the 5th field from the end.
 		if emb := f[len(f)-5]; emb != "yes" {
 			t.Errorf("font not embedded: %s", l)
+		}
+		if sub := f[len(f)-4]; sub != "yes" {
+			t.Errorf("font not marked as a subset: %s", l)
 		}
 	}
 	if wantText && fontsSeen == 0 {
@@ -252,4 +255,47 @@ func buildTestScene(t testing.TB, r *Renderer, d *hub.DesignDetail, viewID strin
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestSubsetTagWriter checks the renaming is the same however the PDF is cut into
+// writes, keeps the length (xref offsets), and touches nothing else.
+func TestSubsetTagWriter(t *testing.T) {
+	doc := []byte("1 0 obj <</BaseFont /utf8pw-dejavusans-bold/Encoding /Identity-H>>\n" +
+		"2 0 obj <</FontName /utf8pw-dejavusans-bold>> 3 0 obj <</BaseFont /utf8pw-go-regular\n>> /utf8other")
+	var whole bytes.Buffer
+	w := &subsetTagWriter{w: &whole}
+	if _, err := w.Write(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := whole.String()
+	if len(got) != len(doc) {
+		t.Fatalf("length changed: %d -> %d", len(doc), len(got))
+	}
+	tag := subsetTag([]byte("dejavusans-bold"))
+	for _, want := range []string{"/BaseFont /" + tag + "+dejavusans-bold/", "/FontName /" + tag + "+dejavusans-bold>>", "/utf8other"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "utf8pw-") {
+		t.Errorf("untagged font left:\n%s", got)
+	}
+	for _, size := range []int{1, 3, 7, 64} {
+		var bits bytes.Buffer
+		w := &subsetTagWriter{w: &bits}
+		for i := 0; i < len(doc); i += size {
+			if _, err := w.Write(doc[i:min(i+size, len(doc))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.flush(); err != nil {
+			t.Fatal(err)
+		}
+		if bits.String() != got {
+			t.Errorf("writes of %d bytes give\n%s\nwant\n%s", size, bits.String(), got)
+		}
+	}
 }
