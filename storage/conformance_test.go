@@ -349,7 +349,7 @@ func runConformance(t *testing.T, b backend) {
 	})
 
 	t.Run("large streamed multipart", func(t *testing.T) {
-		const size = 24 << 20
+		const size = 40 << 20
 		const part = 5 << 20
 		const conc = 2
 		rec := &recorder{}
@@ -389,8 +389,11 @@ func runConformance(t *testing.T, b backend) {
 			}
 		}
 		if m := maxAhead.Load(); b.server != nil && b.server.Kind == "gofakes3" {
-			// The client holds at most the parts in flight plus the one it fills.
-			limit := int64(part*(conc+1) + 1<<20)
+			// The client holds at most the parts in flight plus the one it fills; the
+			// server counts a part only once it has read it whole, so one more part can
+			// sit between the two counts. The bound stays far below the body: the
+			// upload streams, it never buffers the whole file.
+			limit := int64(part*(conc+2) + 1<<20)
 			t.Logf("client read at most %d MiB ahead of the server", m>>20)
 			if m <= 0 || m > limit {
 				t.Errorf("read %d bytes ahead of the server, limit %d", m, limit)
