@@ -44,7 +44,7 @@ import (
 // finishes was in flight when the signal came.
 func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fleet test: builds the binary and runs two worker processes (about 40 s)")
+		t.Skip("fleet test: builds the binary and runs two worker processes (about 30 s)")
 	}
 	const (
 		store, domain, key, secret = "fleet-store", "fleet.example", "fleet-key", "fleet-secret"
