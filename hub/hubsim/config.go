@@ -51,6 +51,13 @@ type Config struct {
 	// Exporter renders exports. Nil serves the stored files of the fixture folder
 	// (exports/<configurationId>/<viewId>.<png|pdf>).
 	Exporter Exporter
+	// StreamExports sends the export of one view as the exporter writes it, without
+	// buffering the file, for exports too large to hold (a generated gigabyte, see
+	// GeneratedExporter). The answer then has no Content-Length; faults applied after
+	// handling (DropAfterHandling, truncation) do not apply to it; an exporter failure
+	// after the first byte cuts the connection (the client sees a truncated body).
+	// Whole-design exports are always buffered (they are merged or zipped).
+	StreamExports bool
 	// Faults are the initial fault settings; SetFaults changes them at run time.
 	Faults Faults
 	// MaxLogged bounds the request log; the oldest entries go first (default 10000).

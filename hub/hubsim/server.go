@@ -229,10 +229,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	rec := &recorder{header: http.Header{}}
+	rec := &recorder{header: http.Header{}, direct: w}
 	s.mux.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), entryKey{}, e)))
 	if rec.status == 0 {
 		rec.status = http.StatusOK
+	}
+	if rec.streamed {
+		// Already sent (Config.StreamExports): nothing is left to spoil.
+		logged(rec.status, faultNone)
+		return
 	}
 	switch f := s.faults.after(); f {
 	case faultDrop:
@@ -256,17 +261,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // recorder buffers a handler's answer so faults can spoil it afterwards. Simulator
-// answers are small (fixture files), so buffering costs little.
+// answers are small (fixture files), so buffering costs little. A streamed export
+// (Config.StreamExports) sets stream: its writes go to direct as they come.
 type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+
+	direct   http.ResponseWriter
+	stream   bool // pass writes through to direct
+	streamed bool // the status and headers went out on direct
 }
 
 func (r *recorder) Header() http.Header { return r.header }
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
+	}
+	if r.stream {
+		if !r.streamed {
+			for k, vs := range r.header {
+				r.direct.Header()[k] = vs
+			}
+			r.direct.WriteHeader(r.status)
+			r.streamed = true
+		}
+		return r.direct.Write(b)
 	}
 	return r.body.Write(b)
 }
