@@ -24,6 +24,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/hub"
 )
@@ -67,6 +71,8 @@ type Server struct {
 	now        func() time.Time
 	reg        *prometheus.Registry
 	m          metrics
+	tp         trace.TracerProvider
+	prop       propagation.TextMapPropagator
 }
 
 // Option adjusts a Server.
@@ -77,6 +83,14 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 
 // WithLogger sets the logger (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// WithTracing records a server span per webhook request with tp, continuing a
+// trace context the caller sent (W3C traceparent, read by prop). The enqueuer sees
+// the span in its ctx, so a *jobs.Enqueuer with a propagator carries the trace into
+// the tasks. Default: no spans.
+func WithTracing(tp trace.TracerProvider, prop propagation.TextMapPropagator) Option {
+	return func(s *Server) { s.tp, s.prop = tp, prop }
+}
 
 // New builds the intake. ready reports whether the queue's Redis is reachable
 // (/readyz); deliveries may be nil, leaving duplicate detection to the job ids alone.
@@ -109,14 +123,29 @@ func (s *Server) Registry() *prometheus.Registry { return s.reg }
 // Handler routes the intake's endpoints.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /webhooks/shopify", s.instrument(endpointShopify, s.handleShopify))
-	mux.HandleFunc("POST /webhooks/orders", s.instrument(endpointOrders, s.handleOrders))
+	mux.Handle("POST /webhooks/shopify", s.traced("POST /webhooks/shopify", s.instrument(endpointShopify, s.handleShopify)))
+	mux.Handle("POST /webhooks/orders", s.traced("POST /webhooks/orders", s.instrument(endpointOrders, s.handleOrders)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", s.handleReady)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
 	return mux
+}
+
+// traced wraps a webhook endpoint in a server span named after its route. Probes
+// and /metrics are not traced: they would drown the webhooks.
+func (s *Server) traced(route string, h http.Handler) http.Handler {
+	if s.tp == nil {
+		return h
+	}
+	prop := s.prop
+	if prop == nil {
+		prop = propagation.NewCompositeTextMapPropagator()
+	}
+	return otelhttp.NewHandler(h, route, otelhttp.WithTracerProvider(s.tp), otelhttp.WithPropagators(prop),
+		// The route's own metrics are Prometheus's; OpenTelemetry records spans only.
+		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))
 }
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {

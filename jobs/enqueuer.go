@@ -14,6 +14,8 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/hub"
 )
@@ -28,6 +30,10 @@ type EnqueuerConfig struct {
 	// DefaultStateTTL.
 	StateTTL time.Duration
 	Logger   *slog.Logger
+	// Propagator, when set, writes the trace context of the enqueuing ctx into each
+	// task's headers (not its payload), so the task's handling joins the trace of
+	// the webhook or task that started it. Nil carries nothing.
+	Propagator propagation.TextMapPropagator
 }
 
 // Enqueuer starts work: it records order state and enqueues tasks. Intake, the
@@ -39,6 +45,7 @@ type Enqueuer struct {
 	state  *State
 	opts   Options
 	log    *slog.Logger
+	prop   propagation.TextMapPropagator
 }
 
 // NewEnqueuer returns an Enqueuer over rdb; rdb stays the caller's to close.
@@ -60,6 +67,7 @@ func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, erro
 		state:  NewState(rdb, cfg.KeyPrefix, cfg.StateTTL),
 		opts:   opts,
 		log:    log,
+		prop:   cfg.Propagator,
 	}, nil
 }
 
@@ -86,6 +94,7 @@ type Enqueued struct {
 }
 
 func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string) (Enqueued, error) {
+	t = e.withTraceContext(ctx, t, id, queue)
 	info, err := e.client.EnqueueContext(ctx, t)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		// The id is the work's identity: the work is already queued or done.
@@ -96,6 +105,34 @@ func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string)
 		return Enqueued{}, fmt.Errorf("enqueue %s: %w", t.Type(), err)
 	}
 	return Enqueued{TaskID: info.ID, Type: info.Type, Queue: info.Queue}, nil
+}
+
+// withTraceContext returns t carrying ctx's trace context in its headers, or t
+// itself when there is none to carry. A task's options cannot be read back, so the
+// copy gets them again from the task type's options.
+func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queue string) *asynq.Task {
+	if e.prop == nil || !trace.SpanContextFromContext(ctx).IsValid() {
+		return t
+	}
+	c := propagation.MapCarrier{}
+	e.prop.Inject(ctx, c)
+	if len(c) == 0 {
+		return t
+	}
+	var o TaskOptions
+	switch t.Type() {
+	case TypeOrderPush:
+		o = e.opts.Push
+	case TypeDesignExport:
+		o = e.opts.Export
+	case TypeOrderComplete:
+		o = e.opts.Complete
+	case TypeTemplatesSync:
+		o = e.opts.Sync
+	default:
+		return t
+	}
+	return asynq.NewTaskWithHeaders(t.Type(), t.Payload(), c, o.asynq(queue, id)...)
 }
 
 // PushOrder enqueues a create, update or delete of an order on the hub. For delete

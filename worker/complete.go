@@ -112,7 +112,7 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
-	put, err := w.deps.Storage.Put(ctx, storage.Object{
+	put, err := w.upload(ctx, kindManifest, storage.Object{
 		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),
 		Metadata: map[string]string{"store": k.Store, "order": k.OrderID, "revision": strconv.FormatInt(snap.Rev, 10)},
 	}, &buf)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
@@ -305,11 +307,11 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := w.deps.Renderer.RenderView(rctx, x.d, x.v.ID, mediaSource{x.h}, pw)
+		res, err := w.render(rctx, x, pw)
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
-	put, perr := w.deps.Storage.Put(ctx, obj, pr)
+	put, perr := w.upload(ctx, kindFile, obj, pr)
 	pr.CloseWithError(errStorageStopped)
 	if perr != nil {
 		cancel()
@@ -348,7 +350,26 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 			obj.ContentType, rec.ContentType = dl.ContentType, dl.ContentType
 		}
 	}
-	return w.deps.Storage.Put(ctx, obj, dl.Body)
+	return w.upload(ctx, kindFile, obj, dl.Body)
+}
+
+// render renders one view into out inside a render span (the media it fetches from
+// the hub are the span's children), and records its duration and pixels.
+func (w *Worker) render(ctx context.Context, x viewExport, out io.Writer) (*render.Result, error) {
+	ctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
+		attribute.String("printworker.view", x.v.ID),
+		attribute.String("printworker.export.type", x.v.Export.Type),
+		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+	start := time.Now()
+	res, err := w.deps.Renderer.RenderView(ctx, x.d, x.v.ID, mediaSource{x.h}, out)
+	if err == nil {
+		w.m.renderDur.WithLabelValues(x.v.Export.Type).Observe(time.Since(start).Seconds())
+		px := int64(res.WidthPx) * int64(res.HeightPx)
+		w.m.pixels.Add(float64(px))
+		span.SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
+	}
+	endSpan(span, err)
+	return res, err
 }
 
 func kindOf(exportType string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -63,6 +64,13 @@ func withMode(m string) envOption {
 // newEnv builds the pipeline; the worker is not started (see start).
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
+	return newEnvWrapped(t, nil, opts...)
+}
+
+// newEnvWrapped is newEnv with the hub client's and S3 client's HTTP transports
+// wrapped by wrap (tracing tests wrap them in client spans); nil wraps nothing.
+func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, opts ...envOption) *env {
+	t.Helper()
 	e := &env{t: t, redis: testredis.Start(t)}
 	e.rdb = e.redis.Client(t)
 	sim, err := hubsim.New(hubsim.Config{
@@ -82,11 +90,21 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		e.refs[r.ID] = r
 	}
 	e.s3 = tests3.Start(t)
-	e.store, err = storage.NewS3(context.Background(), e.s3.Config)
+	s3cfg := e.s3.Config
+	var hubHTTP *http.Client
+	if wrap != nil {
+		// A transport of the test's own, closed with it: goleak sees no idle
+		// connection left behind.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		t.Cleanup(tr.CloseIdleConnections)
+		s3cfg.HTTPClient = &http.Client{Transport: wrap(tr)}
+		hubHTTP = &http.Client{Transport: wrap(tr)}
+	}
+	e.store, err = storage.NewS3(context.Background(), s3cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := hub.NewClient(hub.Config{Store: store, APIKey: apiKey, Secret: secret, BaseURL: hs.URL, Timeout: 10 * time.Second})
+	client, err := hub.NewClient(hub.Config{Store: store, APIKey: apiKey, Secret: secret, BaseURL: hs.URL, Timeout: 10 * time.Second, HTTPClient: hubHTTP})
 	if err != nil {
 		t.Fatal(err)
 	}

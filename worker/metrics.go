@@ -22,6 +22,10 @@ type metrics struct {
 	budgetInUse prometheus.Gauge
 	budgetTotal prometheus.Gauge
 	viewsByMode *prometheus.CounterVec
+	renderDur   *prometheus.HistogramVec
+	uploadDur   *prometheus.HistogramVec
+	pixels      prometheus.Counter
+	storageErrs *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
@@ -60,10 +64,41 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 			Namespace: "printworker", Name: "views_exported_total",
 			Help: "Views exported, by mode (render, download).",
 		}, []string{"mode"}),
+		renderDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "printworker", Name: "render_duration_seconds",
+			Help: "Time to render one view into storage (successful renders), by export type (png, pdf, pdf-simple).",
+			// A vector PDF takes well under a second, a print-size PNG tens of seconds.
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 40, 60, 120, 300},
+		}, []string{"type"}),
+		uploadDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "printworker", Name: "upload_duration_seconds",
+			Help:    "Time of one successful storage write, by kind (file, manifest). A rendered file streams while it renders, so its upload spans the render.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300},
+		}, []string{"kind"}),
+		pixels: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "pixels_rendered_total",
+			Help: "Output raster pixels rendered (width x height of png and pdf-simple views; 0 for vector pdf).",
+		}),
+		storageErrs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "storage_errors_total",
+			Help: "Failed storage calls, by operation (put, get, stat); failures of the data source (renderer, hub download) and cancellations are not counted.",
+		}, []string{"op"}),
+	}
+	// The fixed label values exist from the start, so rate() and alerts see a zero
+	// rather than no series before the first event.
+	for _, t := range []string{hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple} {
+		m.renderDur.WithLabelValues(t)
+	}
+	for _, k := range []string{kindFile, kindManifest} {
+		m.uploadDur.WithLabelValues(k)
+	}
+	for _, op := range []string{opPut, opGet, opStat} {
+		m.storageErrs.WithLabelValues(op)
 	}
 	m.budgetTotal.Set(float64(budget))
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.tasks, m.duration, m.bytes, m.hubCalls, m.rateWait, m.budgetInUse, m.budgetTotal, m.viewsByMode} {
+		for _, c := range []prometheus.Collector{m.tasks, m.duration, m.bytes, m.hubCalls, m.rateWait, m.budgetInUse, m.budgetTotal, m.viewsByMode,
+			m.renderDur, m.uploadDur, m.pixels, m.storageErrs} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -71,6 +106,15 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 	}
 	return m, nil
 }
+
+// Label values of the storage metrics.
+const (
+	kindFile     = "file"
+	kindManifest = "manifest"
+	opPut        = "put"
+	opGet        = "get"
+	opStat       = "stat"
+)
 
 // statusClass reduces a hub call's result to a label value.
 func statusClass(err error) string {

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 type ctxKey struct{}
@@ -61,6 +64,15 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 			design, _, _ := strings.Cut(ident.Ref, ".")
 			attrs = append(attrs, "design", design)
 		}
+		// The task continues the trace of whoever enqueued it (webhook, or the export
+		// that completed the order); its span is the parent of the hub, render and
+		// upload spans below.
+		ctx = w.prop.Extract(ctx, propagation.MapCarrier(t.Headers()))
+		ctx, span := w.tracer.Start(ctx, "process "+t.Type(), trace.WithSpanKind(trace.SpanKindConsumer),
+			trace.WithAttributes(spanAttrs(id, t.Type(), retried+1, ident.Store, ident.OrderID, ident.Ref)...))
+		if sc := span.SpanContext(); sc.IsSampled() {
+			attrs = append(attrs, "trace_id", sc.TraceID().String())
+		}
 		log := w.log.With(attrs...)
 		ctx = context.WithValue(ctx, ctxKey{}, log)
 		skip := &skipFlag{}
@@ -80,6 +92,12 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 			if outcome == OutcomeSuccess && skip.reason != "" {
 				outcome = OutcomeSkipped
 			}
+			span.SetAttributes(attribute.String("printworker.task.outcome", outcome))
+			if outcome == OutcomeSuccess || outcome == OutcomeSkipped || outcome == OutcomeRateLimited {
+				span.End() // a 429 is retried without counting as a failure
+			} else {
+				endSpan(span, out)
+			}
 			elapsed := time.Since(start)
 			w.m.tasks.WithLabelValues(t.Type(), outcome).Inc()
 			w.m.duration.WithLabelValues(t.Type(), outcome).Observe(elapsed.Seconds())
@@ -97,6 +115,28 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 		}()
 		return next.ProcessTask(ctx, t)
 	})
+}
+
+// spanAttrs describes a task on its span; empty business fields are left out.
+func spanAttrs(id, typ string, attempt int, store, order, ref string) []attribute.KeyValue {
+	kv := []attribute.KeyValue{
+		attribute.String("messaging.system", "asynq"),
+		attribute.String("messaging.message.id", id),
+		attribute.String("printworker.task.type", typ),
+		attribute.Int("printworker.task.attempt", attempt),
+	}
+	if store != "" {
+		kv = append(kv, attribute.String("printworker.store", store))
+	}
+	if order != "" {
+		kv = append(kv, attribute.String("printworker.order", order))
+	}
+	if ref != "" {
+		// The design id only: the token is a capability and stays out of telemetry.
+		design, _, _ := strings.Cut(ref, ".")
+		kv = append(kv, attribute.String("printworker.design", design))
+	}
+	return kv
 }
 
 // writeResult records a task's result for operators (asynq keeps it with the task

@@ -16,6 +16,9 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
@@ -46,6 +49,13 @@ type Deps struct {
 	Renderer Renderer
 	// Registerer receives the worker's metrics; nil registers nowhere.
 	Registerer prometheus.Registerer
+	// TracerProvider records a consumer span per task with render and upload spans
+	// inside; nil records nothing. Hub and S3 client spans come from the HTTP
+	// clients the hub clients and storage were built with.
+	TracerProvider trace.TracerProvider
+	// Propagator reads the trace context tasks carry in their headers and writes it
+	// into the tasks the worker enqueues (completion); nil carries nothing.
+	Propagator propagation.TextMapPropagator
 }
 
 // Worker handles printworker's tasks.
@@ -58,6 +68,8 @@ type Worker struct {
 	limiter *Limiter
 	budget  *Budget
 	m       *metrics
+	tracer  trace.Tracer
+	prop    propagation.TextMapPropagator
 	srv     *asynq.Server
 	mux     *asynq.ServeMux
 }
@@ -95,7 +107,13 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worker: metrics: %w", err)
 	}
-	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: cfg.Logger})
+	if deps.TracerProvider == nil {
+		deps.TracerProvider = noop.NewTracerProvider()
+	}
+	if deps.Propagator == nil {
+		deps.Propagator = propagation.NewCompositeTextMapPropagator()
+	}
+	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: cfg.Logger, Propagator: deps.Propagator})
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +125,8 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		enq:    enq,
 		budget: NewBudget(cfg.MemoryBudget),
 		m:      m,
+		tracer: deps.TracerProvider.Tracer(tracerName),
+		prop:   deps.Propagator,
 	}
 	w.limiter = NewLimiter(deps.Redis, cfg.KeyPrefix, cfg.rateFor)
 	w.limiter.observe = func(_ string, d time.Duration) { m.rateWait.Observe(d.Seconds()) }
