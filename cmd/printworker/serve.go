@@ -104,13 +104,15 @@ func serveCommand() command {
 				return err
 			}
 			defer rdb.Close()
-			enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log})
+			tr := setupTracing(ctx, e, "intake", log)
+			defer stopTracing(tr, log)
+			enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log, Propagator: tr.Propagator})
 			if err != nil {
 				return err
 			}
 			defer enq.Close()
 			deliveries := intake.NewRedisDeliveries(rdb, "")
-			srv, err := intake.New(cfg, intake.JobsEnqueuer(enq), deliveries, deliveries.Ping, intake.WithLogger(log))
+			srv, err := intake.New(cfg, intake.JobsEnqueuer(enq), deliveries, deliveries.Ping, intake.WithLogger(log), intake.WithTracing(tr.Provider, tr.Propagator))
 			if err != nil {
 				return err
 			}

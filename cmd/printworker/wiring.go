@@ -12,14 +12,18 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -89,6 +93,9 @@ type hubFlags struct {
 	mediaURL                                 string
 	timeout                                  time.Duration
 	maxExport, maxMedia                      byteSize
+	// http sends the hub calls (traced when tracing is on); nil: the hub client's
+	// default.
+	http *http.Client
 }
 
 type endpointFlags struct{ url, version, word string }
@@ -175,7 +182,7 @@ func (h *hubFlags) clients(log *slog.Logger) (map[string]*hub.Client, error) {
 			Orders: eps["orders"], Templates: eps["templates"], Designs: eps["designs"],
 			DeleteDomain: h.deleteDomain, Domains: c.Domains, Timeout: h.timeout,
 			MaxExportBytes: int64(h.maxExport), MaxMediaBytes: int64(h.maxMedia), MediaURL: h.mediaURL,
-			Logger: log,
+			Logger: log, HTTPClient: h.http,
 		})
 		if err != nil {
 			return nil, usageError(fmt.Sprintf("hub store %q: %v", c.Store, err))
@@ -373,4 +380,40 @@ func (l *logFlags) logger(e env) (*slog.Logger, error) {
 		return slog.New(slog.NewTextHandler(e.stderr, opts)), nil
 	}
 	return nil, usageError(fmt.Sprintf("--log-format %q: want json or text", l.format))
+}
+
+// setupTracing reads the OTEL_* environment (tracing is off without it) for a
+// process of the given role (intake, worker). A bad setting is logged and leaves
+// tracing off rather than stopping the process: traces are a diagnosis aid, not part
+// of the work.
+func setupTracing(ctx context.Context, e env, role string, log *slog.Logger) *telemetry.Tracing {
+	tr, err := telemetry.Setup(ctx, e.getenv, "printworker-"+role, telemetry.WithConsole(e.stderr))
+	if err != nil {
+		log.Warn("tracing", "err", err, "enabled", tr.Enabled())
+	}
+	if tr.Enabled() {
+		log.Info("tracing on", "exporter", tr.Exporter)
+	}
+	return tr
+}
+
+// stopTracing flushes the spans still buffered; it runs last, after the drain, so
+// the spans of the final tasks are not lost.
+func stopTracing(tr *telemetry.Tracing, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := tr.Shutdown(ctx); err != nil {
+		log.Warn("tracing: flush on shutdown", "err", err)
+	}
+}
+
+// tracedHTTP returns an HTTP client whose requests are client spans of tr, or nil
+// (each client's own default) when tracing is off.
+func tracedHTTP(tr *telemetry.Tracing) *http.Client {
+	if !tr.Enabled() {
+		return nil
+	}
+	return &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport,
+		otelhttp.WithTracerProvider(tr.Provider), otelhttp.WithPropagators(tr.Propagator),
+		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))}
 }

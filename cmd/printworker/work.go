@@ -43,11 +43,14 @@ func workCommand() command {
 			if err != nil {
 				return err
 			}
+			tr := setupTracing(ctx, e, "worker", log)
+			defer stopTracing(tr, log)
+			hf.http, sf.s3.HTTPClient = tracedHTTP(tr), tracedHTTP(tr)
 			clients, err := hf.clients(log)
 			if err != nil {
 				return err
 			}
-			deps := worker.Deps{Hubs: hubFor(clients)}
+			deps := worker.Deps{Hubs: hubFor(clients), TracerProvider: tr.Provider, Propagator: tr.Propagator}
 			if needsRenderer(cfg) {
 				rr, err := renf.renderer()
 				if err != nil {
