@@ -181,15 +181,28 @@ func TestTraceWebhookToUpload(t *testing.T) {
 	if hubCalls == 0 {
 		t.Errorf("no hub client span under the export span; children: %v", children)
 	}
-	// The S3 requests of the upload are its children.
-	for _, up := range find("storage.put", trace.SpanKindInternal) {
+	// The render's media fetches are its children (design 1003 holds a picture).
+	for _, r := range find("render", trace.SpanKindInternal) {
+		if n := childCount(got, r, trace.SpanKindClient); n == 0 {
+			t.Errorf("render span without media request spans")
+		}
+	}
+	// The manifest's upload belongs to the completion task.
+	completes := find("process "+jobs.TypeOrderComplete, trace.SpanKindConsumer)
+	if len(completes) == 1 {
 		n := 0
 		for _, s := range got {
-			if s.Parent.SpanID() == up.SpanContext.SpanID() && s.SpanKind == trace.SpanKindClient {
+			if s.Name == "storage.put" && s.Parent.SpanID() == completes[0].SpanContext.SpanID() {
 				n++
 			}
 		}
-		if n == 0 {
+		if n != 1 {
+			t.Errorf("completion span has %d storage.put children, want 1 (the manifest)", n)
+		}
+	}
+	// The S3 requests of the upload are its children.
+	for _, up := range find("storage.put", trace.SpanKindInternal) {
+		if n := childCount(got, up, trace.SpanKindClient); n == 0 {
 			t.Errorf("upload span without S3 request spans")
 		}
 	}
@@ -201,4 +214,15 @@ func names(spans tracetest.SpanStubs) string {
 		fmt.Fprintf(&b, "%s(%s) ", s.Name, s.SpanKind)
 	}
 	return b.String()
+}
+
+// childCount counts the spans of kind whose parent is p.
+func childCount(spans tracetest.SpanStubs, p tracetest.SpanStub, kind trace.SpanKind) int {
+	n := 0
+	for _, s := range spans {
+		if s.Parent.SpanID() == p.SpanContext.SpanID() && s.SpanKind == kind {
+			n++
+		}
+	}
+	return n
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/printworker/printworker/hub/hubsim"
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/progress"
+	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
@@ -135,6 +136,7 @@ type demoRun struct {
 	o        demoOptions
 	e        env
 	log      *slog.Logger
+	tr       *telemetry.Tracing
 	rdb      redis.UniversalClient
 	enq      *jobs.Enqueuer
 	store    demoStorage
@@ -163,6 +165,10 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 	if d.log, err = o.log.logger(e); err != nil {
 		return err
 	}
+	// Tracing (off unless OTEL_* asks) is the first thing set up, so its flush is
+	// the last cleanup: it sees the spans of everything stopped before it.
+	d.tr = setupTracing(ctx, e, "demo", d.log)
+	d.cleanup = append(d.cleanup, func() { stopTracing(d.tr, d.log) })
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -222,7 +228,7 @@ func (d *demoRun) startRedis(ctx context.Context) error {
 	if err := claimDemoRedis(ctx, d.rdb); err != nil {
 		return err
 	}
-	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log})
+	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log, Propagator: d.tr.Propagator})
 	if err != nil {
 		return err
 	}
@@ -310,6 +316,7 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 		h.domains = stringList{demoDomain}
 		fmt.Fprintf(d.e.stdout, "hub      simulator at %s (%d sample designs)\n", h.baseURL, len(sim.Designs()))
 	}
+	h.http = tracedHTTP(d.tr)
 	clients, err := h.clients(d.log)
 	if err != nil {
 		return nil, err
@@ -319,6 +326,7 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 
 func (d *demoRun) openStorage(ctx context.Context) error {
 	sf := d.o.storage
+	sf.s3.HTTPClient = tracedHTTP(d.tr)
 	if sf.kind == "dir" {
 		out, err := filepath.Abs(sf.dir)
 		if err != nil {
@@ -375,7 +383,7 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 	if err != nil {
 		return err
 	}
-	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store}
+	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store, TracerProvider: d.tr.Provider, Propagator: d.tr.Propagator}
 	if needsRenderer(cfg) {
 		r, err := d.o.render.renderer()
 		if err != nil {
@@ -409,7 +417,7 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 	// every run prints, whichever topic is chosen.
 	cfg.ProductionTopic = d.o.topic
 	deliveries := intake.NewRedisDeliveries(d.rdb, "")
-	srv, err := intake.New(cfg, intake.JobsEnqueuer(d.enq), deliveries, deliveries.Ping, intake.WithLogger(d.log))
+	srv, err := intake.New(cfg, intake.JobsEnqueuer(d.enq), deliveries, deliveries.Ping, intake.WithLogger(d.log), intake.WithTracing(d.tr.Provider, d.tr.Propagator))
 	if err != nil {
 		return usageError("demo: " + err.Error())
 	}
