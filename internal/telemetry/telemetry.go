@@ -126,16 +126,26 @@ func exporterName(getenv func(string) string) (string, error) {
 		return "", nil
 	}
 	switch v := strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))); v {
-	case "otlp", "console":
+	case "console":
 		return v, nil
+	case "otlp":
 	case "none":
 		return "", nil
 	case "":
-		if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
-			return "otlp", nil
+		if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+			return "", nil
 		}
-		return "", nil
 	default:
 		return "", errors.New("telemetry: OTEL_TRACES_EXPORTER=" + v + ": want otlp, console or none (tracing stays off)")
 	}
+	// Only OTLP over HTTP is built in: sending HTTP to a gRPC port would fail on
+	// every export, so say so at start instead.
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		switch p := strings.TrimSpace(getenv(k)); p {
+		case "", "http/protobuf":
+		default:
+			return "", errors.New("telemetry: " + k + "=" + p + ": only http/protobuf is supported (tracing stays off)")
+		}
+	}
+	return "otlp", nil
 }

@@ -62,13 +62,23 @@ func TestSetupOff(t *testing.T) {
 	}
 }
 
-func TestSetupUnknownExporter(t *testing.T) {
-	tr, err := telemetry.Setup(context.Background(), envOf(map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}), "printworker-test")
-	if err == nil || !strings.Contains(err.Error(), "zipkin") {
-		t.Errorf("err = %v, want one naming the exporter", err)
+func TestSetupUnsupported(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, "zipkin"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, "http/json"},
 	}
-	if tr == nil || tr.Enabled() {
-		t.Errorf("an unknown exporter must leave a usable, disabled Tracing; got %+v", tr)
+	for _, tt := range tests {
+		tr, err := telemetry.Setup(context.Background(), envOf(tt.env), "printworker-test")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want one naming %s", tt.env, err, tt.want)
+		}
+		if tr == nil || tr.Enabled() {
+			t.Errorf("%v: an unsupported setting must leave a usable, disabled Tracing; got %+v", tt.env, tr)
+		}
 	}
 }
 
@@ -115,6 +125,7 @@ func TestSetupOTLP(t *testing.T) {
 	env := map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL,
 		"OTEL_EXPORTER_OTLP_HEADERS":  "X-Token=s3cret",
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
 		"OTEL_SERVICE_NAME":           "custom-name",
 	}
 	for k, v := range env {
