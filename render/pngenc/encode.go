@@ -372,6 +372,10 @@ func newStripWorker(src source, cfg config, ff flateFactory) *stripWorker {
 }
 
 func (sw *stripWorker) release() {
+	// A pooled flate writer still points into this worker (its output buffer), so
+	// the worker outlives the call; drop the image it reads, or a whole canvas stays
+	// reachable until the pool is next cleared.
+	sw.src = source{}
 	scratchPool.Put(sw.scratch)
 	sw.ff.put(sw.cfg.level, sw.zw)
 	if sw.zh != nil {
