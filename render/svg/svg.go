@@ -1,0 +1,143 @@
+// Package svg reads SVG clipart safely and turns it into backend-neutral
+// geometry: absolute paths made of lines and Béziers with resolved paint,
+// already mapped into the document's natural-size coordinate space.
+//
+// The raster backend draws a Doc with Draw; the vector PDF backend walks
+// Doc.Shapes and emits the segments as PDF path operators. The supported
+// subset is documented in docs/svg.md. Nothing is ever fetched: external
+// references, DTDs and entities are refused or ignored.
+package svg
+
+import (
+	"errors"
+	"math"
+)
+
+// Limits caps what Parse accepts. Zero fields take the defaults.
+type Limits struct {
+	MaxBytes    int64 // input size; default 5 MiB
+	MaxElements int   // XML elements; default 20000. <use> expansion may visit 4x this many.
+	MaxDepth    int   // element nesting; default 64
+}
+
+// Default limits.
+const (
+	DefaultMaxBytes    = 5 << 20
+	DefaultMaxElements = 20000
+	DefaultMaxDepth    = 64
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxElements <= 0 {
+		l.MaxElements = DefaultMaxElements
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	return l
+}
+
+// Doc is a parsed SVG document.
+type Doc struct {
+	// Width and Height are the natural size in px (1/96 in): from the width
+	// and height attributes, else the viewBox size, else the drawing's
+	// extent from the origin.
+	Width, Height float64
+	ViewBox       [4]float64 // min-x, min-y, width, height
+	HasViewBox    bool
+	// Shapes are in paint order, in natural-size coordinates (the viewBox
+	// and every transform already applied).
+	Shapes []Shape
+	// Unsupported names each feature met and not rendered, once, in the
+	// order first met (for example "gradient", "text", "filter").
+	Unsupported []string
+}
+
+// Shape is one painted path.
+type Shape struct {
+	Path     Path
+	Fill     *Paint // nil: no fill
+	FillRule string // "nonzero" or "evenodd"
+
+	Stroke      *Paint // nil: no stroke
+	StrokeWidth float64
+	LineCap     string // "butt", "round", "square"
+	LineJoin    string // "miter", "round", "bevel"
+	MiterLimit  float64
+	Dashes      []float64 // even length, nil for solid
+	DashOffset  float64
+
+	// Opacity is the product of the element's and its ancestors' opacity.
+	// fill-opacity and stroke-opacity are already folded into Fill.A and
+	// Stroke.A.
+	Opacity float64
+}
+
+// Error is a permanent failure to read an SVG: malformed input, a refused
+// construct or an exceeded limit. Retrying cannot help.
+type Error struct {
+	Reason string
+	Err    error // ErrLimit, ErrMalformed or ErrRefused, possibly wrapping more
+}
+
+// Classes of Error, for errors.Is.
+var (
+	ErrLimit     = errors.New("limit exceeded")
+	ErrMalformed = errors.New("malformed SVG")
+	ErrRefused   = errors.New("refused SVG construct")
+)
+
+func (e *Error) Error() string { return "svg: " + e.Reason }
+
+// Unwrap returns the error class.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports false: the same input always fails the same way.
+func (e *Error) Retryable() bool { return false }
+
+// Recolor replaces the colour of every painted fill and stroke with p's
+// colour, keeping each paint's own alpha (p.A is ignored). Unpainted (none)
+// fills and strokes stay unpainted.
+func (d *Doc) Recolor(p Paint) {
+	for i := range d.Shapes {
+		s := &d.Shapes[i]
+		if s.Fill != nil {
+			s.Fill = &Paint{p.R, p.G, p.B, s.Fill.A}
+		}
+		if s.Stroke != nil {
+			s.Stroke = &Paint{p.R, p.G, p.B, s.Stroke.A}
+		}
+	}
+}
+
+// Bounds returns the extent of the painted geometry, strokes included, in
+// natural-size coordinates. An empty document returns zeros.
+func (d *Doc) Bounds() (minX, minY, maxX, maxY float64) {
+	minX, minY = math.Inf(1), math.Inf(1)
+	maxX, maxY = math.Inf(-1), math.Inf(-1)
+	// Flattened points give a tight box; control points may lie far
+	// outside the curve.
+	add := func(p Path) {
+		for _, pl := range p.Flatten(0.01) {
+			for _, q := range pl.Pts {
+				minX, minY = math.Min(minX, q.X), math.Min(minY, q.Y)
+				maxX, maxY = math.Max(maxX, q.X), math.Max(maxY, q.Y)
+			}
+		}
+	}
+	for _, s := range d.Shapes {
+		if s.Fill != nil {
+			add(s.Path)
+		}
+		if s.Stroke != nil && s.StrokeWidth > 0 {
+			add(StrokeToPath(s, 0.05))
+		}
+	}
+	if minX > maxX {
+		return 0, 0, 0, 0
+	}
+	return minX, minY, maxX, maxY
+}
