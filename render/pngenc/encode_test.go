@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"weak"
 
 	"go.uber.org/goleak"
 )
@@ -459,5 +460,28 @@ func TestEncodeMemoryIsBoundedByStripsNotCanvas(t *testing.T) {
 	const limit = 24 << 20
 	if got := after.TotalAlloc - before.TotalAlloc; got > limit {
 		t.Errorf("Encode allocated %d MB for a %d MB canvas, want at most %d MB", got>>20, len(img.Pix)>>20, limit>>20)
+	}
+}
+
+// TestEncodeReleasesPixels checks the encoder keeps no reference to the image's
+// pixels once Encode returns: the pools it reuses must not pin a whole canvas.
+func TestEncodeReleasesPixels(t *testing.T) {
+	for _, opaque := range []bool{true, false} {
+		img := image.NewRGBA(image.Rect(0, 0, 300, 700))
+		for i := range img.Pix {
+			img.Pix[i] = byte(i * 7)
+			if i%4 == 3 && opaque {
+				img.Pix[i] = 255
+			}
+		}
+		pix := weak.Make(&img.Pix[0])
+		if err := Encode(io.Discard, img, Options{Workers: 2, StripRows: 16}); err != nil {
+			t.Fatal(err)
+		}
+		img = nil
+		runtime.GC()
+		if pix.Value() != nil {
+			t.Fatalf("opaque=%v: the image's pixels are still reachable after Encode returned and one GC ran", opaque)
+		}
 	}
 }
