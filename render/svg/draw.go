@@ -168,8 +168,15 @@ func (r *rasterizer) nonZero(band image.Rectangle) {
 		}
 		// Coverage accumulates per edge, so separate segments need no
 		// closing: each MoveTo/LineTo pair contributes on its own.
-		r.z.MoveTo(float32(c.x0-ox), float32(c.y0-oy))
-		r.z.LineTo(float32(c.x1-ox), float32(c.y1-oy))
+		for _, c := range clipX(c, ox, ox+float64(w)) {
+			// Nearly flat edges add next to no coverage but overflow the
+			// fixed-point rasterizer's slope arithmetic.
+			if math.Abs(c.y1-c.y0) < 1e-4 {
+				continue
+			}
+			r.z.MoveTo(float32(c.x0-ox), float32(c.y0-oy))
+			r.z.LineTo(float32(c.x1-ox), float32(c.y1-oy))
+		}
 	}
 	r.z.Draw(&r.mask, r.mask.Rect, image.Opaque, image.Point{})
 }
@@ -191,6 +198,16 @@ func (r *rasterizer) evenOdd(band image.Rectangle) {
 		if !ok {
 			continue
 		}
+		for _, c := range clipX(c, ox, ox+float64(w)) {
+			r.addCrossings(c, ox, oy, n)
+		}
+	}
+	r.accumulateEvenOdd(w, h)
+}
+
+func (r *rasterizer) addCrossings(c edge, ox, oy float64, n int) {
+	const S = evenOddSamples
+	{
 		dir := int8(1)
 		ya, yb, xa, xb := c.y0-oy, c.y1-oy, c.x0-ox, c.x1-ox
 		if ya > yb {
@@ -206,6 +223,10 @@ func (r *rasterizer) evenOdd(band image.Rectangle) {
 			r.rows[k] = append(r.rows[k], crossing{float32(xa + (y-ya)*slope), dir})
 		}
 	}
+}
+
+func (r *rasterizer) accumulateEvenOdd(w, h int) {
+	const S = evenOddSamples
 	if cap(r.acc) < w+2 {
 		r.acc = make([]float32, w+2)
 		r.diff = make([]float32, w+2)
@@ -296,4 +317,38 @@ func composite(dst *image.RGBA, band image.Rectangle, mask []uint8, cr, cg, cb, 
 
 func finite(p Point) bool {
 	return !math.IsNaN(p.X) && !math.IsNaN(p.Y) && !math.IsInf(p.X, 0) && !math.IsInf(p.Y, 0)
+}
+
+// clipX splits e at the band's left and right sides and moves the parts
+// outside onto those sides. Coverage accumulates left to right, so a
+// vertical edge on the side stands exactly for the part beyond it; this also
+// keeps coordinates small for the fixed-point rasterizer.
+func clipX(e edge, xa, xb float64) []edge {
+	ts := [4]float64{0, 1, 1, 1}
+	n := 1
+	for _, x := range [2]float64{xa, xb} {
+		if (e.x0 < x) != (e.x1 < x) && e.x0 != e.x1 {
+			ts[n] = (x - e.x0) / (e.x1 - e.x0)
+			n++
+		}
+	}
+	ts[n] = 1
+	if n == 3 && ts[1] > ts[2] {
+		ts[1], ts[2] = ts[2], ts[1]
+	}
+	out := make([]edge, 0, n)
+	cl := func(x float64) float64 { return math.Max(xa, math.Min(xb, x)) }
+	for i := 0; i < n; i++ {
+		t0, t1 := ts[i], ts[i+1]
+		y0 := e.y0 + (e.y1-e.y0)*t0
+		y1 := e.y0 + (e.y1-e.y0)*t1
+		c := edge{cl(e.x0 + (e.x1-e.x0)*t0), y0, cl(e.x0 + (e.x1-e.x0)*t1), y1}
+		// Coordinates near the float64 range overflow to NaN when
+		// interpolated: such edges are dropped.
+		if y0 == y1 || math.IsNaN(c.x0+c.x1+c.y0+c.y1) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
