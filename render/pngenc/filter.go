@@ -65,25 +65,46 @@ func filterPaeth(d, cur, prev []byte, bpp int) {
 	n := len(cur)
 	d = d[:n]
 	prev = prev[:n]
-	// One pass per channel keeps the left neighbours (a: current row, c: previous row)
-	// in registers. With no left neighbour (a = c = 0) the predictor is the byte above.
-	for ch := 0; ch < bpp; ch++ {
-		a, c := 0, 0
-		for i := ch; i < n; i += bpp {
-			b := int(prev[i])
-			p := b - c // p-a for p = a+b-c
-			q := a - c // p-b
-			pa, pb, pc := abs(p), abs(q), abs(p+q)
-			// Branch-free choice (photos make the branches unpredictable): notA is
-			// all ones unless pa <= pb && pa <= pc, notB all ones when pb > pc.
-			notA := ((pb - pa) | (pc - pa)) >> (intSize - 1)
-			notB := (pc - pb) >> (intSize - 1)
-			bc := b ^ ((b ^ c) & notB)
-			x := cur[i]
-			d[i] = x - uint8(a^((a^bc)&notA))
-			a, c = int(x), b
-		}
+	// With no left neighbour (a = c = 0) the predictor is the byte above.
+	k := min(bpp, n)
+	for i := range k {
+		d[i] = cur[i] - prev[i]
 	}
+	// The encoder knows every neighbour up front (a is a raw byte of the current row,
+	// not a decoded one), so the bytes are independent: one flat loop over aligned
+	// views of the four neighbourhoods, with no loop-carried state and, the views
+	// being resliced to one length, no bounds checks.
+	x := cur[k:]
+	a := cur[:len(x)]
+	b := prev[k:]
+	b = b[:len(x)]
+	c := prev[:len(x)]
+	o := d[k:]
+	o = o[:len(x)]
+	for i := range x {
+		o[i] = x[i] - paethPredict(a[i], b[i], c[i])
+	}
+}
+
+// paethPredict is the Paeth predictor of PNG spec 9.2 (the neighbour among a, b, c
+// closest to a+b-c, ties to a then b) in the formulation of stb_image 2.26: with
+// t = 3c-(a+b), the predictor is max(a,b) when t <= min(a,b), else min(a,b) when
+// max(a,b) <= t, else c. Go compiles it to two min/max and two compares into
+// conditional moves, about half the work of the spec's three absolute values;
+// TestPaethPredictExhaustive checks it against the spec on all 2^24 inputs.
+func paethPredict(a, b, c uint8) uint8 {
+	// On ints, not bytes: Go turns byte min/max into branches, which photographs
+	// mispredict (measured 3x slower).
+	ia, ib, p := int(a), int(b), int(c)
+	t := 3*p - (ia + ib)
+	lo, hi := min(ia, ib), max(ia, ib)
+	if hi <= t {
+		p = lo
+	}
+	if t <= lo {
+		p = hi
+	}
+	return uint8(p)
 }
 
 func abs(x int) int {
