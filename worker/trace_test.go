@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -33,11 +32,8 @@ func TestTraceWebhookToUpload(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	defer tp.Shutdown(context.Background())
 	prop := propagation.TraceContext{}
-	clientSpans := func(rt http.RoundTripper) http.RoundTripper {
-		return otelhttp.NewTransport(rt, otelhttp.WithTracerProvider(tp), otelhttp.WithPropagators(prop),
-			otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))
-	}
-	e := newEnvWrapped(t, clientSpans, withMode(worker.ModeRender), func(_ *worker.Config, d *worker.Deps) {
+	tracing := &telemetry.Tracing{Provider: tp, Propagator: prop}
+	e := newEnvWrapped(t, tracing.Transport, withMode(worker.ModeRender), func(_ *worker.Config, d *worker.Deps) {
 		d.TracerProvider, d.Propagator = tp, prop
 	})
 
@@ -110,6 +106,15 @@ func TestTraceWebhookToUpload(t *testing.T) {
 		}
 		if s.SpanContext.TraceID() != traceID {
 			t.Errorf("span %q in trace %s, want the webhook's %s", s.Name, s.SpanContext.TraceID(), traceID)
+		}
+	}
+	// Design tokens are capabilities: no span may carry one (hub URLs hold them).
+	token := e.refs[1003].Token
+	for _, s := range got {
+		for _, kv := range s.Attributes {
+			if strings.Contains(kv.Value.String(), token) {
+				t.Errorf("span %q attribute %s holds the design token: %s", s.Name, kv.Key, kv.Value.String())
+			}
 		}
 	}
 	// ancestor reports whether a is an ancestor of s through recorded spans.

@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
@@ -407,13 +405,12 @@ func stopTracing(tr *telemetry.Tracing, log *slog.Logger) {
 	}
 }
 
-// tracedHTTP returns an HTTP client whose requests are client spans of tr, or nil
-// (each client's own default) when tracing is off.
+// tracedHTTP returns an HTTP client whose requests are client spans of tr (URLs
+// redacted: hub URLs hold design and media tokens), or nil (each client's own
+// default) when tracing is off.
 func tracedHTTP(tr *telemetry.Tracing) *http.Client {
 	if !tr.Enabled() {
 		return nil
 	}
-	return &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport,
-		otelhttp.WithTracerProvider(tr.Provider), otelhttp.WithPropagators(tr.Propagator),
-		otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()))}
+	return &http.Client{Transport: tr.Transport(http.DefaultTransport)}
 }
