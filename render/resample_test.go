@@ -42,7 +42,21 @@ func TestScaleAxisAlignedMatchesTransform(t *testing.T) {
 			ycc.Cr[ycc.COffset(x, y)] = uint8(150 - y)
 		}
 	}
-	for _, src := range []image.Image{src, ycc} {
+	// Opaque sources take the fixed-point path: the same pictures without alpha, as
+	// NRGBA, RGBA and grey.
+	opaque := image.NewNRGBA(src.Rect)
+	premulOpaque := image.NewRGBA(src.Rect)
+	gray := image.NewGray(src.Rect)
+	for y := 0; y < 40; y++ {
+		for x := 0; x < 60; x++ {
+			c := src.NRGBAAt(x, y)
+			c.A = 255
+			opaque.SetNRGBA(x, y, c)
+			premulOpaque.Set(x, y, c)
+			gray.Set(x, y, c)
+		}
+	}
+	for _, src := range []image.Image{src, ycc, opaque, premulOpaque, gray} {
 		for _, tc := range tests {
 			testScaleAxisAligned(t, src, tc.a, tc.e, tc.d, tc.f)
 		}
