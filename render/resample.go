@@ -188,11 +188,19 @@ func resampleRowRGB(out []int32, src []uint8, cols []fixedTaps) {
 		c := &cols[i]
 		p := src[3*c.start:]
 		var r, g, b int32
-		for k, wk := range c.w {
-			q := p[3*k : 3*k+3 : 3*k+3]
-			r += wk * int32(q[0])
-			g += wk * int32(q[1])
-			b += wk * int32(q[2])
+		if len(c.w) == 4 {
+			// Enlarging: always four taps, unrolled.
+			w, q := c.w[:4:4], p[:12:12]
+			r = w[0]*int32(q[0]) + w[1]*int32(q[3]) + w[2]*int32(q[6]) + w[3]*int32(q[9])
+			g = w[0]*int32(q[1]) + w[1]*int32(q[4]) + w[2]*int32(q[7]) + w[3]*int32(q[10])
+			b = w[0]*int32(q[2]) + w[1]*int32(q[5]) + w[2]*int32(q[8]) + w[3]*int32(q[11])
+		} else {
+			for k, wk := range c.w {
+				q := p[3*k : 3*k+3 : 3*k+3]
+				r += wk * int32(q[0])
+				g += wk * int32(q[1])
+				b += wk * int32(q[2])
+			}
 		}
 		o := out[3*i : 3*i+3 : 3*i+3]
 		o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
@@ -207,9 +215,10 @@ func combine4(dp []uint8, t0, t1, t2, t3 []int32, w []int32) {
 	t0, t1, t2, t3 = t0[:3*n], t1[:3*n], t2[:3*n], t3[:3*n]
 	for i := range n {
 		j := 3 * i
-		r := w0*t0[j] + w1*t1[j] + w2*t2[j] + w3*t3[j]
-		g := w0*t0[j+1] + w1*t1[j+1] + w2*t2[j+1] + w3*t3[j+1]
-		b := w0*t0[j+2] + w1*t1[j+2] + w2*t2[j+2] + w3*t3[j+2]
+		a0, a1, a2, a3 := t0[j:j+3:j+3], t1[j:j+3:j+3], t2[j:j+3:j+3], t3[j:j+3:j+3]
+		r := w0*a0[0] + w1*a1[0] + w2*a2[0] + w3*a3[0]
+		g := w0*a0[1] + w1*a1[1] + w2*a2[1] + w3*a3[1]
+		b := w0*a0[2] + w1*a1[2] + w2*a2[2] + w3*a3[2]
 		q := dp[4*i : 4*i+4 : 4*i+4]
 		q[0], q[1], q[2], q[3] = toByte(r), toByte(g), toByte(b), 255
 	}
@@ -292,10 +301,22 @@ func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 	case *image.YCbCr:
 		return func(y int, out []uint8) {
 			out = out[:3*w]
-			for x := range w {
-				yi, ci := m.YOffset(b.Min.X+x, b.Min.Y+y), m.COffset(b.Min.X+x, b.Min.Y+y)
+			yrow := m.Y[m.YOffset(b.Min.X, b.Min.Y+y):][:w]
+			if m.SubsampleRatio == image.YCbCrSubsampleRatio420 && b.Min.X%2 == 0 {
+				// The common JPEG layout: one chroma sample per two pixels of the row,
+				// read by index instead of COffset's per-pixel arithmetic.
+				ci := m.COffset(b.Min.X, b.Min.Y+y)
+				cb, cr := m.Cb[ci:][:(w+1)/2], m.Cr[ci:][:(w+1)/2]
+				for x, yv := range yrow {
+					q := out[3*x : 3*x+3 : 3*x+3]
+					q[0], q[1], q[2] = color.YCbCrToRGB(yv, cb[x/2], cr[x/2])
+				}
+				return
+			}
+			for x, yv := range yrow {
+				ci := m.COffset(b.Min.X+x, b.Min.Y+y)
 				q := out[3*x : 3*x+3 : 3*x+3]
-				q[0], q[1], q[2] = color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+				q[0], q[1], q[2] = color.YCbCrToRGB(yv, m.Cb[ci], m.Cr[ci])
 			}
 		}
 	case *image.Gray:

@@ -33,14 +33,22 @@ func TestScaleAxisAlignedMatchesTransform(t *testing.T) {
 		{3, -20, 1.5, -10},
 		{0.1, 0, 0.1, 0},
 	}
-	// A JPEG-like source: YCbCr 4:2:0.
-	ycc := image.NewYCbCr(image.Rect(0, 0, 60, 40), image.YCbCrSubsampleRatio420)
-	for y := 0; y < 40; y++ {
-		for x := 0; x < 60; x++ {
-			ycc.Y[ycc.YOffset(x, y)] = uint8(x*3 + y)
-			ycc.Cb[ycc.COffset(x, y)] = uint8(100 + x)
-			ycc.Cr[ycc.COffset(x, y)] = uint8(150 - y)
+	// JPEG-like sources: YCbCr 4:2:0 (the common layout, also at an odd width) and
+	// 4:2:2.
+	var yccs []image.Image
+	for _, c := range []struct {
+		w     int
+		ratio image.YCbCrSubsampleRatio
+	}{{60, image.YCbCrSubsampleRatio420}, {59, image.YCbCrSubsampleRatio420}, {60, image.YCbCrSubsampleRatio422}} {
+		ycc := image.NewYCbCr(image.Rect(0, 0, c.w, 40), c.ratio)
+		for y := 0; y < 40; y++ {
+			for x := 0; x < c.w; x++ {
+				ycc.Y[ycc.YOffset(x, y)] = uint8(x*3 + y)
+				ycc.Cb[ycc.COffset(x, y)] = uint8(100 + x)
+				ycc.Cr[ycc.COffset(x, y)] = uint8(150 - y)
+			}
 		}
+		yccs = append(yccs, ycc)
 	}
 	// Opaque sources take the fixed-point path: the same pictures without alpha, as
 	// NRGBA, RGBA and grey.
@@ -56,7 +64,7 @@ func TestScaleAxisAlignedMatchesTransform(t *testing.T) {
 			gray.Set(x, y, c)
 		}
 	}
-	for _, src := range []image.Image{src, ycc, opaque, premulOpaque, gray} {
+	for _, src := range append(yccs, src, opaque, premulOpaque, gray) {
 		for _, tc := range tests {
 			testScaleAxisAligned(t, src, tc.a, tc.e, tc.d, tc.f)
 		}
@@ -83,4 +91,36 @@ func testScaleAxisAligned(t *testing.T, src image.Image, a, e, d, f float64) {
 			}
 		}
 	})
+}
+
+// BenchmarkScaleAxisAligned enlarges a 2000x2000 photo-sized source 1.58x into a
+// 3167x2167 box, as the reference T-shirt does at 300 dpi: a decoded JPEG (YCbCr 4:2:0,
+// the opaque fixed-point path), the same pixels as opaque NRGBA (also fixed point)
+// and as NRGBA with one translucent pixel (the float path).
+func BenchmarkScaleAxisAligned(b *testing.B) {
+	const n = 2000
+	rng := rand.New(rand.NewPCG(3, 4))
+	ycc := image.NewYCbCr(image.Rect(0, 0, n, n), image.YCbCrSubsampleRatio420)
+	for i := range ycc.Y {
+		ycc.Y[i] = uint8(i%n/8 + rng.IntN(20))
+	}
+	for i := range ycc.Cb {
+		ycc.Cb[i], ycc.Cr[i] = uint8(100+rng.IntN(20)), uint8(140+rng.IntN(20))
+	}
+	opaque := image.NewNRGBA(ycc.Rect)
+	xdraw.Draw(opaque, opaque.Rect, ycc, image.Point{}, xdraw.Src)
+	alpha := image.NewNRGBA(ycc.Rect)
+	copy(alpha.Pix, opaque.Pix)
+	alpha.Pix[3] = 254
+	dst := image.NewRGBA(image.Rect(0, 0, 3167, 2167))
+	for _, c := range []struct {
+		name string
+		src  image.Image
+	}{{"ycbcr420", ycc}, {"nrgba-opaque", opaque}, {"nrgba-alpha", alpha}} {
+		b.Run("src="+c.name, func(b *testing.B) {
+			for b.Loop() {
+				scaleAxisAligned(dst, dst.Rect, c.src, 1.5835, 0, 1.5835, -500, 1)
+			}
+		})
+	}
 }
