@@ -96,45 +96,7 @@ func (t timedStorage) Put(ctx context.Context, obj storage.Object, body io.Reade
 // whole. Reported: the medians and 90th percentiles, and their sum per export.
 func BenchmarkExportOverhead(b *testing.B) {
 	n := b.N
-	_, rdb := startRedis(b)
-	_, hubURL, refs := startHub(b, n, fixedExporter(payload(b, 1<<10)), false)
-	dir, _ := tmpfsDir(b)
-	dst, err := storage.NewDir(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rec := &recorder{}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	b.Cleanup(tr.CloseIdleConnections)
-	client, err := hub.NewClient(hub.Config{Store: benchStore, APIKey: benchKey, Secret: benchSecret, BaseURL: hubURL,
-		HTTPClient: &http.Client{Transport: timedTransport{tr, rec}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := worker.New(worker.Config{
-		Concurrency: 1, Mode: worker.ModeDownload, // PerMinute 0 with a burst disables the limit (the zero value means the default).
-		RateLimit:       worker.RateLimit{PerMinute: 0, Burst: 1},
-		ShutdownTimeout: 5 * time.Second, Logger: slog.New(slog.DiscardHandler),
-	}, worker.Deps{
-		Redis:   rdb,
-		Hubs:    func(string) (worker.Hub, error) { return client, nil },
-		Storage: timedStorage{dst, rec},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	enqueueOrders(b, rdb, refs)
-
-	b.ResetTimer()
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- w.Run(ctx) }()
-	waitDone(b, rdb, n, 10*time.Minute, func() string { return "" })
-	b.StopTimer()
-	cancel()
-	if err := <-stopped; err != nil {
-		b.Fatal(err)
-	}
+	rec := runInProcess(b, n, 1, 1<<10)
 	if n < 3 {
 		return // too few cycles to measure
 	}
@@ -219,4 +181,62 @@ func quantile(xs []float64, q float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
 	i := int(q*float64(len(s)-1) + 0.5)
 	return s[i]
+}
+
+// BenchmarkInProcessThroughput is BenchmarkThroughput's tmpfs case with the worker in
+// this process (concurrency 32, 100 KiB exports), for profiling the worker together
+// with the simulator: -cpuprofile, -memprofile.
+func BenchmarkInProcessThroughput(b *testing.B) {
+	start := time.Now()
+	runInProcess(b, b.N, 32, exportSize)
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "exports/s")
+}
+
+// runInProcess queues n orders (one single-view design each, exports of size bytes),
+// runs an in-process worker with the given concurrency over a private redis-server,
+// the simulator over loopback HTTP and a directory on tmpfs until every order is
+// complete, and returns the timed hub calls and storage writes. Only the worker's
+// run is timed.
+func runInProcess(b *testing.B, n, conc, size int) *recorder {
+	_, rdb := startRedis(b)
+	_, hubURL, refs := startHub(b, n, fixedExporter(payload(b, size)), false)
+	dir, _ := tmpfsDir(b)
+	dst, err := storage.NewDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := &recorder{}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	b.Cleanup(tr.CloseIdleConnections)
+	client, err := hub.NewClient(hub.Config{Store: benchStore, APIKey: benchKey, Secret: benchSecret, BaseURL: hubURL,
+		HTTPClient: &http.Client{Transport: timedTransport{tr, rec}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := worker.New(worker.Config{
+		Concurrency: conc, Mode: worker.ModeDownload,
+		// PerMinute 0 with a burst disables the limit (the zero value means the default).
+		RateLimit:       worker.RateLimit{PerMinute: 0, Burst: 1},
+		ShutdownTimeout: 5 * time.Second, Logger: slog.New(slog.DiscardHandler),
+	}, worker.Deps{
+		Redis:   rdb,
+		Hubs:    func(string) (worker.Hub, error) { return client, nil },
+		Storage: timedStorage{dst, rec},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	enqueueOrders(b, rdb, refs)
+
+	b.ResetTimer()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- w.Run(ctx) }()
+	waitDone(b, rdb, n, 10*time.Minute, func() string { return "" })
+	b.StopTimer()
+	cancel()
+	if err := <-stopped; err != nil {
+		b.Fatal(err)
+	}
+	return rec
 }
