@@ -45,7 +45,7 @@ func workCommand() command {
 			}
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
-			hf.http, sf.s3.HTTPClient = tracedHTTP(tr), tracedHTTP(tr)
+			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
 			clients, err := hf.clients(log)
 			if err != nil {
 				return err
