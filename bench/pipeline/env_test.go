@@ -190,10 +190,15 @@ var (
 	errBuild  error
 )
 
-// workerBinary builds cmd/printworker once per test binary run.
+// workerBinary builds cmd/printworker once per test binary run, or returns
+// $PIPELINE_WORKER_BIN (to compare builds).
 func workerBinary(tb testing.TB) string {
 	tb.Helper()
 	buildOnce.Do(func() {
+		if bin := os.Getenv("PIPELINE_WORKER_BIN"); bin != "" {
+			binPath = bin
+			return
+		}
 		dir, err := os.MkdirTemp("", "printworker-bench-")
 		if err != nil {
 			errBuild = err

@@ -25,8 +25,10 @@ const exportSize = 100 << 10
 // the worker's CPU time per export. Use -benchtime Nx (e.g. 3000x): every run starts a
 // new Redis, simulator and worker.
 //
-// Sub-benchmarks: storage (dir on tmpfs, dir on disk, S3 on gofakes3 in this
-// process) x worker concurrency.
+// Sub-benchmarks: storage x worker concurrency (PIPELINE_CONCURRENCY=8,16 picks).
+// Storage: a directory on tmpfs, on disk, on disk with --storage-dir-no-sync; S3 on
+// gofakes3 (in this process, in memory) and on versitygw (a process of its own,
+// posix backend on disk).
 func BenchmarkThroughput(b *testing.B) {
 	conc := []int{8, 16, 32, 64}
 	if s := os.Getenv("PIPELINE_CONCURRENCY"); s != "" {
@@ -39,7 +41,7 @@ func BenchmarkThroughput(b *testing.B) {
 			conc = append(conc, n)
 		}
 	}
-	for _, st := range []string{"tmpfs", "disk", "s3"} {
+	for _, st := range []string{"tmpfs", "disk", "disk-nosync", "s3", "versitygw"} {
 		for _, c := range conc {
 			b.Run(fmt.Sprintf("storage=%s/conc=%d", st, c), func(b *testing.B) {
 				throughput(b, st, c)
@@ -56,7 +58,7 @@ func throughput(b *testing.B, store string, conc int) {
 	var flags []string
 	var list func() (int, error)
 	switch store {
-	case "tmpfs", "disk":
+	case "tmpfs", "disk", "disk-nosync":
 		dir := b.TempDir()
 		if store == "tmpfs" {
 			var kind string
@@ -65,13 +67,24 @@ func throughput(b *testing.B, store string, conc int) {
 			}
 		}
 		flags = []string{"--storage", "dir", "--storage-dir", dir}
+		if store == "disk-nosync" {
+			flags = append(flags, "--storage-dir-no-sync")
+		}
 		d, err := storage.NewDir(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
 		list = func() (int, error) { return countManifests(d) }
-	case "s3":
-		s3 := tests3.Start(b)
+	case "s3", "versitygw":
+		var s3 *tests3.Server
+		if store == "s3" {
+			s3 = tests3.Start(b)
+		} else {
+			if tests3.VersityBinary() == "" {
+				b.Skip("versitygw not installed (set PRINTWORKER_TEST_VERSITYGW)")
+			}
+			s3 = tests3.StartVersity(b)
+		}
 		flags = []string{"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
 			"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style"}
 		st, err := storage.NewS3(context.Background(), s3.Config)
