@@ -200,13 +200,18 @@ func (e *env) order(id string, designs ...int64) *hub.Order {
 	return o
 }
 
+// waitBound ends a wait that would otherwise hang a stuck test. It is no performance
+// assertion: the whole package's tests share two cores with other packages under
+// -race in CI, so it is generous.
+const waitBound = 3 * time.Minute
+
 // manifest waits for the order's manifest of at least revision rev and returns it.
 // The wait is bounded only to fail a stuck test with a message; nothing asserts on
 // how long the pipeline takes.
 func (e *env) manifest(orderID string, rev int64) worker.Manifest {
 	e.t.Helper()
 	key := store + "/2024-06-01/" + orderID + "/manifest.json"
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for {
 		m, err := e.readManifest(key)
 		if err == nil && m.Revision >= rev {
@@ -270,7 +275,7 @@ func (e *env) queueReport() string {
 // waitQueuesIdle waits until no task is pending, active, scheduled or retrying.
 func (e *env) waitQueuesIdle() {
 	e.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(waitBound)
 	for {
 		busy := 0
 		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
