@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/hibiken/asynq/x/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // queueMetricsCommand serves asynq's queue metrics (sizes by state, latency, processed
@@ -45,37 +41,15 @@ func queueMetricsCommand() command {
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(metrics.NewQueueMetricsCollector(in), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-			mux := http.NewServeMux()
-			mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-			mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-			mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-				pctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-				defer cancel()
-				if err := rdb.Ping(pctx).Err(); err != nil {
-					http.Error(w, "redis: "+err.Error(), http.StatusServiceUnavailable)
-					return
-				}
-				fmt.Fprintln(w, "ok")
-			})
 			ln, err := net.Listen("tcp", *addr)
 			if err != nil {
 				return fmt.Errorf("queue-metrics: %w", err)
 			}
-			srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 			log.Info("queue metrics serving", slog.String("addr", ln.Addr().String()))
 			fmt.Fprintf(e.stdout, "queue metrics on http://%s/metrics\n", ln.Addr())
-			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return fmt.Errorf("queue-metrics: %w", err)
-			case <-ctx.Done():
-			}
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
+			stop := serveMetrics(ln, reg, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, log)
+			<-ctx.Done()
+			stop()
 			return nil
 		},
 	}
