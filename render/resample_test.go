@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -122,5 +123,55 @@ func BenchmarkScaleAxisAligned(b *testing.B) {
 				scaleAxisAligned(dst, dst.Rect, c.src, 1.5835, 0, 1.5835, -500, 1)
 			}
 		})
+	}
+}
+
+// Fixed-point weights keep every pixel's sum at exactly one, so flat areas stay flat
+// whatever the scale, offset or edge.
+func TestFixedWeightsSumToOne(t *testing.T) {
+	for _, tc := range []struct{ scale, off float64 }{{1, 0}, {1.5835, -500}, {2.5, 3.3}, {0.37, 5.2}, {0.1, 0}, {7, -0.4}} {
+		n := 97
+		o1 := int(math.Ceil(tc.off + tc.scale*float64(n) - 0.5))
+		o0 := int(math.Ceil(tc.off - 0.5))
+		for _, bits := range []int{hBits, vBits} {
+			for i, fw := range fixedWeights(kernelWeights(o0, o1, tc.scale, tc.off, n), bits) {
+				var sum int32
+				for _, w := range fw.w {
+					sum += w
+				}
+				if sum != 1<<bits {
+					t.Fatalf("scale %g offset %g: output %d weights sum to %d, want %d", tc.scale, tc.off, o0+i, sum, 1<<bits)
+				}
+			}
+		}
+	}
+}
+
+// notFast hides an image's concrete type, so that scaleAxisAligned takes its generic
+// float path (through At) for pixels the fixed-point path also draws.
+type notFast struct{ image.Image }
+
+// The fixed-point path and the float path agree to one level on opaque photo-like
+// pixels (noise over gradients, so the kernel's overshoot and rounding both occur).
+func TestScaleOpaqueMatchesFloatPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	src := image.NewRGBA(image.Rect(0, 0, 97, 61))
+	for i := range src.Pix {
+		if i%4 == 3 {
+			src.Pix[i] = 255
+			continue
+		}
+		src.Pix[i] = uint8(min(255, i%388/2+rng.IntN(60)))
+	}
+	for _, tc := range []struct{ a, e, d, f float64 }{{1.5835, 0.2, 1.5835, -7}, {1, 0, 1, 0}, {0.33, 1, 0.41, 2}, {3.7, -9, 2.2, 0.5}} {
+		got := image.NewRGBA(image.Rect(0, 0, 150, 110))
+		want := image.NewRGBA(got.Rect)
+		scaleAxisAligned(got, got.Rect, src, tc.a, tc.e, tc.d, tc.f, 2)
+		scaleAxisAligned(want, want.Rect, notFast{src}, tc.a, tc.e, tc.d, tc.f, 2)
+		for i := range got.Pix {
+			if diff := int(got.Pix[i]) - int(want.Pix[i]); diff > 1 || diff < -1 {
+				t.Fatalf("scale %g,%g: byte %d (pixel %d,%d): fixed point %d, float %d", tc.a, tc.d, i, (i/4)%150, (i/4)/150, got.Pix[i], want.Pix[i])
+			}
+		}
 	}
 }
