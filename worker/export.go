@@ -23,8 +23,11 @@ import (
 
 // FileRecord describes one stored print file; the manifest lists them.
 type FileRecord struct {
-	Key          string           `json:"key"`
-	Filename     string           `json:"filename"`
+	Key      string `json:"key"`
+	Filename string `json:"filename"`
+	// URL is a link print staff can open: a file:// path for a hot folder, the
+	// public base URL (--s3-public-url) or the bucket's address for S3.
+	URL          string           `json:"url,omitempty"`
 	DesignID     int64            `json:"designId"`
 	ViewID       string           `json:"viewId"`
 	ViewName     string           `json:"viewName,omitempty"`
@@ -242,6 +245,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 		return rec, &PermanentError{Reason: fmt.Sprintf("object key: %v", err)}
 	}
 	rec.Key = key
+	rec.URL = w.objectURL(key)
 
 	var plan render.Plan
 	planned := false

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"image/png"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +29,19 @@ func (e *env) checkFile(f worker.FileRecord) {
 		e.t.Errorf("%s: stored %d bytes sha256 %s, manifest says %d bytes %s", f.Key, len(b), got, f.Bytes, f.SHA256)
 	}
 	checkValid(e.t, f.Key, f.Type, b)
+	// The manifest's link opens the same bytes without credentials (the test bucket
+	// allows anonymous reads, as a bucket behind --s3-public-url would).
+	if f.URL == "" {
+		e.t.Errorf("%s: manifest has no link", f.Key)
+	} else if resp, err := http.Get(f.URL); err != nil {
+		e.t.Errorf("%s: GET %s: %v", f.Key, f.URL, err)
+	} else {
+		linked, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(linked, b) {
+			e.t.Errorf("%s: GET %s: %s, %d bytes, want the stored %d bytes", f.Key, f.URL, resp.Status, len(linked), len(b))
+		}
+	}
 	if f.Type == hub.ExportPNG && f.WidthPx > 0 {
 		if c, err := png.DecodeConfig(bytes.NewReader(b)); err == nil && (c.Width != f.WidthPx || c.Height != f.HeightPx) {
 			e.t.Errorf("%s: %dx%d pixels, manifest says %dx%d", f.Key, c.Width, c.Height, f.WidthPx, f.HeightPx)

@@ -31,6 +31,20 @@ type Storage interface {
 	Put(ctx context.Context, obj storage.Object, body io.Reader) (storage.PutResult, error)
 }
 
+// linker is the optional part of a Storage that can link to an object (both storage
+// backends can); manifests then carry links print staff open directly.
+type linker interface {
+	URL(key string) string
+}
+
+// objectURL is the link to key, or "" when the storage cannot make one.
+func (w *Worker) objectURL(key string) string {
+	if l, ok := w.deps.Storage.(linker); ok {
+		return l.URL(key)
+	}
+	return ""
+}
+
 // Renderer is what the worker needs of the renderer (*render.Renderer).
 type Renderer interface {
 	Plan(d *hub.DesignDetail, viewID string) (render.Plan, error)
