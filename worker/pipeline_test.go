@@ -8,13 +8,11 @@ import (
 	"image/png"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -28,7 +26,7 @@ func (e *env) checkFile(f worker.FileRecord) {
 	if got := hex.EncodeToString(sum[:]); got != f.SHA256 || int64(len(b)) != f.Bytes {
 		e.t.Errorf("%s: stored %d bytes sha256 %s, manifest says %d bytes %s", f.Key, len(b), got, f.Bytes, f.SHA256)
 	}
-	checkValid(e.t, f.Key, f.Type, b)
+	printcheck.File(e.t, f.Key, f.Type, b)
 	// The manifest's link opens the same bytes without credentials (the test bucket
 	// allows anonymous reads, as a bucket behind --s3-public-url would).
 	if f.URL == "" {
@@ -46,26 +44,6 @@ func (e *env) checkFile(f worker.FileRecord) {
 		if c, err := png.DecodeConfig(bytes.NewReader(b)); err == nil && (c.Width != f.WidthPx || c.Height != f.HeightPx) {
 			e.t.Errorf("%s: %dx%d pixels, manifest says %dx%d", f.Key, c.Width, c.Height, f.WidthPx, f.HeightPx)
 		}
-	}
-}
-
-func checkValid(t *testing.T, key, typ string, b []byte) {
-	t.Helper()
-	switch typ {
-	case hub.ExportPNG:
-		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
-			t.Errorf("%s: PNG does not decode: %v", key, err)
-		}
-	case hub.ExportPDF, hub.ExportPDFSimple:
-		p := filepath.Join(t.TempDir(), "f.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command("qpdf", "--check", p).CombinedOutput(); err != nil {
-			t.Errorf("%s: qpdf --check: %v\n%s", key, err, out)
-		}
-	default:
-		t.Errorf("%s: unexpected type %q", key, typ)
 	}
 }
 

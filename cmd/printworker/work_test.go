@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
@@ -234,7 +234,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 			}
 			if !validated[f.SHA256] {
 				validated[f.SHA256] = true
-				checkFileValid(t, f.Key, f.Type, b)
+				printcheck.File(t, f.Key, f.Type, b)
 			}
 		}
 	}
@@ -262,26 +262,6 @@ func readObject(t *testing.T, st *storage.S3, key string) []byte {
 		t.Fatalf("%s: %v", key, err)
 	}
 	return b
-}
-
-func checkFileValid(t *testing.T, key, typ string, b []byte) {
-	t.Helper()
-	switch typ {
-	case hub.ExportPNG:
-		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
-			t.Errorf("%s: PNG does not decode: %v", key, err)
-		}
-	case hub.ExportPDF, hub.ExportPDFSimple:
-		p := filepath.Join(t.TempDir(), "check.pdf")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command("qpdf", "--check", p).CombinedOutput(); err != nil {
-			t.Errorf("%s: qpdf --check: %v\n%s", key, err, out)
-		}
-	default:
-		t.Errorf("%s: unexpected type %q", key, typ)
-	}
 }
 
 func TestWorkRejectsBadSettings(t *testing.T) {

@@ -1,0 +1,52 @@
+// Package printcheck verifies print files the way a print shop's preflight would, for
+// the tests of every package that produces them: a PNG must decode, a PDF must pass
+// `qpdf --check` (when qpdf is installed; otherwise its header and trailer are
+// checked and the test log says the deeper check was skipped).
+package printcheck
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// File checks b, the content of the file name of export type typ (png, pdf,
+// pdf-simple), and reports problems on t.
+func File(t testing.TB, name, typ string, b []byte) {
+	t.Helper()
+	switch typ {
+	case hub.ExportPNG:
+		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("%s: PNG does not decode: %v", name, err)
+		}
+	case hub.ExportPDF, hub.ExportPDFSimple:
+		PDF(t, name, b)
+	default:
+		t.Errorf("%s: unexpected export type %q", name, typ)
+	}
+}
+
+// PDF checks a PDF document with qpdf --check.
+func PDF(t testing.TB, name string, b []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b[max(0, len(b)-1024):], []byte("%%EOF")) {
+		t.Errorf("%s: not a complete PDF (header or trailer missing, %d bytes)", name, len(b))
+		return
+	}
+	if _, err := exec.LookPath("qpdf"); err != nil {
+		t.Logf("%s: qpdf not installed, only the PDF's header and trailer were checked", name)
+		return
+	}
+	p := filepath.Join(t.TempDir(), "check.pdf")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("qpdf", "--check", p).CombinedOutput(); err != nil {
+		t.Errorf("%s: qpdf --check: %v\n%s", name, err, out)
+	}
+}
