@@ -67,22 +67,11 @@ type backend struct {
 }
 
 func TestConformanceDir(t *testing.T) {
-	for _, o := range []struct {
-		name string
-		opts storage.DirOptions
-	}{{"dir", storage.DirOptions{}}, {"dir-nosync", storage.DirOptions{NoSync: true}}} {
-		t.Run(o.name, func(t *testing.T) { conformanceDir(t, o.name, o.opts) })
-	}
-}
-
-// conformanceDir runs the suite on a Dir with options: skipping fsync must not
-// change what any caller can observe.
-func conformanceDir(t *testing.T, name string, opts storage.DirOptions) {
 	root := t.TempDir()
 	runConformance(t, backend{
-		name: name,
+		name: "dir",
 		open: func(t *testing.T, _ func(*storage.S3Config)) Store {
-			d, err := storage.NewDirOptions(root, opts)
+			d, err := storage.NewDir(root)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,21 +35,7 @@ const tempPrefix = ".tmp-"
 // crash may leave a ".tmp-*" file behind; Put of the same key later does not reuse
 // it, and such files are never listed.
 type Dir struct {
-	root   string
-	noSync bool
-}
-
-// DirOptions tune a Dir.
-type DirOptions struct {
-	// NoSync skips the fsync of every file and folder written. Writes stay atomic:
-	// readers, hot-folder watchers and a restarted worker see the previous or the new
-	// whole file, never a partial one, and a crash of the worker process loses
-	// nothing. A power cut or kernel crash, however, may leave recently renamed files
-	// empty or missing while a manifest written after them survives: the manifest's
-	// promise that every file it lists is stored then no longer holds. For folders on
-	// tmpfs, or filesystems whose durability is handled elsewhere; off by default.
-	// On a virtual disk it doubled download-mode throughput (docs/benchmarks.md).
-	NoSync bool
+	root string
 }
 
 type sidecar struct {
@@ -61,10 +47,7 @@ type sidecar struct {
 }
 
 // NewDir returns a Dir rooted at root, creating the folder when missing.
-func NewDir(root string) (*Dir, error) { return NewDirOptions(root, DirOptions{}) }
-
-// NewDirOptions is NewDir with options.
-func NewDirOptions(root string, o DirOptions) (*Dir, error) {
+func NewDir(root string) (*Dir, error) {
 	if root == "" {
 		return nil, permanent("open", "", errors.New("empty directory"))
 	}
@@ -75,7 +58,7 @@ func NewDirOptions(root string, o DirOptions) (*Dir, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, permanent("open", "", err)
 	}
-	return &Dir{root: abs, noSync: o.NoSync}, nil
+	return &Dir{root: abs}, nil
 }
 
 // Describe names the backend for logs.
@@ -126,7 +109,7 @@ func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, e
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
 	cr := newCheckedReader(&ctxReader{ctx: ctx, r: body}, obj)
-	if err := writeAtomic(final, !d.noSync, func(w io.Writer) error {
+	if err := writeAtomic(final, func(w io.Writer) error {
 		_, err := io.Copy(w, cr)
 		return err
 	}); err != nil {
@@ -146,15 +129,14 @@ func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, e
 	if err := os.MkdirAll(filepath.Dir(mp), 0o755); err != nil {
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
-	if err := writeAtomic(mp, !d.noSync, func(w io.Writer) error { _, err := w.Write(meta); return err }); err != nil {
+	if err := writeAtomic(mp, func(w io.Writer) error { _, err := w.Write(meta); return err }); err != nil {
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
 	return res, nil
 }
 
-// writeAtomic writes a file through a temporary file renamed into place; with sync,
-// the file is synced before the rename and its folder after it.
-func writeAtomic(final string, sync bool, write func(io.Writer) error) (err error) {
+// writeAtomic writes a file through a synced temporary file renamed into place.
+func writeAtomic(final string, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(final)
 	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(final)+"-*")
 	if err != nil {
@@ -169,10 +151,8 @@ func writeAtomic(final string, sync bool, write func(io.Writer) error) (err erro
 	if err = write(f); err != nil {
 		return err
 	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return err
-		}
+	if err = f.Sync(); err != nil {
+		return err
 	}
 	// CreateTemp makes 0600 files; print staff and other programs must read them.
 	if err = f.Chmod(0o644); err != nil {
@@ -183,9 +163,6 @@ func writeAtomic(final string, sync bool, write func(io.Writer) error) (err erro
 	}
 	if err = os.Rename(f.Name(), final); err != nil {
 		return err
-	}
-	if !sync {
-		return nil
 	}
 	return syncDir(dir)
 }

@@ -205,7 +205,6 @@ func hubFor(clients map[string]*hub.Client) worker.HubFor {
 type storageFlags struct {
 	kind   string
 	dir    string
-	dirOpt storage.DirOptions
 	s3     storage.S3Config
 	part   byteSize
 	layout string
@@ -215,7 +214,6 @@ func addStorageFlags(fs *flag.FlagSet) *storageFlags {
 	s := &storageFlags{part: byteSize(storage.DefaultPartSize)}
 	fs.StringVar(&s.kind, "storage", "dir", "storage backend: dir (a local hot folder) or s3")
 	fs.StringVar(&s.dir, "storage-dir", "printworker-output", "folder of the dir backend")
-	fs.BoolVar(&s.dirOpt.NoSync, "storage-dir-no-sync", false, "dir backend: skip fsync (writes stay atomic, but a power cut may lose files a manifest lists; for tmpfs)")
 	fs.StringVar(&s.s3.Bucket, "s3-bucket", "", "S3 bucket")
 	fs.StringVar(&s.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint, e.g. http://minio:9000 (empty: AWS)")
 	fs.StringVar(&s.s3.Region, "s3-region", "", "S3 region (default from the AWS chain, else us-east-1)")
@@ -244,7 +242,7 @@ func (s *storageFlags) open(ctx context.Context) (storageBackend, error) {
 	}
 	switch s.kind {
 	case "dir":
-		d, err := storage.NewDirOptions(s.dir, s.dirOpt)
+		d, err := storage.NewDir(s.dir)
 		if err != nil {
 			return nil, fmt.Errorf("--storage-dir: %w", err)
 		}
