@@ -215,6 +215,7 @@ func runInProcess(b *testing.B, n, conc, size int) *recorder {
 	}
 	rec := &recorder{}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(conc, 2) // as `printworker work` does
 	b.Cleanup(tr.CloseIdleConnections)
 	client, err := hub.NewClient(hub.Config{Store: benchStore, APIKey: benchKey, Secret: benchSecret, BaseURL: hubURL,
 		HTTPClient: &http.Client{Transport: timedTransport{tr, rec}}})

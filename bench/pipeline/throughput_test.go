@@ -26,7 +26,7 @@ const exportSize = 100 << 10
 // new Redis, simulator and worker.
 //
 // Sub-benchmarks: storage x worker concurrency (PIPELINE_CONCURRENCY=8,16 picks).
-// Storage: a directory on tmpfs, on disk, on disk with --storage-dir-no-sync; S3 on
+// Storage: a directory on tmpfs or on disk; S3 on
 // gofakes3 (in this process, in memory) and on versitygw (a process of its own,
 // posix backend on disk).
 func BenchmarkThroughput(b *testing.B) {
@@ -41,7 +41,7 @@ func BenchmarkThroughput(b *testing.B) {
 			conc = append(conc, n)
 		}
 	}
-	for _, st := range []string{"tmpfs", "disk", "disk-nosync", "s3", "versitygw"} {
+	for _, st := range []string{"tmpfs", "disk", "s3", "versitygw"} {
 		for _, c := range conc {
 			b.Run(fmt.Sprintf("storage=%s/conc=%d", st, c), func(b *testing.B) {
 				throughput(b, st, c)
@@ -58,7 +58,7 @@ func throughput(b *testing.B, store string, conc int) {
 	var flags []string
 	var list func() (int, error)
 	switch store {
-	case "tmpfs", "disk", "disk-nosync":
+	case "tmpfs", "disk":
 		dir := b.TempDir()
 		if store == "tmpfs" {
 			var kind string
@@ -67,9 +67,6 @@ func throughput(b *testing.B, store string, conc int) {
 			}
 		}
 		flags = []string{"--storage", "dir", "--storage-dir", dir}
-		if store == "disk-nosync" {
-			flags = append(flags, "--storage-dir-no-sync")
-		}
 		d, err := storage.NewDir(dir)
 		if err != nil {
 			b.Fatal(err)
