@@ -237,7 +237,10 @@ func startWorker(tb testing.TB, redisURL, hubURL string, extra ...string) *proce
 		tb.Fatal(err)
 	}
 	p.cmd = exec.Command(workerBinary(tb), args...)
-	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GOMAXPROCS=" + os.Getenv("GOMAXPROCS")}
+	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		p.cmd.Env = append(p.cmd.Env, "GOMAXPROCS="+v)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = lf, lf
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatal(err)
