@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -186,7 +187,8 @@ func quantile(xs []float64, q float64) float64 {
 
 // BenchmarkInProcessThroughput is BenchmarkThroughput's tmpfs case with the worker in
 // this process (concurrency 32, 100 KiB exports), for profiling the worker together
-// with the simulator: -cpuprofile, -memprofile.
+// with the simulator: -cpuprofile, -memprofile. PIPELINE_DIR=disk stores on disk
+// (the test's temporary folder) instead of tmpfs.
 func BenchmarkInProcessThroughput(b *testing.B) {
 	var r0, r1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
@@ -209,6 +211,9 @@ func runInProcess(b *testing.B, n, conc, size int) *recorder {
 	_, rdb := startRedis(b)
 	_, hubURL, refs := startHub(b, n, fixedExporter(payload(b, size)), false)
 	dir, _ := tmpfsDir(b)
+	if os.Getenv("PIPELINE_DIR") == "disk" {
+		dir = b.TempDir()
+	}
 	dst, err := storage.NewDir(dir)
 	if err != nil {
 		b.Fatal(err)
