@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -22,10 +21,6 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/internal/testredis"
-	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -47,30 +42,16 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 		t.Skip("fleet test: builds the binary and runs two worker processes (about 30 s)")
 	}
 	const (
-		store, domain, key, secret = "fleet-store", "fleet.example", "fleet-key", "fleet-secret"
-		orders                     = 30
-		concurrency                = 2
-		shutdownTimeout            = 30 * time.Second
+		orders          = 30
+		concurrency     = 2
+		shutdownTimeout = 30 * time.Second
 	)
 	bin := buildPrintworker(t)
-
-	rs := testredis.Start(t)
-	if rs.Kind == "miniredis" {
-		t.Skip("fleet test needs a real redis-server (two processes share it)")
-	}
-	rdb := rs.Client(t)
-	sim, err := hubsim.New(hubsim.Config{
-		Stores:      []hubsim.Store{{ID: store, Domains: []string{domain}, Keys: []hubsim.Key{{Key: key, Secret: secret}}}},
-		DesignsDir:  "../../hub/hubsim/testdata/designs",
-		DesignStore: store,
-		// Every hub call takes this long, which bounds how fast one worker can get
-		// through the batch: work is certainly left for the second worker when the
-		// first one is stopped.
-		Faults: hubsim.Faults{Latency: 250 * time.Millisecond},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Every hub call takes this long, which bounds how fast one worker can get
+	// through the batch: work is certainly left for the second worker when the first
+	// one is stopped.
+	f := newProcessFixture(t, "fleet", 250*time.Millisecond)
+	rdb, sim, st, store := f.rdb, f.sim, f.st, f.store
 	gateA, gateB := &hubGate{next: sim}, &hubGate{next: sim}
 	hsA, hsB := httptest.NewServer(gateA), httptest.NewServer(gateB)
 	t.Cleanup(hsA.Close)
@@ -79,64 +60,16 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 	// closes, or Close would wait for it forever.
 	t.Cleanup(gateA.open)
 
-	s3 := tests3.Start(t)
-	st, err := storage.NewS3(context.Background(), s3.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	// The batch: every order pushed and exported, as intake would enqueue it.
-	ctx := context.Background()
-	byID := map[int64]hub.DesignRef{}
-	for _, r := range sim.Designs() {
-		byID[r.ID] = r
-	}
-	mixes := [][]int64{{1001}, {1002, 1003}, {1003}, {1002}, {1001, 1002}}
-	filesOf := map[int64]int{1001: 3, 1002: 2, 1003: 1}
-	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantFiles := map[string]int{}
-	for i := range orders {
-		id := fmt.Sprintf("F-%02d", i)
-		o := &hub.Order{OrderID: id, Domain: domain, Email: "ana@example.com", FirstName: "Ana", LastName: "Silva",
-			Created: "2024-07-01T12:00:00.000Z", Updated: "2024-07-01T12:00:00.000Z", Status: "paid",
-			ShippingDetails: hub.Address{City: "Porto", CountryCode: "PT"}, BillingDetails: hub.Address{City: "Porto", CountryCode: "PT"}}
-		for _, d := range mixes[i%len(mixes)] {
-			o.LineItems = append(o.LineItems, hub.LineItem{ID: d, Token: byID[d].Token, Quantity: 1, Price: 12})
-			wantFiles[id] += filesOf[d]
-		}
-		if _, err := enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := enq.ExportOrder(ctx, store, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	manifests := func() int {
-		objs, err := st.List(ctx, store+"/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, o := range objs {
-			if strings.HasSuffix(o.Key, "/"+storage.ManifestName) {
-				n++
-			}
-		}
-		return n
-	}
+	wantFiles := f.enqueueOrders(t, "F", orders)
+	manifests := func() int { return f.manifests(t) }
 
 	args := func(hubURL, metricsAddr string) []string {
-		return []string{"work",
-			"--redis-url", rs.URL(), "--hub-url", hubURL, "--hub-store", store, "--hub-api-key", key, "--hub-secret", secret,
-			"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
-			"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style",
+		return f.workArgs(hubURL,
 			"--mode", "download", "--concurrency", fmt.Sprint(concurrency), "--hub-rate-per-minute", "0",
 			"--retry-base", "200ms", "--retry-max", "2s", "--shutdown-timeout", shutdownTimeout.String(),
 			"--metrics-addr", metricsAddr, "--log-format", "json", "--log-level", "info",
-		}
+		)
 	}
 	// Two workers on one host, as in the compose file: each with its own metrics port.
 	metricsA, metricsB := freeAddr(t), freeAddr(t)
@@ -260,8 +193,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 			t.Errorf("task %s done %d times by worker A and %d by worker B, want once in all", id, doneA[id], doneB[id])
 		}
 	}
-	for i := range orders {
-		id := fmt.Sprintf("F-%02d", i)
+	for id := range wantFiles {
 		var m worker.Manifest
 		if err := json.Unmarshal(readObject(t, st, store+"/2024-07-01/"+id+"/"+storage.ManifestName), &m); err != nil {
 			t.Fatalf("order %s manifest: %v", id, err)
@@ -281,15 +213,6 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 }
 
 // buildPrintworker builds the command into a temporary directory.
-func buildPrintworker(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "printworker")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // hubGate stands in front of the hub simulator for one worker. It counts the
 // worker's hub calls and, while closed, holds them: a task waiting here is in flight
 // and cannot finish until the gate opens.

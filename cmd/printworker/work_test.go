@@ -19,11 +19,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
 	"github.com/printworker/printworker/internal/printcheck"
-	"github.com/printworker/printworker/internal/testredis"
-	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -43,76 +39,21 @@ func TestWorkCrashRecovery(t *testing.T) {
 	if _, err := exec.LookPath("qpdf"); err != nil {
 		t.Skip("qpdf not installed")
 	}
-	const (
-		store, domain, key, secret = "crash-store", "crash.example", "crash-key", "crash-secret"
-		orders                     = 200
-	)
-	bin := filepath.Join(t.TempDir(), "printworker")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
-	rs := testredis.Start(t)
-	if rs.Kind == "miniredis" {
-		t.Skip("crash test needs a real redis-server (a second process shares it)")
-	}
-	rdb := rs.Client(t)
-	sim, err := hubsim.New(hubsim.Config{
-		Stores:      []hubsim.Store{{ID: store, Domains: []string{domain}, Keys: []hubsim.Key{{Key: key, Secret: secret}}}},
-		DesignsDir:  "../../hub/hubsim/testdata/designs",
-		DesignStore: store,
-		// Slow the hub a little so the kill lands with work in flight.
-		Faults: hubsim.Faults{Latency: 15 * time.Millisecond},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(sim)
+	const orders = 200
+	bin := buildPrintworker(t)
+	// Slow the hub a little so the kill lands with work in flight.
+	fx := newProcessFixture(t, "crash", 15*time.Millisecond)
+	rdb, st, store := fx.rdb, fx.st, fx.store
+	hs := httptest.NewServer(fx.sim)
 	defer hs.Close()
-	s3 := tests3.Start(t)
-	st, err := storage.NewS3(context.Background(), s3.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	refs := sim.Designs()
-	byID := map[int64]hub.DesignRef{}
-	for _, r := range refs {
-		byID[r.ID] = r
-	}
-	mixes := [][]int64{{1001}, {1002, 1003}, {1003}, {1002}, {1001, 1002}}
-	filesOf := map[int64]int{1001: 3, 1002: 2, 1003: 1}
-	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantFiles := fx.enqueueOrders(t, "K", orders)
 	ctx := context.Background()
-	wantFiles := map[string]int{}
-	for i := range orders {
-		id := fmt.Sprintf("K-%03d", i)
-		o := &hub.Order{OrderID: id, Domain: domain, Email: "kim@example.com", FirstName: "Kim", LastName: "Park",
-			Created: "2024-07-01T12:00:00.000Z", Updated: "2024-07-01T12:00:00.000Z", Status: "paid",
-			ShippingDetails: hub.Address{City: "Busan", CountryCode: "KR"}, BillingDetails: hub.Address{City: "Busan", CountryCode: "KR"}}
-		for _, d := range mixes[i%len(mixes)] {
-			o.LineItems = append(o.LineItems, hub.LineItem{ID: d, Token: byID[d].Token, Quantity: 1 + i%3, Price: 12})
-			wantFiles[id] += filesOf[d]
-		}
-		if _, err := enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := enq.ExportOrder(ctx, store, o); err != nil {
-			t.Fatal(err)
-		}
-	}
 
-	args := []string{"work",
-		"--redis-url", rs.URL(), "--hub-url", hs.URL, "--hub-store", store, "--hub-api-key", key, "--hub-secret", secret,
-		"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
-		"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style",
+	args := fx.workArgs(hs.URL,
 		"--mode", "download", "--concurrency", "8", "--hub-rate-per-minute", "0",
 		"--retry-base", "200ms", "--retry-max", "2s", "--shutdown-timeout", "10s",
 		"--metrics-addr", "", "--log-format", "text", "--log-level", "warn",
-	}
+	)
 	logs := filepath.Join(t.TempDir(), "worker.log")
 	start := func(name string) *exec.Cmd {
 		lf, err := os.OpenFile(logs, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -213,8 +154,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 	}
 	listed := map[string]bool{}
 	validated := map[string]bool{}
-	for i := range orders {
-		id := fmt.Sprintf("K-%03d", i)
+	for id := range wantFiles {
 		mkey := store + "/2024-07-01/" + id + "/" + storage.ManifestName
 		var m worker.Manifest
 		if err := json.Unmarshal(readObject(t, st, mkey), &m); err != nil {

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/internal/tests3"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/storage"
+)
+
+// processFixture is what the process-level tests (crash recovery, fleet shutdown) run
+// real `printworker work` processes against: a private redis-server (a second process
+// must share it, so miniredis will not do), the hub simulator with the sample designs,
+// an S3 server over HTTP, and an enqueuer.
+type processFixture struct {
+	store, domain, key, secret string
+
+	rs  *testredis.Server
+	rdb *redis.Client
+	sim *hubsim.Server
+	s3  *tests3.Server
+	st  *storage.S3
+	enq *jobs.Enqueuer
+}
+
+// newProcessFixture starts the services; every hub call waits latency, so that
+// work is in flight long enough to be observed.
+func newProcessFixture(t *testing.T, name string, latency time.Duration) *processFixture {
+	t.Helper()
+	f := &processFixture{store: name + "-store", domain: name + ".example", key: name + "-key", secret: name + "-secret"}
+	f.rs = testredis.Start(t)
+	if f.rs.Kind == "miniredis" {
+		t.Skip("needs a real redis-server: a second process shares it")
+	}
+	f.rdb = f.rs.Client(t)
+	var err error
+	f.sim, err = hubsim.New(hubsim.Config{
+		Stores:      []hubsim.Store{{ID: f.store, Domains: []string{f.domain}, Keys: []hubsim.Key{{Key: f.key, Secret: f.secret}}}},
+		DesignsDir:  "../../hub/hubsim/testdata/designs",
+		DesignStore: f.store,
+		Faults:      hubsim.Faults{Latency: latency},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.s3 = tests3.Start(t)
+	if f.st, err = storage.NewS3(context.Background(), f.s3.Config); err != nil {
+		t.Fatal(err)
+	}
+	if f.enq, err = jobs.NewEnqueuer(f.rdb, jobs.EnqueuerConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// enqueueOrders pushes and exports n orders named <prefix>-<i>, each with a mix of
+// the sample designs, as intake would enqueue them; it returns the files each order
+// must end with.
+func (f *processFixture) enqueueOrders(t *testing.T, prefix string, n int) map[string]int {
+	t.Helper()
+	byID := map[int64]hub.DesignRef{}
+	for _, r := range f.sim.Designs() {
+		byID[r.ID] = r
+	}
+	mixes := [][]int64{{1001}, {1002, 1003}, {1003}, {1002}, {1001, 1002}}
+	filesOf := map[int64]int{1001: 3, 1002: 2, 1003: 1}
+	ctx := context.Background()
+	wantFiles := map[string]int{}
+	for i := range n {
+		id := fmt.Sprintf("%s-%03d", prefix, i)
+		o := &hub.Order{OrderID: id, Domain: f.domain, Email: "kim@example.com", FirstName: "Kim", LastName: "Park",
+			Created: "2024-07-01T12:00:00.000Z", Updated: "2024-07-01T12:00:00.000Z", Status: "paid",
+			ShippingDetails: hub.Address{City: "Busan", CountryCode: "KR"}, BillingDetails: hub.Address{City: "Busan", CountryCode: "KR"}}
+		for _, d := range mixes[i%len(mixes)] {
+			o.LineItems = append(o.LineItems, hub.LineItem{ID: d, Token: byID[d].Token, Quantity: 1 + i%3, Price: 12})
+			wantFiles[id] += filesOf[d]
+		}
+		if _, err := f.enq.PushOrder(ctx, f.store, jobs.OpCreate, o); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.enq.ExportOrder(ctx, f.store, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return wantFiles
+}
+
+// workArgs is the command line of a worker process against the fixture.
+func (f *processFixture) workArgs(hubURL string, extra ...string) []string {
+	args := []string{"work",
+		"--redis-url", f.rs.URL(), "--hub-url", hubURL, "--hub-store", f.store, "--hub-api-key", f.key, "--hub-secret", f.secret,
+		"--storage", "s3", "--s3-bucket", f.s3.Bucket, "--s3-endpoint", f.s3.Endpoint, "--s3-region", f.s3.Region,
+		"--s3-access-key", f.s3.AccessKey, "--s3-secret-key", f.s3.SecretKey, "--s3-path-style",
+	}
+	return append(args, extra...)
+}
+
+// manifests counts the orders whose manifest exists.
+func (f *processFixture) manifests(t *testing.T) int {
+	t.Helper()
+	objs, err := f.st.List(context.Background(), f.store+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, o := range objs {
+		if strings.HasSuffix(o.Key, "/"+storage.ManifestName) {
+			n++
+		}
+	}
+	return n
+}
+
+// buildPrintworker builds the binary the process tests run.
+func buildPrintworker(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "printworker")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
