@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -44,8 +46,20 @@ func TestWorkCrashRecovery(t *testing.T) {
 	// Slow the hub a little so the kill lands with work in flight.
 	fx := newProcessFixture(t, "crash", 15*time.Millisecond)
 	rdb, st, store := fx.rdb, fx.st, fx.store
-	hs := httptest.NewServer(fx.sim)
+	// The hub is reached through a gate that closes itself at the 700th call (past
+	// half of the batch's calls) and holds every call from then on: the kill lands
+	// mid-batch with tasks in flight however fast the worker is.
+	gate := &hubGate{next: fx.sim}
+	var calls atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 700 {
+			gate.close()
+		}
+		gate.ServeHTTP(w, r)
+	}))
 	defer hs.Close()
+	// Cleanups run last-in first-out: held requests go before the server closes.
+	defer gate.open()
 	wantFiles := fx.enqueueOrders(t, "K", orders)
 	ctx := context.Background()
 
@@ -100,14 +114,16 @@ func TestWorkCrashRecovery(t *testing.T) {
 	first := start("first worker")
 	insp := asynq.NewInspectorFromRedisClient(rdb)
 	deadline := time.Now().Add(60 * time.Second)
+	// Wait until the gate holds tasks in flight, then kill.
 	for {
-		active, _ := insp.ListActiveTasks(jobs.QueueExports)
-		if n := len(manifests()); n >= 20 && len(active) > 0 {
+		exports, _ := insp.ListActiveTasks(jobs.QueueExports)
+		pushes, _ := insp.ListActiveTasks(jobs.QueueOrders)
+		if gate.held.Load() > 0 && len(exports)+len(pushes) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
 			dumpLogs()
-			t.Fatal("the first worker made no progress")
+			t.Fatalf("no task in flight at the gate (%d hub calls held)", gate.held.Load())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -115,9 +131,15 @@ func TestWorkCrashRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = first.Process.Wait()
+	gate.open()
 	atKill := len(manifests())
 	orphans, _ := insp.ListActiveTasks(jobs.QueueExports)
-	t.Logf("killed the first worker with %d of %d manifests written and %d export tasks in flight", atKill, orders, len(orphans))
+	orphanPushes, _ := insp.ListActiveTasks(jobs.QueueOrders)
+	t.Logf("killed the first worker with %d of %d manifests written and %d export, %d push tasks in flight",
+		atKill, orders, len(orphans), len(orphanPushes))
+	if len(orphans)+len(orphanPushes) == 0 {
+		t.Fatal("no task was in flight at the kill: nothing was tested")
+	}
 	if atKill >= orders {
 		t.Fatal("the batch finished before the kill: nothing was tested")
 	}
