@@ -69,7 +69,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "printworker turns personalized orders into print-production files.")
 	fmt.Fprintln(w, "\nUsage: printworker <command> [flags]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nEvery flag --some-name can also be set as PRINTWORKER_SOME_NAME; a flag on the")
 	fmt.Fprintln(w, "command line wins. Secrets also read from files: --x-file / PRINTWORKER_X_FILE.")
