@@ -12,8 +12,11 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,7 +39,7 @@ type redisFlags struct {
 
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	r := &redisFlags{}
-	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the job queue: redis://[user:password@]host:port/db, rediss:// for TLS")
+	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the job queue: redis://[user:password@]host:port/db, rediss:// for TLS, redis-sentinel://[:password@]host:port[,host:port...][/db]?master=name for Sentinel")
 	fs.StringVar(&r.sentinelMaster, "redis-sentinel-master", "", "Sentinel master name: connect through --redis-sentinel-addrs (password and db from --redis-url)")
 	fs.Var(&r.sentinelAddrs, "redis-sentinel-addrs", "Sentinel addresses host:port, comma separated")
 	fs.String("redis-url-file", "", "file holding --redis-url (it may carry a password)")
@@ -45,6 +48,16 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 
 // options turns the flags into go-redis options (plain or Sentinel failover).
 func (r *redisFlags) options() (redis.UniversalClient, error) {
+	if strings.HasPrefix(r.url, "redis-sentinel://") {
+		if r.sentinelMaster != "" || len(r.sentinelAddrs) > 0 {
+			return nil, usageError("--redis-url redis-sentinel://... already names the Sentinels and master; drop --redis-sentinel-master/-addrs")
+		}
+		fo, err := parseSentinelURL(r.url)
+		if err != nil {
+			return nil, usageError("--redis-url: " + err.Error())
+		}
+		return redis.NewFailoverClient(fo), nil
+	}
 	opt, err := redis.ParseURL(r.url)
 	if err != nil {
 		return nil, usageError("--redis-url: " + err.Error())
@@ -62,6 +75,43 @@ func (r *redisFlags) options() (redis.UniversalClient, error) {
 		MasterName: r.sentinelMaster, SentinelAddrs: r.sentinelAddrs,
 		Username: opt.Username, Password: opt.Password, DB: opt.DB, TLSConfig: opt.TLSConfig,
 	}), nil
+}
+
+// parseSentinelURL reads the Sentinel form asynq documents:
+// redis-sentinel://[:password@]host1[:port][,host2[:port]...][/db]?master=name
+// (optional sentinel_password=...). The password is the master's.
+func parseSentinelURL(raw string) (*redis.FailoverOptions, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	master := u.Query().Get("master")
+	if master == "" {
+		return nil, fmt.Errorf("redis-sentinel:// needs ?master=<name>")
+	}
+	fo := &redis.FailoverOptions{MasterName: master, SentinelPassword: u.Query().Get("sentinel_password")}
+	if u.User != nil {
+		fo.Username = u.User.Username()
+		fo.Password, _ = u.User.Password()
+	}
+	for _, h := range strings.Split(u.Host, ",") {
+		if h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, "26379")
+		}
+		fo.SentinelAddrs = append(fo.SentinelAddrs, h)
+	}
+	if len(fo.SentinelAddrs) == 0 {
+		return nil, fmt.Errorf("redis-sentinel:// names no Sentinel")
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if fo.DB, err = strconv.Atoi(db); err != nil {
+			return nil, fmt.Errorf("redis-sentinel:// database %q is not a number", db)
+		}
+	}
+	return fo, nil
 }
 
 // connect returns a client that has answered a PING, so a wrong address fails at
