@@ -41,76 +41,57 @@ func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a,
 	}
 	fetch := rowFetcher(src)
 
-	// Bands of output rows whose source rows stay under about 256.
-	bandRows := max(1, min(64, int(256*d)))
-	nBands := (area.Dy() + bandRows - 1) / bandRows
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(1, min(workers, nBands)) {
-		wg.Go(func() {
-			srcRow := make([]float32, 4*sw)
-			var tmp []float32
-			for {
-				bi := int(next.Add(1)) - 1
-				if bi >= nBands {
-					return
-				}
-				by0 := area.Min.Y + bi*bandRows
-				by1 := min(area.Max.Y, by0+bandRows)
-				// Source rows this band reads.
-				r0, r1 := sh, 0
-				for y := by0; y < by1; y++ {
-					w := &rows[y-area.Min.Y]
-					r0, r1 = min(r0, w.start), max(r1, w.start+len(w.w))
-				}
-				width := area.Dx()
-				tmp = grow(tmp, 4*width*(r1-r0))
-				// Horizontal pass: each needed source row to output columns.
-				for sy := r0; sy < r1; sy++ {
-					fetch(sy, srcRow)
-					out := tmp[4*width*(sy-r0):]
-					for i := range cols {
-						c := &cols[i]
-						var pr, pg, pb, pa float32
-						for k, wk := range c.w {
-							p := srcRow[4*(c.start+k):]
-							pr += wk * p[0]
-							pg += wk * p[1]
-							pb += wk * p[2]
-							pa += wk * p[3]
-						}
-						o := out[4*i:]
-						o[0], o[1], o[2], o[3] = pr, pg, pb, pa
+	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
+	forEachBand(area, d, sh, workers, span, func() func(by0, by1, r0, r1 int) {
+		srcRow := make([]float32, 4*sw)
+		var tmp []float32
+		return func(by0, by1, r0, r1 int) {
+			width := area.Dx()
+			tmp = grow(tmp, 4*width*(r1-r0))
+			// Horizontal pass: each needed source row to output columns.
+			for sy := r0; sy < r1; sy++ {
+				fetch(sy, srcRow)
+				out := tmp[4*width*(sy-r0):]
+				for i := range cols {
+					c := &cols[i]
+					var pr, pg, pb, pa float32
+					for k, wk := range c.w {
+						p := srcRow[4*(c.start+k):]
+						pr += wk * p[0]
+						pg += wk * p[1]
+						pb += wk * p[2]
+						pa += wk * p[3]
 					}
-				}
-				// Vertical pass and Over compositing.
-				for y := by0; y < by1; y++ {
-					rw := &rows[y-area.Min.Y]
-					dp := dst.Pix[dst.PixOffset(area.Min.X, y):]
-					for i := 0; i < width; i++ {
-						var pr, pg, pb, pa float32
-						for k, wk := range rw.w {
-							p := tmp[4*width*(rw.start+k-r0)+4*i:]
-							pr += wk * p[0]
-							pg += wk * p[1]
-							pb += wk * p[2]
-							pa += wk * p[3]
-						}
-						// Catmull-Rom overshoots: keep a valid premultiplied colour.
-						pa = clampf(pa, 0, 255)
-						pr, pg, pb = clampf(pr, 0, pa), clampf(pg, 0, pa), clampf(pb, 0, pa)
-						q := dp[4*i : 4*i+4 : 4*i+4]
-						inv := (255 - pa) / 255
-						q[0] = uint8(pr + float32(q[0])*inv + 0.5)
-						q[1] = uint8(pg + float32(q[1])*inv + 0.5)
-						q[2] = uint8(pb + float32(q[2])*inv + 0.5)
-						q[3] = uint8(pa + float32(q[3])*inv + 0.5)
-					}
+					o := out[4*i:]
+					o[0], o[1], o[2], o[3] = pr, pg, pb, pa
 				}
 			}
-		})
-	}
-	wg.Wait()
+			// Vertical pass and Over compositing.
+			for y := by0; y < by1; y++ {
+				rw := &rows[y-area.Min.Y]
+				dp := dst.Pix[dst.PixOffset(area.Min.X, y):]
+				for i := 0; i < width; i++ {
+					var pr, pg, pb, pa float32
+					for k, wk := range rw.w {
+						p := tmp[4*width*(rw.start+k-r0)+4*i:]
+						pr += wk * p[0]
+						pg += wk * p[1]
+						pb += wk * p[2]
+						pa += wk * p[3]
+					}
+					// Catmull-Rom overshoots: keep a valid premultiplied colour.
+					pa = clampf(pa, 0, 255)
+					pr, pg, pb = clampf(pr, 0, pa), clampf(pg, 0, pa), clampf(pb, 0, pa)
+					q := dp[4*i : 4*i+4 : 4*i+4]
+					inv := (255 - pa) / 255
+					q[0] = uint8(pr + float32(q[0])*inv + 0.5)
+					q[1] = uint8(pg + float32(q[1])*inv + 0.5)
+					q[2] = uint8(pb + float32(q[2])*inv + 0.5)
+					q[3] = uint8(pa + float32(q[3])*inv + 0.5)
+				}
+			}
+		}
+	})
 }
 
 // Fixed-point scales of the opaque path. Horizontal weights carry hBits fraction
@@ -134,15 +115,50 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, fetch func(y int, out []
 	cols := fixedWeights(colsF, hBits)
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
+	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
+	forEachBand(area, d, sh, workers, span, func() func(by0, by1, r0, r1 int) {
+		srcRow := make([]uint8, 3*sw)
+		var tmp []int32
+		var taps [][]int32
+		return func(by0, by1, r0, r1 int) {
+			if cap(tmp) < 3*width*(r1-r0) {
+				tmp = make([]int32, 3*width*(r1-r0))
+			}
+			tmp = tmp[:3*width*(r1-r0)]
+			for sy := r0; sy < r1; sy++ {
+				fetch(sy, srcRow)
+				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, cols)
+			}
+			for y := by0; y < by1; y++ {
+				rw := &rows[y-area.Min.Y]
+				taps = taps[:0]
+				for k := range rw.w {
+					taps = append(taps, tmp[3*width*(rw.start+k-r0):][:3*width])
+				}
+				dp := dst.Pix[dst.PixOffset(area.Min.X, y):][:4*width]
+				if len(taps) == 4 {
+					combine4(dp, taps[0], taps[1], taps[2], taps[3], rw.w)
+				} else {
+					combineN(dp, taps, rw.w)
+				}
+			}
+		}
+	})
+}
+
+// forEachBand splits area's output rows into bands whose source rows stay under
+// about 256 (d is the vertical scale) and runs them on up to workers goroutines.
+// Each goroutine calls newBand once for its own scratch buffers, then runs the
+// returned func on the bands it takes: output rows [by0, by1) and the source rows
+// [r0, r1) they read, as span(y) gives each output row's first tap and tap count.
+func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y int) (start, n int), newBand func() func(by0, by1, r0, r1 int)) {
 	bandRows := max(1, min(64, int(256*d)))
 	nBands := (area.Dy() + bandRows - 1) / bandRows
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, min(workers, nBands)) {
 		wg.Go(func() {
-			srcRow := make([]uint8, 3*sw)
-			var tmp []int32
-			var taps [][]int32
+			band := newBand()
 			for {
 				bi := int(next.Add(1)) - 1
 				if bi >= nBands {
@@ -152,30 +168,10 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, fetch func(y int, out []
 				by1 := min(area.Max.Y, by0+bandRows)
 				r0, r1 := sh, 0
 				for y := by0; y < by1; y++ {
-					w := &rows[y-area.Min.Y]
-					r0, r1 = min(r0, w.start), max(r1, w.start+len(w.w))
+					start, n := span(y)
+					r0, r1 = min(r0, start), max(r1, start+n)
 				}
-				if cap(tmp) < 3*width*(r1-r0) {
-					tmp = make([]int32, 3*width*(r1-r0))
-				}
-				tmp = tmp[:3*width*(r1-r0)]
-				for sy := r0; sy < r1; sy++ {
-					fetch(sy, srcRow)
-					resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, cols)
-				}
-				for y := by0; y < by1; y++ {
-					rw := &rows[y-area.Min.Y]
-					taps = taps[:0]
-					for k := range rw.w {
-						taps = append(taps, tmp[3*width*(rw.start+k-r0):][:3*width])
-					}
-					dp := dst.Pix[dst.PixOffset(area.Min.X, y):][:4*width]
-					if len(taps) == 4 {
-						combine4(dp, taps[0], taps[1], taps[2], taps[3], rw.w)
-					} else {
-						combineN(dp, taps, rw.w)
-					}
-				}
+				band(by0, by1, r0, r1)
 			}
 		})
 	}
