@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/storage"
@@ -234,9 +235,11 @@ var pageSize = regexp.MustCompile(`Page size:\s+([\d.]+) x ([\d.]+) pts`)
 
 func checkPDF(t *testing.T, f worker.FileRecord, file string) {
 	t.Helper()
-	if out, err := exec.Command("qpdf", "--check", file).CombinedOutput(); err != nil {
-		t.Errorf("%s: qpdf --check: %v\n%s", f.Key, err, out)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
+	printcheck.PDF(t, f.Key, b)
 	out, err := exec.Command("pdfinfo", file).CombinedOutput()
 	if err != nil {
 		t.Errorf("%s: pdfinfo: %v\n%s", f.Key, err, out)
