@@ -90,17 +90,9 @@ func enqueueExport(ctx context.Context, e env, args []string) error {
 		}
 		o.LineItems = append(o.LineItems, hub.LineItem{ID: ref.ID, Token: ref.Token, Quantity: *qty})
 	}
-	enq, closeFn, err := rf.enqueuer(ctx, cliLogger(e))
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	res, err := enq.ExportOrder(ctx, key.Store, o)
-	if err != nil {
-		return fmt.Errorf("enqueue export: %w", err)
-	}
-	printExportResult(e, res)
-	return nil
+	return runExport(ctx, e, rf, "export", func(enq *jobs.Enqueuer) (jobs.ExportResult, error) {
+		return enq.ExportOrder(ctx, key.Store, o)
+	})
 }
 
 func enqueueOrder(ctx context.Context, e env, args []string) error {
@@ -198,17 +190,9 @@ func enqueueReExport(ctx context.Context, e env, args []string) error {
 			return usageError(err.Error())
 		}
 	}
-	enq, closeFn, err := rf.enqueuer(ctx, cliLogger(e))
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	res, err := enq.ReExport(ctx, key, refs...)
-	if err != nil {
-		return fmt.Errorf("enqueue reexport: %w", err)
-	}
-	printExportResult(e, res)
-	return nil
+	return runExport(ctx, e, rf, "reexport", func(enq *jobs.Enqueuer) (jobs.ExportResult, error) {
+		return enq.ReExport(ctx, key, refs...)
+	})
 }
 
 func enqueueCancel(ctx context.Context, e env, args []string) error {
@@ -242,6 +226,22 @@ func printEnqueued(e env, q jobs.Enqueued) {
 		state = "already queued or done"
 	}
 	fmt.Fprintf(e.stdout, "%-15s %-8s %s (%s)\n", q.Type, q.Queue, q.TaskID, state)
+}
+
+// runExport connects to Redis, runs one export-starting call of the Enqueuer and
+// prints what it enqueued.
+func runExport(ctx context.Context, e env, rf *redisFlags, what string, do func(*jobs.Enqueuer) (jobs.ExportResult, error)) error {
+	enq, closeFn, err := rf.enqueuer(ctx, cliLogger(e))
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	res, err := do(enq)
+	if err != nil {
+		return fmt.Errorf("enqueue %s: %w", what, err)
+	}
+	printExportResult(e, res)
+	return nil
 }
 
 func printExportResult(e env, res jobs.ExportResult) {
