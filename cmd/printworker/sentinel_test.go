@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
@@ -50,12 +51,10 @@ func TestRedisSentinelURL(t *testing.T) {
 		t.Skip("needs redis-server (its --sentinel mode)")
 	}
 	bin, _ := exec.LookPath("redis-server")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testnet.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	host, mport, _ := net.SplitHostPort(master.Addr)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "sentinel.conf")

@@ -22,6 +22,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/internal/testnet"
 )
 
 // Server is a running Redis for one test.
@@ -103,7 +105,7 @@ func Describe() string {
 func startServer(t testing.TB, bin string) (*Server, error) {
 	dir := t.TempDir()
 	for attempt := 0; attempt < 5; attempt++ {
-		port, err := freePort()
+		port, err := testnet.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -145,13 +147,4 @@ func waitReady(addr string, within time.Duration) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return false
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -184,7 +185,7 @@ func StartVersity(t testing.TB) *Server {
 	s := &Server{Kind: "versitygw", Bucket: bucket, Region: "us-east-1", AccessKey: "printworker", SecretKey: "printworker-secret-key"}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		port, err := freePort()
+		port, err := testnet.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,13 +234,4 @@ func (s *Server) waitReady(within time.Duration) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
