@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Endpoint is where one resource (orders, templates, designs) is served: base URL,
@@ -400,7 +402,7 @@ func (c *Client) decode(op string, req *http.Request, resp *http.Response, out a
 	if int64(len(data)) > limit {
 		return fail(fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit))
 	}
-	if err := decodeDocument(data, out); err != nil {
+	if err := model.DecodeDocument(data, out); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) && int(syn.Offset) >= len(data) && len(data) > 0 {
 			// Valid so far and then the bytes stopped: cut short in transit.

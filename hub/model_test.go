@@ -89,10 +89,10 @@ func TestDesignDecodesTypedFields(t *testing.T) {
 		t.Errorf("front export = %+v", front.Export)
 	}
 	text := front.Elements[2]
-	if text.Type != hub.ElementText || text.CharSpacing() != 50 || text.LineHeight() != 1.2 ||
+	if lh, ok := text.LineHeight(); text.Type != hub.ElementText || text.CharSpacing() != 50 || !ok || lh != 1.2 ||
 		text.DefaultFont() != "DejaVu Sans" || text.ElementColor() != "#c81e1e" {
-		t.Errorf("text element accessors: spacing %v lineHeight %v font %q color %q",
-			text.CharSpacing(), text.LineHeight(), text.DefaultFont(), text.ElementColor())
+		t.Errorf("text element accessors: spacing %v lineHeight %v,%v font %q color %q",
+			text.CharSpacing(), lh, ok, text.DefaultFont(), text.ElementColor())
 	}
 	if got := text.Fonts(); !reflect.DeepEqual(got, []string{"DejaVu Sans", "DejaVu Serif"}) {
 		t.Errorf("fonts = %q", got)
@@ -304,16 +304,18 @@ func TestBuildersAndAccessors(t *testing.T) {
 	cases := []struct {
 		raw                 string
 		spacing, lineHeight float64
+		lineHeightOK        bool
 	}{
-		{`"75"`, 75, 75},
-		{`null`, 0, 1.16},
-		{`"x"`, 0, 1.16},
-		{`-3`, -3, 1.16},
+		{`"75"`, 75, 75, true},
+		{`null`, 0, 0, false},
+		{`"x"`, 0, 0, false},
+		{`-3`, -3, -3, false},
 	}
 	for _, tc := range cases {
 		e := hub.Element{CharSpacingRaw: json.RawMessage(tc.raw), LineHeightRaw: json.RawMessage(tc.raw)}
-		if e.CharSpacing() != tc.spacing || e.LineHeight() != tc.lineHeight {
-			t.Errorf("%s: spacing %v lineHeight %v", tc.raw, e.CharSpacing(), e.LineHeight())
+		lh, ok := e.LineHeight()
+		if e.CharSpacing() != tc.spacing || lh != tc.lineHeight || ok != tc.lineHeightOK {
+			t.Errorf("%s: spacing %v lineHeight %v,%v", tc.raw, e.CharSpacing(), lh, ok)
 		}
 	}
 	noDefault := hub.Element{Colors: []hub.Color{{Color: "#111111"}, {Color: "#222222"}}}

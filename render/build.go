@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )
@@ -17,7 +17,7 @@ import (
 // BuildScene resolves a view of the design into a Scene, reading and decoding the
 // media it needs. Errors from the design are *InputError; media source errors are
 // passed through wrapped (their own classification decides retries).
-func (r *Renderer) BuildScene(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaSource) (*Scene, error) {
+func (r *Renderer) BuildScene(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource) (*Scene, error) {
 	v, ok := d.ViewByID(viewID)
 	if !ok {
 		return nil, inputErr(viewID, "", nil, "no such view in design %s", d.ID)
@@ -27,12 +27,12 @@ func (r *Renderer) BuildScene(ctx context.Context, d *hub.DesignDetail, viewID s
 
 type sceneBuilder struct {
 	r     *Renderer
-	view  *hub.View
+	view  *model.View
 	scene *Scene
 	media *mediaCache
 }
 
-func (r *Renderer) buildScene(ctx context.Context, v *hub.View, src MediaSource) (*Scene, error) {
+func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSource) (*Scene, error) {
 	p, err := r.plan(v)
 	if err != nil {
 		return nil, err
@@ -63,11 +63,11 @@ func (r *Renderer) buildScene(ctx context.Context, v *hub.View, src MediaSource)
 		}
 		var err error
 		switch e.Type {
-		case hub.ElementBackground:
+		case model.ElementBackground:
 			err = b.background(e)
-		case hub.ElementPicture, hub.ElementIllustration:
+		case model.ElementPicture, model.ElementIllustration:
 			err = b.picture(ctx, e)
-		case hub.ElementText:
+		case model.ElementText:
 			err = b.text(e)
 		}
 		if err != nil {
@@ -81,8 +81,8 @@ func (r *Renderer) buildScene(ctx context.Context, v *hub.View, src MediaSource)
 }
 
 // elementsByWeight returns the elements in ascending weight, ties in array order.
-func elementsByWeight(v *hub.View) []*hub.Element {
-	out := make([]*hub.Element, len(v.Elements))
+func elementsByWeight(v *model.View) []*model.Element {
+	out := make([]*model.Element, len(v.Elements))
 	for i := range v.Elements {
 		out[i] = &v.Elements[i]
 	}
@@ -109,7 +109,7 @@ func (b *sceneBuilder) areaRect(id *string, elemID string) (Rect, bool, error) {
 }
 
 // clip is the element's area intersected with the export box.
-func (b *sceneBuilder) clip(e *hub.Element) (Rect, error) {
+func (b *sceneBuilder) clip(e *model.Element) (Rect, error) {
 	c := b.scene.Box
 	if a, ok, err := b.areaRect(e.Area, e.ID); err != nil {
 		return c, err
@@ -126,7 +126,7 @@ func (b *sceneBuilder) template(ctx context.Context) error {
 	}
 	if !ok {
 		if id := b.view.Template.MediaID(); id != "" {
-			m = hub.Media{ID: id}
+			m = model.Media{ID: id}
 		} else {
 			b.warn(WarnUnsupported, "", "exportTemplate is set but the view has no template image")
 			return nil
@@ -146,7 +146,7 @@ func (b *sceneBuilder) template(ctx context.Context) error {
 	return nil
 }
 
-func (b *sceneBuilder) background(e *hub.Element) error {
+func (b *sceneBuilder) background(e *model.Element) error {
 	clip, err := b.clip(e)
 	if err != nil || clip.Empty() {
 		return err
@@ -174,7 +174,7 @@ func (b *sceneBuilder) background(e *hub.Element) error {
 }
 
 // picture places a picture or an illustration (hub-gaps.md "Rendering conventions").
-func (b *sceneBuilder) picture(ctx context.Context, e *hub.Element) error {
+func (b *sceneBuilder) picture(ctx context.Context, e *model.Element) error {
 	if e.Value == nil || e.Value.IsNull() {
 		return nil // an empty placeholder: nothing chosen, nothing to print
 	}
@@ -187,7 +187,7 @@ func (b *sceneBuilder) picture(ctx context.Context, e *hub.Element) error {
 		if id == "" {
 			return inputErr(b.view.ID, e.ID, nil, "value is neither a media object nor a media id")
 		}
-		m = hub.Media{ID: id}
+		m = model.Media{ID: id}
 	}
 	clip, err := b.clip(e)
 	if err != nil {
@@ -268,8 +268,8 @@ func (b *sceneBuilder) picture(ctx context.Context, e *hub.Element) error {
 
 // recolour returns the colour an illustration is recoloured with, "" for none:
 // colorizeToColor when it is a colour, else (colorize true) the element's colour.
-func (b *sceneBuilder) recolour(e *hub.Element) (string, error) {
-	if e.Type != hub.ElementIllustration {
+func (b *sceneBuilder) recolour(e *model.Element) (string, error) {
+	if e.Type != model.ElementIllustration {
 		return "", nil
 	}
 	hex := e.ColorizeColor()
@@ -293,7 +293,7 @@ func (b *sceneBuilder) recolour(e *hub.Element) (string, error) {
 
 // checkClipped warns when the element's visible bounds (its box, cut to its area when
 // it has one: the area cutting is by design) leave the export box.
-func (b *sceneBuilder) checkClipped(e *hub.Element, tr Matrix, local Rect) {
+func (b *sceneBuilder) checkClipped(e *model.Element, tr Matrix, local Rect) {
 	box := b.scene.Box
 	bb := bounds(tr, local)
 	if a, ok, _ := b.areaRect(e.Area, e.ID); ok {
@@ -321,7 +321,7 @@ func (b *sceneBuilder) checkClipped(e *hub.Element, tr Matrix, local Rect) {
 
 // checkResolution warns when a picture prints at fewer pixels per inch than the export
 // dpi: it is enlarged beyond its native pixels.
-func (b *sceneBuilder) checkResolution(e *hub.Element, tr Matrix) {
+func (b *sceneBuilder) checkResolution(e *model.Element, tr Matrix) {
 	s := b.scene
 	m := s.ToPixel().Mul(tr)
 	// Output pixels per source pixel along each source axis.
@@ -342,6 +342,20 @@ func (b *sceneBuilder) checkResolution(e *hub.Element, tr Matrix) {
 // originFractions reads an origin keyword ("center", "top-left", "left top", "bottom",
 // ...) as fractions of the box: 0 left/top, 0.5 centre, 1 right/bottom. Absent or
 // unknown words mean centre, as hub-gaps.md says.
+// DefaultLineHeight is fabric.js's line height factor, used when a text element gives
+// none (or a non-positive one).
+const DefaultLineHeight = 1.16
+
+// LineHeight is the line height factor the renderer uses for a text element.
+func LineHeight(e *model.Element) float64 {
+	if v, ok := e.LineHeight(); ok {
+		return v
+	}
+	return DefaultLineHeight
+}
+
+// originFractions reads an origin keyword as fractions of the box; "" (absent), "center"
+// and unknown keywords mean the centre, as in fabric.js.
 func originFractions(origin string) (fx, fy float64) {
 	fx, fy = 0.5, 0.5
 	o := strings.ToLower(origin)
@@ -386,7 +400,7 @@ func parseHexColor(s string) (color.NRGBA, error) {
 
 // fontFor resolves the element's font, warning (or failing in strict mode) when the
 // family or style is not installed.
-func (b *sceneBuilder) fontFor(e *hub.Element) (*fonts.Font, error) {
+func (b *sceneBuilder) fontFor(e *model.Element) (*fonts.Font, error) {
 	fam := e.DefaultFont()
 	if fam == "" {
 		if fs := e.Fonts(); len(fs) > 0 {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // DirSource reads media from a folder holding one file per media object, named by the
@@ -17,7 +17,7 @@ import (
 type DirSource string
 
 // OpenMedia opens the file of m's id.
-func (d DirSource) OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, error) {
+func (d DirSource) OpenMedia(ctx context.Context, m model.Media) (io.ReadCloser, error) {
 	if m.ID == "" || strings.ContainsAny(m.ID, `/\`) || m.ID == "." || m.ID == ".." {
 		return nil, inputErr("", "", nil, "media id %q cannot name a file", m.ID)
 	}

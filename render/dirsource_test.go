@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestDirSource(t *testing.T) {
@@ -31,7 +31,7 @@ func TestDirSource(t *testing.T) {
 		{id: "", err: "cannot name a file"},
 	}
 	for _, tc := range tests {
-		rc, err := DirSource(dir).OpenMedia(context.Background(), hub.Media{ID: tc.id})
+		rc, err := DirSource(dir).OpenMedia(context.Background(), model.Media{ID: tc.id})
 		if tc.err != "" {
 			var ie *InputError
 			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &ie) {

@@ -18,20 +18,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 const mediaDir = "testdata/media"
 
-func loadDesign(t testing.TB, name string) *hub.DesignDetail {
+func loadDesign(t testing.TB, name string) *model.DesignDetail {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata/designs", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -66,42 +66,42 @@ type goldenCase struct {
 	design string
 	view   string
 	opts   Options
-	mutate func(d *hub.DesignDetail)
+	mutate func(d *model.DesignDetail)
 	// pdfSimple also renders the view as pdf-simple and compares its rasterization
 	// (pdftoppm) with the PNG.
 	pdfSimple bool
 }
 
 func goldenCases() []goldenCase {
-	front := func(f func(v *hub.View)) func(d *hub.DesignDetail) {
-		return func(d *hub.DesignDetail) { f(&d.Views[0]) }
+	front := func(f func(v *model.View)) func(d *model.DesignDetail) {
+		return func(d *model.DesignDetail) { f(&d.Views[0]) }
 	}
 	return []goldenCase{
 		{name: "basic", design: "basic.json", view: "front", pdfSimple: true},
 		{name: "basic-lang-de", design: "basic.json", view: "front", opts: Options{Lang: "de"}},
 		{name: "basic-area-144dpi", design: "basic.json", view: "front", pdfSimple: true,
-			mutate: front(func(v *hub.View) { v.Export.AreaType, v.Export.Area, v.Export.DPI = "area", str("print"), 144 })},
+			mutate: front(func(v *model.View) { v.Export.AreaType, v.Export.Area, v.Export.DPI = "area", str("print"), 144 })},
 		{name: "basic-custom", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) {
+			mutate: front(func(v *model.View) {
 				v.Export.AreaType = "custom"
 				v.Export.X, v.Export.Y, v.Export.Width, v.Export.Height = 60, 20, 100, 60
 			})},
 		{name: "basic-pixel-basis", design: "basic.json", view: "front", opts: Options{Basis: BasisPixel}, pdfSimple: true,
-			mutate: front(func(v *hub.View) { v.Export.DPI = 300 })},
+			mutate: front(func(v *model.View) { v.Export.DPI = 300 })},
 		{name: "basic-no-template", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.ExportTemplate = false })},
+			mutate: front(func(v *model.View) { v.Export.ExportTemplate = false })},
 		{name: "pictures", design: "pictures.json", view: "main", pdfSimple: true},
 		// A phone photo stored landscape with EXIF orientation 6 shows (and prints)
 		// turned 90 degrees clockwise: portrait, red corner at the top right.
 		{name: "basic-exif-orientation", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) {
-				v.Elements[3].Value = ptr(hub.MediaValue(hub.Media{ID: "photo-exif6", MimeType: "image/jpeg",
-					Meta: hub.MediaMeta{Width: 100, Height: 160}}))
+			mutate: front(func(v *model.View) {
+				v.Elements[3].Value = ptr(model.MediaValue(model.Media{ID: "photo-exif6", MimeType: "image/jpeg",
+					Meta: model.MediaMeta{Width: 100, Height: 160}}))
 			})},
 		{name: "illustrations", design: "illustrations.json", view: "art", pdfSimple: true},
 		{name: "text", design: "text.json", view: "words", pdfSimple: true},
 		{name: "text-150dpi", design: "text.json", view: "words",
-			mutate: front(func(v *hub.View) { v.Export.DPI = 150 })},
+			mutate: front(func(v *model.View) { v.Export.DPI = 150 })},
 	}
 }
 
@@ -267,7 +267,7 @@ func checkPHYs(t testing.TB, b []byte, dpi float64) {
 // flattened on white. pdftocairo rasterizes: pdftoppm's Splash smooths images even at
 // 1:1 (11% of the pixels of basic off by more than 8), which would hide nothing but
 // forces a loose tolerance; both come with poppler.
-func checkPDFSimple(t *testing.T, r *Renderer, d *hub.DesignDetail, viewID string, pngImg image.Image, pngRes *Result) {
+func checkPDFSimple(t *testing.T, r *Renderer, d *model.DesignDetail, viewID string, pngImg image.Image, pngRes *Result) {
 	t.Helper()
 	for _, tool := range []string{"pdfinfo", "pdftocairo", "qpdf"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -275,7 +275,7 @@ func checkPDFSimple(t *testing.T, r *Renderer, d *hub.DesignDetail, viewID strin
 		}
 	}
 	v, _ := d.ViewByID(viewID)
-	v.Export.Type = hub.ExportPDFSimple
+	v.Export.Type = model.ExportPDFSimple
 	var buf bytes.Buffer
 	res, err := r.RenderView(context.Background(), d, viewID, DirSource(mediaDir), &buf)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"image/png"
 	"io"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/svg"
 	"golang.org/x/image/webp"
 )
@@ -58,7 +58,7 @@ func newMediaCache(r *Renderer, src MediaSource, viewID string) *mediaCache {
 	return &mediaCache{r: r, src: src, viewID: viewID, byKey: map[string]*source{}}
 }
 
-func (c *mediaCache) get(ctx context.Context, m hub.Media, tint string) (*source, error) {
+func (c *mediaCache) get(ctx context.Context, m model.Media, tint string) (*source, error) {
 	key := m.ID + "\x00" + tint
 	if s, ok := c.byKey[key]; ok {
 		return s, nil
@@ -82,7 +82,7 @@ func (c *mediaCache) get(ctx context.Context, m hub.Media, tint string) (*source
 	return s, nil
 }
 
-func (c *mediaCache) read(ctx context.Context, m hub.Media) ([]byte, error) {
+func (c *mediaCache) read(ctx context.Context, m model.Media) ([]byte, error) {
 	rc, err := c.src.OpenMedia(ctx, m)
 	if err != nil {
 		return nil, fmt.Errorf("render: open media %s: %w", m.ID, err)
@@ -145,7 +145,7 @@ func sniff(data []byte, mime string) string {
 
 // decodeMedia decodes a media file, refusing bombs before decoding and recolouring
 // when tint is set.
-func (r *Renderer) decodeMedia(data []byte, m hub.Media, tint string) (*source, error) {
+func (r *Renderer) decodeMedia(data []byte, m model.Media, tint string) (*source, error) {
 	kind := sniff(data, m.MimeType)
 	switch kind {
 	case kindSVG:

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Every accepted source format decodes to its natural size, into a pixel type the
@@ -35,7 +35,7 @@ func TestDecodeFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := r.decodeMedia(data, hub.Media{ID: tc.file}, "")
+			s, err := r.decodeMedia(data, model.Media{ID: tc.file}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,10 +59,10 @@ func TestDecodeFormats(t *testing.T) {
 		})
 	}
 	var ie *InputError
-	if _, err := r.decodeMedia([]byte("%PDF-1.4 not an image"), hub.Media{ID: "doc", MimeType: "application/pdf"}, ""); !errors.As(err, &ie) {
+	if _, err := r.decodeMedia([]byte("%PDF-1.4 not an image"), model.Media{ID: "doc", MimeType: "application/pdf"}, ""); !errors.As(err, &ie) {
 		t.Errorf("a PDF upload: err = %v, want an InputError", err)
 	}
-	if _, err := r.decodeMedia([]byte("\x89PNG\r\n\x1a\ntruncated"), hub.Media{ID: "bad"}, ""); !errors.As(err, &ie) {
+	if _, err := r.decodeMedia([]byte("\x89PNG\r\n\x1a\ntruncated"), model.Media{ID: "bad"}, ""); !errors.As(err, &ie) {
 		t.Errorf("a truncated PNG: err = %v, want an InputError", err)
 	}
 }
@@ -74,8 +74,8 @@ func TestTintKeepsAlpha(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := newRenderer(t, Options{})
-	plain, _ := r.decodeMedia(data, hub.Media{ID: "rgba"}, "")
-	tinted, err := r.decodeMedia(data, hub.Media{ID: "rgba"}, "#0080ff")
+	plain, _ := r.decodeMedia(data, model.Media{ID: "rgba"}, "")
+	tinted, err := r.decodeMedia(data, model.Media{ID: "rgba"}, "#0080ff")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package render
 
 import (
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // FileNames returns the final file name of each view (same order as views), from each
@@ -10,7 +10,7 @@ import (
 // the design's creation date (so a retry yields the same name), [title] the design
 // name, [product] the productId; with several views each name carries the view name or
 // id so views never overwrite each other.
-func FileNames(d *hub.DesignDetail, views []*hub.View) []string {
+func FileNames(d *model.DesignDetail, views []*model.View) []string {
 	f := filenames.Fields{ID: d.ID, Date: designTime(d), Title: d.Name, Product: d.ProductID}
 	fv := make([]filenames.View, len(views))
 	for i, v := range views {
@@ -27,7 +27,7 @@ func FileNames(d *hub.DesignDetail, views []*hub.View) []string {
 }
 
 // PackageName is the file name of the design's "export all" package (RenderAll).
-func PackageName(d *hub.DesignDetail, res *Result) string {
+func PackageName(d *model.DesignDetail, res *Result) string {
 	f := filenames.Fields{ID: d.ID, Date: designTime(d), Title: d.Name, Product: d.ProductID}
 	views := Views(d)
 	pattern := ""

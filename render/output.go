@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jung-kurt/gofpdf"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/pngenc"
 )
 
@@ -24,7 +24,7 @@ const (
 
 // RenderView renders one view and writes it to w as the view's export type (png, pdf or
 // pdf-simple).
-func (r *Renderer) RenderView(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaSource, w io.Writer) (*Result, error) {
+func (r *Renderer) RenderView(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource, w io.Writer) (*Result, error) {
 	s, err := r.BuildScene(ctx, d, viewID, media)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func (r *Renderer) RenderView(ctx context.Context, d *hub.DesignDetail, viewID s
 	cw := &countingWriter{w: w}
 	res := resultOf(s)
 	switch s.Type {
-	case hub.ExportPNG:
+	case model.ExportPNG:
 		canvas, err := r.Rasterize(ctx, s)
 		if err != nil {
 			return nil, err
@@ -40,7 +40,7 @@ func (r *Renderer) RenderView(ctx context.Context, d *hub.DesignDetail, viewID s
 		if err := r.encodePNG(ctx, cw, canvas, s.DPI); err != nil {
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
 		}
-	case hub.ExportPDFSimple, hub.ExportPDF:
+	case model.ExportPDFSimple, model.ExportPDF:
 		pdf := newPDF(d)
 		if err := r.addPage(ctx, pdf, s); err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (r *Renderer) RenderView(ctx context.Context, d *hub.DesignDetail, viewID s
 // exports a PDF type, one PDF with a page per view in weight order; otherwise a zip
 // with one file per view named by FileNames. A design with a single view yields that
 // view's file as RenderView does.
-func (r *Renderer) RenderAll(ctx context.Context, d *hub.DesignDetail, media MediaSource, w io.Writer) (*Result, error) {
+func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media MediaSource, w io.Writer) (*Result, error) {
 	views := Views(d)
 	if len(views) == 0 {
 		return nil, inputErr("", "", nil, "design %s has no views", d.ID)
@@ -68,12 +68,12 @@ func (r *Renderer) RenderAll(ctx context.Context, d *hub.DesignDetail, media Med
 	}
 	allPDF := true
 	for _, v := range views {
-		allPDF = allPDF && (v.Export.Type == hub.ExportPDF || v.Export.Type == hub.ExportPDFSimple)
+		allPDF = allPDF && (v.Export.Type == model.ExportPDF || v.Export.Type == model.ExportPDFSimple)
 	}
 	cw := &countingWriter{w: w}
 	res := &Result{}
 	if allPDF {
-		res.Type, res.ContentType = hub.ExportPDF, ContentTypePDF
+		res.Type, res.ContentType = model.ExportPDF, ContentTypePDF
 		pdf := newPDF(d)
 		for _, v := range views {
 			s, err := r.BuildScene(ctx, d, v.ID, media)
@@ -102,7 +102,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *hub.DesignDetail, media Med
 		// Each entry is rendered straight into the zip: one view in memory at a time.
 		// PNG is stored, being compressed already.
 		hdr := &zip.FileHeader{Name: names[i], Method: zip.Store, Modified: modified}
-		if v.Export.Type != hub.ExportPNG {
+		if v.Export.Type != model.ExportPNG {
 			hdr.Method = zip.Deflate
 		}
 		ew, err := zw.CreateHeader(hdr)
@@ -128,12 +128,12 @@ func resultOf(s *Scene) *Result {
 		ViewID: s.ViewID, Type: s.Type, DPI: s.DPI,
 		PageWidthPt: s.PageWidthPt, PageHeightPt: s.PageHeightPt,
 	}
-	if s.Type == hub.ExportPNG {
+	if s.Type == model.ExportPNG {
 		res.ContentType = ContentTypePNG
 	} else {
 		res.ContentType = ContentTypePDF
 	}
-	if s.Type != hub.ExportPDF {
+	if s.Type != model.ExportPDF {
 		res.WidthPx, res.HeightPx = s.WidthPx, s.HeightPx
 	}
 	return res
@@ -141,7 +141,7 @@ func resultOf(s *Scene) *Result {
 
 // designTime is the design's creation time, used as the files' dates so that the same
 // design always yields the same bytes.
-func designTime(d *hub.DesignDetail) time.Time {
+func designTime(d *model.DesignDetail) time.Time {
 	for _, s := range []string{d.Created, d.Updated} {
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			return t.UTC()
@@ -150,7 +150,7 @@ func designTime(d *hub.DesignDetail) time.Time {
 	return time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 }
 
-func newPDF(d *hub.DesignDetail) *gofpdf.Fpdf {
+func newPDF(d *model.DesignDetail) *gofpdf.Fpdf {
 	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: 595, Ht: 842}})
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(0, 0, 0)
@@ -165,7 +165,7 @@ func newPDF(d *hub.DesignDetail) *gofpdf.Fpdf {
 
 // addPage adds the view's page: the vector drawing for pdf, the raster for pdf-simple.
 func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
-	if s.Type == hub.ExportPDF {
+	if s.Type == model.ExportPDF {
 		return r.addVectorPage(ctx, pdf, s)
 	}
 	return r.addRasterPage(ctx, pdf, s)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // TestVectorPDF renders every golden case as a vector PDF and checks it as a print shop
@@ -38,7 +38,7 @@ func TestVectorPDF(t *testing.T) {
 				t.Fatalf("no view %s", tc.view)
 			}
 			r := newRenderer(t, tc.opts)
-			v.Export.Type = hub.ExportPNG
+			v.Export.Type = model.ExportPNG
 			var pngBuf bytes.Buffer
 			pngRes, err := r.RenderView(context.Background(), d, tc.view, DirSource(mediaDir), &pngBuf)
 			if err != nil {
@@ -46,13 +46,13 @@ func TestVectorPDF(t *testing.T) {
 			}
 			pngImg := readPNGBytes(t, pngBuf.Bytes())
 
-			v.Export.Type = hub.ExportPDF
+			v.Export.Type = model.ExportPDF
 			var pdfBuf bytes.Buffer
 			res, err := r.RenderView(context.Background(), d, tc.view, DirSource(mediaDir), &pdfBuf)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.ContentType != ContentTypePDF || res.Type != hub.ExportPDF {
+			if res.ContentType != ContentTypePDF || res.Type != model.ExportPDF {
 				t.Errorf("result type %s / %s", res.Type, res.ContentType)
 			}
 			dir := t.TempDir()
@@ -195,7 +195,7 @@ func checkFontsEmbedded(t testing.TB, table string, wantText bool) {
 }
 
 // countTextLayers counts the scene's text layers.
-func countTextLayers(t testing.TB, r *Renderer, d *hub.DesignDetail, viewID string) int {
+func countTextLayers(t testing.TB, r *Renderer, d *model.DesignDetail, viewID string) int {
 	t.Helper()
 	s := buildTestScene(t, r, d, viewID)
 	n := 0
@@ -209,7 +209,7 @@ func countTextLayers(t testing.TB, r *Renderer, d *hub.DesignDetail, viewID stri
 
 // checkNativeImages matches pdfimages' list against the scene's image layers: each
 // picture at its native pixel size (never resampled to the page), JPEG sources as JPEG.
-func checkNativeImages(t testing.TB, r *Renderer, d *hub.DesignDetail, viewID, list string) {
+func checkNativeImages(t testing.TB, r *Renderer, d *model.DesignDetail, viewID, list string) {
 	t.Helper()
 	type img struct {
 		w, h int
@@ -248,7 +248,7 @@ func checkNativeImages(t testing.TB, r *Renderer, d *hub.DesignDetail, viewID, l
 	}
 }
 
-func buildTestScene(t testing.TB, r *Renderer, d *hub.DesignDetail, viewID string) *Scene {
+func buildTestScene(t testing.TB, r *Renderer, d *model.DesignDetail, viewID string) *Scene {
 	t.Helper()
 	s, err := r.BuildScene(context.Background(), d, viewID, DirSource(mediaDir))
 	if err != nil {

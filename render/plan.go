@@ -7,7 +7,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Plan is what a render of one view will produce, computed from the design alone (no
@@ -37,16 +37,16 @@ type Plan struct {
 //   - pdf: the decoded sources and their embedded copies in gofpdf (at most as large).
 func (p Plan) PeakBytes() int64 {
 	switch p.Type {
-	case hub.ExportPDF:
+	case model.ExportPDF:
 		return 2 * p.SourceBytes
-	case hub.ExportPDFSimple:
+	case model.ExportPDFSimple:
 		return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/2
 	}
 	return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/10
 }
 
 // Plan computes the plan of a view. Errors are *InputError.
-func (r *Renderer) Plan(d *hub.DesignDetail, viewID string) (Plan, error) {
+func (r *Renderer) Plan(d *model.DesignDetail, viewID string) (Plan, error) {
 	v, ok := d.ViewByID(viewID)
 	if !ok {
 		return Plan{}, inputErr(viewID, "", nil, "no such view in design %s", d.ID)
@@ -56,8 +56,8 @@ func (r *Renderer) Plan(d *hub.DesignDetail, viewID string) (Plan, error) {
 
 // Views returns the design's views in export order: ascending weight, ties in array
 // order (the hub's "export all" page order).
-func Views(d *hub.DesignDetail) []*hub.View {
-	out := make([]*hub.View, len(d.Views))
+func Views(d *model.DesignDetail) []*model.View {
+	out := make([]*model.View, len(d.Views))
 	for i := range d.Views {
 		out[i] = &d.Views[i]
 	}
@@ -65,11 +65,11 @@ func Views(d *hub.DesignDetail) []*hub.View {
 	return out
 }
 
-func (r *Renderer) plan(v *hub.View) (Plan, error) {
+func (r *Renderer) plan(v *model.View) (Plan, error) {
 	x := v.Export
 	p := Plan{ViewID: v.ID, Type: x.Type, Basis: r.opts.Basis, DPI: x.DPI}
 	switch x.Type {
-	case hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple:
+	case model.ExportPNG, model.ExportPDF, model.ExportPDFSimple:
 	case "":
 		return p, inputErr(v.ID, "", nil, "export type missing")
 	default:
@@ -99,7 +99,7 @@ func (r *Renderer) plan(v *hub.View) (Plan, error) {
 		return p, inputErr(v.ID, "", nil, "output %dx%d px (%.3g megapixels) exceeds the cap of %.3g megapixels",
 			p.WidthPx, p.HeightPx, px/1e6, float64(r.opts.MaxPixels)/1e6)
 	}
-	if x.Type != hub.ExportPDF {
+	if x.Type != model.ExportPDF {
 		p.CanvasBytes = 4 * int64(p.WidthPx) * int64(p.HeightPx)
 	}
 	if m, ok, _ := v.Template.Media(); ok && x.ExportTemplate {
@@ -121,13 +121,13 @@ func (r *Renderer) plan(v *hub.View) (Plan, error) {
 }
 
 // exportBox returns the export box by areaType (hub-gaps.md "Designs and exports").
-func exportBox(v *hub.View) (Rect, error) {
+func exportBox(v *model.View) (Rect, error) {
 	x := v.Export
 	var box Rect
 	switch x.AreaType {
-	case hub.AreaTypeTemplate, "":
+	case model.AreaTypeTemplate, "":
 		box = Rect{0, 0, v.Width, v.Height}
-	case hub.AreaTypeArea:
+	case model.AreaTypeArea:
 		if x.Area == nil || *x.Area == "" {
 			return box, inputErr(v.ID, "", nil, "export areaType area without an area id")
 		}
@@ -136,7 +136,7 @@ func exportBox(v *hub.View) (Rect, error) {
 			return box, inputErr(v.ID, "", nil, "export area %q is not an area of the view", *x.Area)
 		}
 		box = Rect{a.X, a.Y, a.Width, a.Height}
-	case hub.AreaTypeCustom:
+	case model.AreaTypeCustom:
 		box = Rect{x.X, x.Y, x.Width, x.Height}
 	default:
 		return box, inputErr(v.ID, "", nil, "export areaType %q: want template, custom or area", x.AreaType)
@@ -167,7 +167,7 @@ func (f feature) String() string {
 
 // unsupportedFeatures lists the features of the view the renderer does not draw, so
 // they are reported, never silently dropped.
-func unsupportedFeatures(v *hub.View) []feature {
+func unsupportedFeatures(v *model.View) []feature {
 	var out []feature
 	if present(v.CutOutMask) {
 		out = append(out, feature{what: "view cutOutMask"})
@@ -198,10 +198,10 @@ func unsupportedFeatures(v *hub.View) []feature {
 	return out
 }
 
-func elementUnsupported(e *hub.Element) []string {
+func elementUnsupported(e *model.Element) []string {
 	var out []string
 	switch e.Type {
-	case hub.ElementText, hub.ElementPicture, hub.ElementIllustration, hub.ElementBackground:
+	case model.ElementText, model.ElementPicture, model.ElementIllustration, model.ElementBackground:
 	default:
 		out = append(out, fmt.Sprintf("element type %q", e.Type))
 	}
@@ -211,7 +211,7 @@ func elementUnsupported(e *hub.Element) []string {
 	if present(e.Fx) {
 		out = append(out, "effects (fx)")
 	}
-	if e.Type == hub.ElementText && e.Align != nil {
+	if e.Type == model.ElementText && e.Align != nil {
 		switch *e.Align {
 		case "", "left", "center", "right":
 		default:

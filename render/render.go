@@ -15,7 +15,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )
@@ -99,7 +99,7 @@ func (o Options) Validate() error {
 // MediaSource supplies media files (pictures, illustrations, template images). The
 // caller owns the transport; render only reads.
 type MediaSource interface {
-	OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, error)
+	OpenMedia(ctx context.Context, m model.Media) (io.ReadCloser, error)
 }
 
 // Renderer renders design views. It is safe for concurrent use.

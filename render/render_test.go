@@ -13,60 +13,60 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/svg"
 )
 
 // Bad input fails with an *InputError that says what is wrong and is not retryable,
 // and (for caps) fails before any media is read.
 func TestInputErrors(t *testing.T) {
-	front := func(f func(v *hub.View)) func(d *hub.DesignDetail) {
-		return func(d *hub.DesignDetail) { f(&d.Views[0]) }
+	front := func(f func(v *model.View)) func(d *model.DesignDetail) {
+		return func(d *model.DesignDetail) { f(&d.Views[0]) }
 	}
 	tests := []struct {
 		name   string
 		design string
 		view   string
 		opts   Options
-		mutate func(d *hub.DesignDetail)
+		mutate func(d *model.DesignDetail)
 		want   string
 	}{
 		{name: "unknown view", design: "basic.json", view: "back", want: "no such view"},
 		{name: "unknown export area", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.AreaType, v.Export.Area = "area", str("nope") }),
+			mutate: front(func(v *model.View) { v.Export.AreaType, v.Export.Area = "area", str("nope") }),
 			want:   `export area "nope" is not an area of the view`},
 		{name: "area type without area", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.AreaType = "area" }), want: "without an area id"},
+			mutate: front(func(v *model.View) { v.Export.AreaType = "area" }), want: "without an area id"},
 		{name: "unknown area type", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.AreaType = "page" }), want: `areaType "page"`},
+			mutate: front(func(v *model.View) { v.Export.AreaType = "page" }), want: `areaType "page"`},
 		{name: "empty custom box", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.AreaType = "custom" }), want: "is empty"},
+			mutate: front(func(v *model.View) { v.Export.AreaType = "custom" }), want: "is empty"},
 		{name: "dpi zero", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.DPI = 0 }), want: "dpi 0 outside 1..2400"},
+			mutate: front(func(v *model.View) { v.Export.DPI = 0 }), want: "dpi 0 outside 1..2400"},
 		{name: "dpi too high", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.DPI = 2401 }), want: "dpi 2401 outside"},
+			mutate: front(func(v *model.View) { v.Export.DPI = 2401 }), want: "dpi 2401 outside"},
 		{name: "unknown type", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Export.Type = "tiff" }), want: `export type "tiff"`},
+			mutate: front(func(v *model.View) { v.Export.Type = "tiff" }), want: `export type "tiff"`},
 		{name: "pixel cap", design: "basic.json", view: "front", opts: Options{MaxPixels: 10_000},
 			want: "exceeds the cap of 0.01 megapixels"},
 		{name: "pixel cap at print size", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Width, v.Height, v.Export.DPI = 20000, 20000, 2400 }),
+			mutate: front(func(v *model.View) { v.Width, v.Height, v.Export.DPI = 20000, 20000, 2400 }),
 			want:   "output 666667x666667 px"},
 		{name: "source bomb", design: "basic.json", view: "front", opts: Options{MaxSourcePixels: 10_000},
 			want: "declares 160x100 px"},
 		{name: "media byte cap", design: "basic.json", view: "front", opts: Options{MaxMediaBytes: 100},
 			want: "larger than the cap of 100 bytes"},
 		{name: "unknown element area", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Elements[1].Area = str("gone") }), want: `area "gone" is not an area`},
+			mutate: front(func(v *model.View) { v.Elements[1].Area = str("gone") }), want: `area "gone" is not an area`},
 		{name: "strict unknown font", design: "text.json", view: "words", opts: Options{Strict: true},
 			want: `font family "Comic Foo" is not installed (strict mode)`},
 		{name: "bad colour", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) { v.Elements[1].Colors[0].Color = "cream" }), want: `colour "cream" is not a hex colour`},
+			mutate: front(func(v *model.View) { v.Elements[1].Colors[0].Color = "cream" }), want: `colour "cream" is not a hex colour`},
 		{name: "svg over element cap", design: "illustrations.json", view: "art", opts: Options{SVG: svgLimits(3)},
 			want: "media star"},
 		{name: "missing media file", design: "basic.json", view: "front",
-			mutate: front(func(v *hub.View) {
-				v.Elements[3].Value = ptr(hub.MediaValue(hub.Media{ID: "nothing-here"}))
+			mutate: front(func(v *model.View) {
+				v.Elements[3].Value = ptr(model.MediaValue(model.Media{ID: "nothing-here"}))
 			}), want: "no file nothing-here.*"},
 	}
 	for _, tc := range tests {
@@ -103,7 +103,7 @@ type countingSource struct {
 	opened int
 }
 
-func (c *countingSource) OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, error) {
+func (c *countingSource) OpenMedia(ctx context.Context, m model.Media) (io.ReadCloser, error) {
 	c.opened++
 	return c.MediaSource.OpenMedia(ctx, m)
 }
@@ -138,7 +138,7 @@ func TestMediaErrorPassesThrough(t *testing.T) {
 
 type failingSource struct{ err error }
 
-func (f failingSource) OpenMedia(context.Context, hub.Media) (io.ReadCloser, error) {
+func (f failingSource) OpenMedia(context.Context, model.Media) (io.ReadCloser, error) {
 	return nil, f.err
 }
 
@@ -164,11 +164,11 @@ func TestPlan(t *testing.T) {
 	if got, want := p.PeakBytes(), p.CanvasBytes+p.SourceBytes+p.CanvasBytes/10; got != want {
 		t.Errorf("png PeakBytes = %d, want %d", got, want)
 	}
-	d.Views[0].Export.Type = hub.ExportPDF
+	d.Views[0].Export.Type = model.ExportPDF
 	if p, _ := r.Plan(d, "front"); p.CanvasBytes != 0 || p.PeakBytes() != 2*p.SourceBytes {
 		t.Errorf("vector pdf: CanvasBytes %d, PeakBytes %d; want no canvas, twice the sources", p.CanvasBytes, p.PeakBytes())
 	}
-	d.Views[0].Export.Type = hub.ExportPNG
+	d.Views[0].Export.Type = model.ExportPNG
 	d.Views[0].Width, d.Views[0].Height = 1000, 1000
 	if p, _ = r.Plan(d, "front"); p.WidthPx != 4167 || p.HeightPx != 4167 {
 		t.Errorf("1000x1000 box at 300 dpi = %dx%d px, want 4167x4167", p.WidthPx, p.HeightPx)
@@ -209,15 +209,15 @@ func TestUnsupportedFeaturesReported(t *testing.T) {
 	}
 }
 
-func multiView(t *testing.T, typ string) *hub.DesignDetail {
+func multiView(t *testing.T, typ string) *model.DesignDetail {
 	t.Helper()
 	d := loadDesign(t, "basic.json")
 	back := d.Views[0]
 	back.ID, back.Weight, back.Active = "back", 1, false
-	back.Name = hub.NewTranslations("en", "Back")
+	back.Name = model.NewTranslations("en", "Back")
 	back.Export.DPI = 36
 	// The back comes first in the array; weight puts it second.
-	d.Views = []hub.View{back, d.Views[0]}
+	d.Views = []model.View{back, d.Views[0]}
 	for i := range d.Views {
 		d.Views[i].Export.Type = typ
 	}
@@ -225,7 +225,7 @@ func multiView(t *testing.T, typ string) *hub.DesignDetail {
 }
 
 func TestRenderAllZip(t *testing.T) {
-	d := multiView(t, hub.ExportPNG)
+	d := multiView(t, model.ExportPNG)
 	r := newRenderer(t, Options{})
 	var buf bytes.Buffer
 	res, err := r.RenderAll(context.Background(), d, DirSource(mediaDir), &buf)
@@ -267,7 +267,7 @@ func TestRenderAllPDFSimple(t *testing.T) {
 	if _, err := exec.LookPath("pdfinfo"); err != nil {
 		t.Skip("pdfinfo not installed")
 	}
-	d := multiView(t, hub.ExportPDFSimple)
+	d := multiView(t, model.ExportPDFSimple)
 	r := newRenderer(t, Options{})
 	var buf bytes.Buffer
 	res, err := r.RenderAll(context.Background(), d, DirSource(mediaDir), &buf)

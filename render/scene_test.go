@@ -6,12 +6,12 @@ import (
 	"math"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
-func colors(entries ...hub.Color) []hub.Color { return entries }
+func colors(entries ...model.Color) []model.Color { return entries }
 
-func c(hex string, def bool) hub.Color { return hub.Color{Color: hex, Default: def} }
+func c(hex string, def bool) model.Color { return model.Color{Color: hex, Default: def} }
 
 // Background colour rules (hub-gaps.md): the default entry, else the first; with no
 // default and allowTransparant, nothing.
@@ -19,7 +19,7 @@ func TestBackgroundColour(t *testing.T) {
 	yes, no := true, false
 	tests := []struct {
 		name   string
-		colors []hub.Color
+		colors []model.Color
 		transp *bool
 		want   *color.NRGBA
 	}{
@@ -35,7 +35,7 @@ func TestBackgroundColour(t *testing.T) {
 			d := loadDesign(t, "basic.json")
 			v := &d.Views[0]
 			v.Export.ExportTemplate = false
-			v.Elements = []hub.Element{{ID: "bg", Type: hub.ElementBackground, Colors: tc.colors, AllowTransparant: tc.transp}}
+			v.Elements = []model.Element{{ID: "bg", Type: model.ElementBackground, Colors: tc.colors, AllowTransparant: tc.transp}}
 			s, err := newRenderer(t, Options{}).BuildScene(context.Background(), d, "front", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -118,7 +118,7 @@ func TestPicturePlacement(t *testing.T) {
 			if tc.origin != "" {
 				e.OriginRaw = []byte(`"` + tc.origin + `"`)
 			}
-			d.Views[0].Areas = append(d.Views[0].Areas, hub.Area{ID: "small", X: 0, Y: 0, Width: 60, Height: 45})
+			d.Views[0].Areas = append(d.Views[0].Areas, model.Area{ID: "small", X: 0, Y: 0, Width: 60, Height: 45})
 			if tc.scaleArea != "" {
 				e.ScaleArea = &tc.scaleArea
 			}

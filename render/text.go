@@ -6,7 +6,7 @@ import (
 	"image/color"
 	"strings"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 	"golang.org/x/image/font"
@@ -23,7 +23,7 @@ const (
 	defaultFontSize = 40
 )
 
-func (b *sceneBuilder) text(e *hub.Element) error {
+func (b *sceneBuilder) text(e *model.Element) error {
 	if e.Value == nil {
 		return nil
 	}
@@ -57,7 +57,7 @@ func (b *sceneBuilder) text(e *hub.Element) error {
 	if e.Align != nil && *e.Align != "" {
 		align = *e.Align
 	}
-	tl, missing, err := layoutText(f, s, size, e.CharSpacing(), e.LineHeight(), align)
+	tl, missing, err := layoutText(f, s, size, e.CharSpacing(), LineHeight(e), align)
 	if err != nil {
 		return inputErr(b.view.ID, e.ID, err, "text layout")
 	}

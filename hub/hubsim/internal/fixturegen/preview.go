@@ -22,6 +22,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/render"
 )
 
 // preview renders a stored export of one view: an approximation of what the hub
@@ -223,7 +224,7 @@ func textImage(e *hub.Element, k float64) (image.Image, float64, float64, error)
 		return nil, 0, 0, err
 	}
 	defer face.Close()
-	lh := e.LineHeight()
+	lh := render.LineHeight(e)
 	u := 1.13 * fs
 	widths := make([]float64, len(lines))
 	maxW := 1.0

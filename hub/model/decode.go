@@ -1,4 +1,4 @@
-package hub
+package model
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // syntax errors, the field path for type mismatches).
 func DecodeDesign(data []byte) (*DesignDetail, error) {
 	var d DesignDetail
-	if err := decodeDocument(data, &d); err != nil {
+	if err := DecodeDocument(data, &d); err != nil {
 		return nil, fmt.Errorf("design detail: %w", err)
 	}
 	return &d, nil
@@ -21,13 +21,15 @@ func DecodeDesign(data []byte) (*DesignDetail, error) {
 // DecodeTemplate decodes a template document (2.5).
 func DecodeTemplate(data []byte) (*Template, error) {
 	var t Template
-	if err := decodeDocument(data, &t); err != nil {
+	if err := DecodeDocument(data, &t); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
 	return &t, nil
 }
 
-func decodeDocument(data []byte, dst any) error {
+// DecodeDocument decodes one JSON object into dst with readable errors (line and column
+// for syntax errors, the field path for type mismatches); the client uses it for answers.
+func DecodeDocument(data []byte, dst any) error {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return errors.New("empty document")

@@ -1,4 +1,4 @@
-package hub
+package model
 
 import (
 	"bytes"
@@ -448,16 +448,16 @@ func (d *DesignDetail) UnmarshalJSON(b []byte) error {
 // CharSpacing is the extra space after each character in 1/1000 em (0 when absent).
 func (e *Element) CharSpacing() float64 { return rawNumber(e.CharSpacingRaw, 0) }
 
-// LineHeight is the line height factor of multi-line text (1.16 when absent).
-func (e *Element) LineHeight() float64 {
-	v := rawNumber(e.LineHeightRaw, 1.16)
-	if v <= 0 {
-		return 1.16
-	}
-	return v
+// LineHeight is the line height factor of multi-line text as the design gives it, and
+// whether it gives a usable one (a positive number). The default used when it does not
+// is a rendering convention and lives in the renderer.
+func (e *Element) LineHeight() (float64, bool) {
+	v := rawNumber(e.LineHeightRaw, 0)
+	return v, v > 0
 }
 
-// Origin is the element's origin keyword; "" or "center" mean the box centre.
+// Origin is the element's origin keyword as the design gives it ("" when absent); how
+// an absent or unknown keyword is read is the renderer's business.
 func (e *Element) Origin() string { return rawString(e.OriginRaw) }
 
 // DefaultFont is the element's font family, "" when absent.

@@ -1,0 +1,55 @@
+package render_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/render"
+)
+
+// The renderer and the file namer are pure: they turn models and bytes into files. No
+// network code may enter their dependency graph (a renderer that can dial out can be
+// made to by a hostile design, and it keeps the offline render honest).
+func TestPurePackagesHaveNoNetworkDependencies(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not on PATH; cannot list dependencies")
+	}
+	forbidden := []string{"net", "net/http", "crypto/hmac", "crypto/tls", "github.com/printworker/printworker/hub"}
+	for _, pkg := range []string{"./", "../filenames", "./svg", "./fonts", "./pngenc"} {
+		out, err := exec.Command(goBin, "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		deps := map[string]bool{}
+		for _, d := range strings.Fields(string(out)) {
+			deps[d] = true
+		}
+		for _, f := range forbidden {
+			if deps[f] {
+				t.Errorf("%s depends on %s", pkg, f)
+			}
+		}
+	}
+}
+
+func TestLineHeightDefault(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want float64
+	}{
+		{``, render.DefaultLineHeight},
+		{`null`, render.DefaultLineHeight},
+		{`0`, render.DefaultLineHeight},
+		{`-2`, render.DefaultLineHeight},
+		{`"1.5"`, 1.5},
+		{`0.9`, 0.9},
+	} {
+		e := &model.Element{LineHeightRaw: []byte(tc.raw)}
+		if got := render.LineHeight(e); got != tc.want {
+			t.Errorf("lineHeight %q: got %v, want %v", tc.raw, got, tc.want)
+		}
+	}
+}
