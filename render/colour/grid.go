@@ -81,15 +81,27 @@ func toFixed88(x float64) uint16 {
 	return uint16(clamp01(x)*255*256 + 0.5)
 }
 
-// grid3 is the sRGB -> CMYK grid.
+// grid3 is the sRGB -> CMYK grid. Each node is two uint64 words holding C|M<<32 and
+// Y|K<<32, so one multiply weighs two channels (node values are at most 255*256 and
+// the four weights sum to 256, so a 32-bit lane never overflows).
 type grid3 struct {
 	n       int
-	data    []uint16
+	data    []uint64
 	r, g, b axis
+	// tet maps the fraction order (see newGrid3) to the two middle vertices of the
+	// tetrahedron.
+	tet [8]tetCase
+	// packed holds per axis and 8-bit value the node offset (high 32 bits) and the
+	// fraction (low 32 bits): one load instead of two in the pixel loop.
+	packed [3][256]uint64
+}
+
+type tetCase struct {
+	o1, o12 int32 // offsets of the second and third vertex
 }
 
 func newGrid3(n int, exact pipeline) *grid3 {
-	data := sampleGrid(n, 3, 4, func(in []float64, dst []uint16) {
+	raw := sampleGrid(n, 3, 4, func(in []float64, dst []uint16) {
 		var v vec
 		copy(v[:], in)
 		exact.eval(&v)
@@ -97,7 +109,36 @@ func newGrid3(n int, exact pipeline) *grid3 {
 			dst[k] = toFixed88(v[k])
 		}
 	})
-	return &grid3{n: n, data: data, r: newAxis(n, n*n*4), g: newAxis(n, n*4), b: newAxis(n, 4)}
+	data := make([]uint64, len(raw)/2)
+	for i := range data {
+		data[i] = uint64(raw[2*i]) | uint64(raw[2*i+1])<<32
+	}
+	g := &grid3{n: n, data: data, r: newAxis(n, n*n*2), g: newAxis(n, n*2), b: newAxis(n, 2)}
+	s := [3]int32{int32(n * n * 2), int32(n * 2), 2}
+	// Index bits: 4 if fr > fg, 2 if fg > fb, 1 if fr > fb. For each index take an
+	// order of the axes (largest fraction first) that agrees with the bits; a cleared
+	// bit puts the second axis first, which is right for ties too because tied axes
+	// get zero weight. The two contradictory indexes never occur.
+	perms := [6][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	for idx := 0; idx < 8; idx++ {
+		for _, p := range perms {
+			pos := [3]int{}
+			for k, a := range p {
+				pos[a] = k
+			}
+			before := func(a, b int) bool { return pos[a] < pos[b] }
+			if before(0, 1) == (idx&4 != 0) && before(1, 2) == (idx&2 != 0) && before(0, 2) == (idx&1 != 0) {
+				g.tet[idx] = tetCase{o1: s[p[0]], o12: s[p[0]] + s[p[1]]}
+				break
+			}
+		}
+	}
+	for a, ax := range []*axis{&g.r, &g.g, &g.b} {
+		for v := 0; v < 256; v++ {
+			g.packed[a][v] = uint64(ax.off[v])<<32 | uint64(ax.frac[v])
+		}
+	}
+	return g
 }
 
 // SetGridPoints changes the grid size used by ConvertNRGBA (2..256 nodes per axis);
@@ -152,45 +193,31 @@ func parallel(n int, f func(lo, hi int)) {
 
 func (g *grid3) convert(dst, src []byte) {
 	d := g.data
-	sx, sy := int32(g.n*g.n*4), int32(g.n*4)
-	for o := 0; o+3 < len(src); o += 4 {
-		r, gg, b := src[o], src[o+1], src[o+2]
-		fx, fy, fz := g.r.frac[r], g.g.frac[gg], g.b.frac[b]
-		base := g.r.off[r] + g.g.off[gg] + g.b.off[b]
-		// Tetrahedron: walk from node 000 to 111 along the axes in order of
-		// decreasing fraction; w are the barycentric weights.
-		var v1, v2 int32
-		var w0, w1, w2, w3 int32
-		switch {
-		case fx >= fy && fy >= fz:
-			v1, v2 = sx, sx+sy
-			w0, w1, w2, w3 = 256-fx, fx-fy, fy-fz, fz
-		case fx >= fz && fz >= fy:
-			v1, v2 = sx, sx+4
-			w0, w1, w2, w3 = 256-fx, fx-fz, fz-fy, fy
-		case fz >= fx && fx >= fy:
-			v1, v2 = 4, sx+4
-			w0, w1, w2, w3 = 256-fz, fz-fx, fx-fy, fy
-		case fy >= fx && fx >= fz:
-			v1, v2 = sy, sx+sy
-			w0, w1, w2, w3 = 256-fy, fy-fx, fx-fz, fz
-		case fy >= fz && fz >= fx:
-			v1, v2 = sy, sy+4
-			w0, w1, w2, w3 = 256-fy, fy-fz, fz-fx, fx
-		default:
-			v1, v2 = 4, sy+4
-			w0, w1, w2, w3 = 256-fz, fz-fy, fy-fx, fx
-		}
-		p0 := d[base : base+4 : base+4]
-		p1 := d[base+v1 : base+v1+4 : base+v1+4]
-		p2 := d[base+v2 : base+v2+4 : base+v2+4]
-		e := base + sx + sy + 4
-		p3 := d[e : e+4 : e+4]
-		q := dst[o : o+4 : o+4]
-		q[0] = byte((int32(p0[0])*w0 + int32(p1[0])*w1 + int32(p2[0])*w2 + int32(p3[0])*w3 + 32768) >> 16)
-		q[1] = byte((int32(p0[1])*w0 + int32(p1[1])*w1 + int32(p2[1])*w2 + int32(p3[1])*w3 + 32768) >> 16)
-		q[2] = byte((int32(p0[2])*w0 + int32(p1[2])*w1 + int32(p2[2])*w2 + int32(p3[2])*w3 + 32768) >> 16)
-		q[3] = byte((int32(p0[3])*w0 + int32(p1[3])*w1 + int32(p2[3])*w2 + int32(p3[3])*w3 + 32768) >> 16)
+	o111 := int(g.n*g.n*2 + g.n*2 + 2)
+	const lo, round = 0xffffffff, 1<<15 | 1<<47
+	ax := &g.packed
+	n := min(len(src), len(dst)) / 4
+	for i := 0; i < n; i++ {
+		px := (*[4]byte)(src[4*i : 4*i+4])
+		ar, ag, ab := ax[0][px[0]], ax[1][px[1]], ax[2][px[2]]
+		fr, fg, fb := int32(ar), int32(ag), int32(ab)
+		base := int(ar>>32 + ag>>32 + ab>>32)
+		// The fractions sorted (branch-free); the comparison bits pick the
+		// tetrahedron's two middle vertices.
+		f1, f3 := max(fr, fg, fb), min(fr, fg, fb)
+		f2 := fr + fg + fb - f1 - f3
+		idx := uint32(fg-fr)>>31<<2 | uint32(fb-fg)>>31<<1 | uint32(fb-fr)>>31
+		tc := g.tet[idx&7]
+		w0, w1, w2, w3 := uint64(256-f1), uint64(f1-f2), uint64(f2-f3), uint64(f3)
+		cell := d[base : base+o111+2]
+		v1, v2 := int(tc.o1), int(tc.o12)
+		cm := cell[0]*w0 + cell[v1]*w1 + cell[v2]*w2 + cell[o111]*w3 + round
+		yk := cell[1]*w0 + cell[v1+1]*w1 + cell[v2+1]*w2 + cell[o111+1]*w3 + round
+		q := (*[4]byte)(dst[4*i : 4*i+4])
+		q[0] = byte((cm & lo) >> 16)
+		q[1] = byte(cm >> 48)
+		q[2] = byte((yk & lo) >> 16)
+		q[3] = byte(yk >> 48)
 	}
 }
 

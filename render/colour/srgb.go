@@ -1,6 +1,5 @@
 package colour
 
-
 // sRGB as LittleCMS builds its "*sRGB": Rec. 709 primaries and a D65 white
 // (x 0.3127, y 0.3290), the colorant matrix adapted to the D50 PCS with Bradford, and
 // the IEC 61966-2-1 curve as ICC parametric type 3 (lcms type 4): gamma 2.4,
