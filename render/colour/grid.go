@@ -7,10 +7,8 @@ import (
 )
 
 // The raster paths use lookup grids sampled from the exact pipeline: n nodes per input
-// axis, node values in 8.8 fixed point of the 8-bit output scale, and integer
-// tetrahedral interpolation (weights in 1/256 of a cell). For 8-bit data that is
-// within a fraction of a level of the exact path (measured in the tests) at a few
-// nanoseconds per pixel.
+// axis and integer tetrahedral interpolation. For 8-bit data that is within a fraction
+// of a level of the exact path (measured in the tests) at a few nanoseconds per pixel.
 
 // axis maps an 8-bit input to its grid cell (node offset, already multiplied by the
 // axis stride) and the fraction 0..256 inside the cell.
@@ -19,14 +17,17 @@ type axis struct {
 	frac [256]int32
 }
 
-func newAxis(n, stride int) axis {
+func newAxis(n, stride int) axis { return newAxisScale(n, stride, 256) }
+
+// newAxisScale is newAxis with the fraction in 0..one.
+func newAxisScale(n, stride, one int) axis {
 	var a axis
 	for v := 0; v < 256; v++ {
 		num := v * (n - 1)
 		i, rem := num/255, num%255
-		f := (rem*256 + 127) / 255
+		f := (rem*one + 127) / 255
 		if i >= n-1 {
-			i, f = n-2, 256
+			i, f = n-2, one
 		}
 		a.off[v] = int32(i * stride)
 		a.frac[v] = int32(f)
@@ -77,22 +78,21 @@ func sampleGrid(n, dims, out int, f func(in []float64, dst []uint16)) []uint16 {
 	return data
 }
 
-func toFixed88(x float64) uint16 {
-	return uint16(clamp01(x)*255*256 + 0.5)
-}
-
-// grid3 is the sRGB -> CMYK grid. Each node is two uint64 words holding C|M<<32 and
-// Y|K<<32, so one multiply weighs two channels (node values are at most 255*256 and
-// the four weights sum to 256, so a 32-bit lane never overflows).
+// grid3 is the sRGB -> CMYK grid. Each node is one uint64 with the four channels in
+// 16-bit lanes, in 1/4 of an 8-bit level (0..1020); weights are in 1/64 of a cell and
+// sum to 64, so a weighted sum is at most 1020*64 = 65280 and never leaves its lane:
+// one multiply per vertex weighs all four inks, and the 33^3 grid is 287 KiB, inside
+// a core's L2 cache. Node precision (1/4 level) and position precision (1/64 of a
+// 7.97-level cell) keep the result within about a quarter level of interpolating the
+// exact values.
 type grid3 struct {
-	n       int
-	data    []uint64
-	r, g, b axis
+	n    int
+	data []uint64
 	// tet maps the fraction order (see newGrid3) to the two middle vertices of the
 	// tetrahedron.
 	tet [8]tetCase
 	// packed holds per axis and 8-bit value the node offset (high 32 bits) and the
-	// fraction (low 32 bits): one load instead of two in the pixel loop.
+	// fraction (low 32 bits): one load per channel in the pixel loop.
 	packed [3][256]uint64
 }
 
@@ -100,21 +100,23 @@ type tetCase struct {
 	o1, o12 int32 // offsets of the second and third vertex
 }
 
+const gridOne = 64 // weight of a whole cell
+
 func newGrid3(n int, exact pipeline) *grid3 {
 	raw := sampleGrid(n, 3, 4, func(in []float64, dst []uint16) {
 		var v vec
 		copy(v[:], in)
 		exact.eval(&v)
 		for k := 0; k < 4; k++ {
-			dst[k] = toFixed88(v[k])
+			dst[k] = uint16(clamp01(v[k])*255*4 + 0.5)
 		}
 	})
-	data := make([]uint64, len(raw)/2)
+	data := make([]uint64, len(raw)/4)
 	for i := range data {
-		data[i] = uint64(raw[2*i]) | uint64(raw[2*i+1])<<32
+		data[i] = uint64(raw[4*i]) | uint64(raw[4*i+1])<<16 | uint64(raw[4*i+2])<<32 | uint64(raw[4*i+3])<<48
 	}
-	g := &grid3{n: n, data: data, r: newAxis(n, n*n*2), g: newAxis(n, n*2), b: newAxis(n, 2)}
-	s := [3]int32{int32(n * n * 2), int32(n * 2), 2}
+	g := &grid3{n: n, data: data}
+	s := [3]int32{int32(n * n), int32(n), 1}
 	// Index bits: 4 if fr > fg, 2 if fg > fb, 1 if fr > fb. For each index take an
 	// order of the axes (largest fraction first) that agrees with the bits; a cleared
 	// bit puts the second axis first, which is right for ties too because tied axes
@@ -133,7 +135,8 @@ func newGrid3(n int, exact pipeline) *grid3 {
 			}
 		}
 	}
-	for a, ax := range []*axis{&g.r, &g.g, &g.b} {
+	for a, stride := range s {
+		ax := newAxisScale(n, int(stride), gridOne)
 		for v := 0; v < 256; v++ {
 			g.packed[a][v] = uint64(ax.off[v])<<32 | uint64(ax.frac[v])
 		}
@@ -193,8 +196,8 @@ func parallel(n int, f func(lo, hi int)) {
 
 func (g *grid3) convert(dst, src []byte) {
 	d := g.data
-	o111 := int(g.n*g.n*2 + g.n*2 + 2)
-	const lo, round = 0xffffffff, 1<<15 | 1<<47
+	o111 := g.n*g.n + g.n + 1
+	const round = 128 * 0x0001000100010001
 	ax := &g.packed
 	n := min(len(src), len(dst)) / 4
 	for i := 0; i < n; i++ {
@@ -208,16 +211,13 @@ func (g *grid3) convert(dst, src []byte) {
 		f2 := fr + fg + fb - f1 - f3
 		idx := uint32(fg-fr)>>31<<2 | uint32(fb-fg)>>31<<1 | uint32(fb-fr)>>31
 		tc := g.tet[idx&7]
-		w0, w1, w2, w3 := uint64(256-f1), uint64(f1-f2), uint64(f2-f3), uint64(f3)
-		cell := d[base : base+o111+2]
-		v1, v2 := int(tc.o1), int(tc.o12)
-		cm := cell[0]*w0 + cell[v1]*w1 + cell[v2]*w2 + cell[o111]*w3 + round
-		yk := cell[1]*w0 + cell[v1+1]*w1 + cell[v2+1]*w2 + cell[o111+1]*w3 + round
+		cell := d[base : base+o111+1]
+		sum := cell[0]*uint64(gridOne-f1) + cell[tc.o1]*uint64(f1-f2) + cell[tc.o12]*uint64(f2-f3) + cell[o111]*uint64(f3) + round
 		q := (*[4]byte)(dst[4*i : 4*i+4])
-		q[0] = byte((cm & lo) >> 16)
-		q[1] = byte(cm >> 48)
-		q[2] = byte((yk & lo) >> 16)
-		q[3] = byte(yk >> 48)
+		q[0] = byte(sum >> 8)
+		q[1] = byte(sum >> 24)
+		q[2] = byte(sum >> 40)
+		q[3] = byte(sum >> 56)
 	}
 }
 
