@@ -128,6 +128,9 @@ func serveCommand() command {
 	}
 }
 
+// maxHeaderBytes caps a request's headers together (net/http adds 4 KiB of slack).
+const maxHeaderBytes = 64 << 10
+
 // serveHTTP serves h on ln until ctx ends, then stops taking connections and lets
 // requests in flight finish within grace: a webhook half-answered is one the store
 // retries, which is safe, but one answered is better.
@@ -138,7 +141,10 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, grace time.
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Webhook headers are small; net/http's default (1 MB) let an unauthenticated
+		// sender make the intake parse megabytes of header. Beyond it: 431.
+		MaxHeaderBytes: maxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
