@@ -110,7 +110,7 @@ func oneLine(err error) string {
 }
 
 // envName is the one naming rule between flags and environment variables:
-// --hub-base-url <-> PRINTWORKER_HUB_BASE_URL.
+// --hub-url <-> PRINTWORKER_HUB_URL.
 func envName(flagName string) string {
 	return "PRINTWORKER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
