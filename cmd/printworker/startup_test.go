@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/testredis"
 )
 
 // work lists every bad setting at once, not only the first (issue 11.6).
@@ -185,5 +186,55 @@ func TestRedisUnreachableLogs(t *testing.T) {
 	}
 	if redisLines == 0 {
 		t.Errorf("no go-redis line routed through slog at debug:\n%s", stderr.String())
+	}
+}
+
+// A worker whose Redis goes away keeps its log JSON: go-redis's and asynq's own lines
+// go through slog (issue 10.8: 116 raw go-redis lines in one outage).
+func TestWorkRedisOutageLogsStayJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	rs := testredis.Start(t)
+	if rs.Kind == "miniredis" {
+		t.Skip("needs a redis-server process to kill")
+	}
+	bin := buildPrintworker(t)
+	metrics := freeAddr(t)
+	var stderr bytes.Buffer
+	work := exec.Command(bin, "work", "--redis-url", rs.URL(), "--metrics-addr", metrics, "--mode", "download",
+		"--storage-dir", t.TempDir(), "--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k",
+		"--hub-secret", "x", "--log-level", "debug", "--shutdown-timeout", "2s")
+	work.Stderr = &stderr
+	if err := work.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- work.Wait() }()
+	waitHTTP(t, "http://"+metrics+"/healthz", done)
+	rs.Kill()
+	time.Sleep(4 * time.Second) // the worker polls, heartbeats and dials meanwhile
+	_ = work.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = work.Process.Kill()
+		<-done
+		t.Fatal("work did not stop")
+	}
+	lines := 0
+	sc := bufio.NewScanner(&stderr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "printworker: ") {
+			continue // the final one-line error, if any
+		}
+		lines++
+		if !json.Valid(sc.Bytes()) {
+			t.Errorf("work log line is not JSON: %q", sc.Text())
+		}
+	}
+	if lines == 0 {
+		t.Error("work logged nothing")
 	}
 }
