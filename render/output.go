@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/pngenc"
 )

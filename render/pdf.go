@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )
