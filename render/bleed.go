@@ -72,7 +72,7 @@ func (s *Scene) checkBleed() {
 	const tol = 0.5
 	t, b := s.Trim, s.Box
 	type side struct {
-		name              string
+		name          string
 		reaches, runs func(r Rect) bool
 	}
 	sides := []side{

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 // length as what it replaces so every xref offset stays right (as subsetTagWriter
 // does for font names):
 //   - the output profile's stream: fpdf always declares "/N 3 /Alternate /DeviceRGB";
+//   - the pages' transparency group, which fpdf blends in DeviceRGB: CMYK instead;
 //   - the Info keys: the Producer is written as a placeholder the writer expands;
 //   - overprint: fpdf only makes transparency graphics states, so the overprint state
 //     is registered as an opaque "Multiply" state and the knockout state as an opaque
@@ -43,6 +46,9 @@ var (
 
 	infoTo   = []byte("/Producer (printworker) /GTS_PDFXVersion (" + pdfxVersion + ") /Trapped /False")
 	producer = producerMarker()
+
+	groupFrom = []byte("/Group <</Type /Group /S /Transparency /CS /DeviceRGB>>")
+	groupTo   = []byte("/Group <</Type/Group /S /Transparency /CS /DeviceCMYK>>")
 
 	overprintFrom = []byte("/ca 1.000 /CA 1.000 /BM /Multiply")
 	overprintTo   = pad("/OP true /op true /OPM 1", len(overprintFrom))
@@ -148,6 +154,7 @@ const pdfxHold = 4096
 var pdfxPatches = [][2][]byte{
 	{iccFrom, iccTo},
 	{[]byte("/Producer (" + producer + ")"), infoTo},
+	{groupFrom, groupTo},
 	{overprintFrom, overprintTo},
 	{knockoutFrom, knockoutTo},
 }
@@ -195,11 +202,15 @@ func (x *pdfxWriter) flush() error {
 	at += len(marker)
 	x.sum.Write(tail[:at])
 	id := hex.EncodeToString(x.sum.Sum(nil)[:16])
+	rest, err := fixInfoRef(tail[at:])
+	if err != nil {
+		return err
+	}
 	out := make([]byte, 0, len(tail)+80)
 	out = append(out, tail[:at]...)
 	out = append(out, fmt.Sprintf("/ID [<%s> <%s>]\n", id, id)...)
-	out = append(out, tail[at:]...)
-	_, err := x.w.Write(out)
+	out = append(out, rest...)
+	_, err = x.w.Write(out)
 	x.carry = nil
 	return err
 }
@@ -286,4 +297,25 @@ func (r *Renderer) writePrintPDF(pdf *gofpdf.Fpdf, w io.Writer) error {
 		return err
 	}
 	return x.flush()
+}
+
+// trailerRefs reads fpdf's trailer lines "/Root n 0 R" and "/Info m 0 R".
+var trailerRefs = regexp.MustCompile(`/Root (\d+) 0 R\n/Info (\d+) 0 R`)
+
+// fixInfoRef corrects fpdf's trailer /Info reference. fpdf writes the Info
+// dictionary, then the output intent's profile stream, then the catalog, and points
+// /Info at the object before the catalog: the profile. The Info dictionary is the
+// object before that one.
+func fixInfoRef(trailer []byte) ([]byte, error) {
+	m := trailerRefs.FindSubmatchIndex(trailer)
+	if m == nil {
+		return nil, fmt.Errorf("pdf/x: trailer without /Root and /Info")
+	}
+	root, err := strconv.Atoi(string(trailer[m[2]:m[3]]))
+	if err != nil || root < 3 {
+		return nil, fmt.Errorf("pdf/x: trailer /Root %q", trailer[m[2]:m[3]])
+	}
+	out := append([]byte{}, trailer[:m[4]]...)
+	out = strconv.AppendInt(out, int64(root-2), 10)
+	return append(out, trailer[m[5]:]...), nil
 }

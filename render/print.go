@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/render/colour"
 )
 
 // Print-grade output (docs/colour.md): a CMYK output profile turns pdf and pdf-simple
@@ -163,4 +164,23 @@ func mergeColour(doc, page ColourInfo) ColourInfo {
 	}
 	doc.MaxInkPercent = max(doc.MaxInkPercent, page.MaxInkPercent)
 	return doc
+}
+
+// NewOutputProfile builds the output condition of a CMYK profile: the sRGB -> CMYK
+// transform with the intent (black point compensation on, as print workflows use
+// for relative colorimetric) and the CMYK -> sRGB proof. An RGB or other non-CMYK
+// profile is an error naming it.
+func NewOutputProfile(p *colour.Profile, intent colour.Intent) (*OutputProfile, error) {
+	if p.ColorSpace() != "CMYK" || p.Channels() != 4 {
+		return nil, fmt.Errorf("render: profile %q is %s; a CMYK output profile is needed", p.Description(), p.ColorSpace())
+	}
+	t, err := colour.NewSRGBToCMYK(p, intent, true)
+	if err != nil {
+		return nil, fmt.Errorf("render: profile %q: %w", p.Description(), err)
+	}
+	proof, err := colour.NewCMYKToSRGB(p, intent)
+	if err != nil {
+		return nil, fmt.Errorf("render: profile %q: %w", p.Description(), err)
+	}
+	return &OutputProfile{Name: p.Description(), ICC: p.Bytes(), SHA256: p.SHA256(), Intent: intent.String(), ToCMYK: t, Proof: proof}, nil
 }

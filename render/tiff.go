@@ -278,21 +278,31 @@ func (r *Renderer) softProof(canvas *image.RGBA) {
 	forEachRowBand(canvas, r.opts.Workers, func(band []byte) {
 		ink := inkMeter{p: r.print}
 		cmyk := make([]byte, min(chunk, len(band)))
+		rgb := make([]byte, len(cmyk))
 		for len(band) > 0 {
 			pix := band[:min(chunk, len(band))]
 			band = band[len(pix):]
 			unpremultiply(pix)
 			ink.row(cmyk[:len(pix)], pix)
+			if bp, ok := proof.(bulkProof); ok {
+				bp.ConvertCMYK(rgb[:len(pix)], cmyk[:len(pix)])
+			} else {
+				for i := 0; i+3 < len(pix); i += 4 {
+					rgb[i], rgb[i+1], rgb[i+2] = proof.RGB(cmyk[i], cmyk[i+1], cmyk[i+2], cmyk[i+3])
+				}
+			}
 			for i := 0; i+3 < len(pix); i += 4 {
 				a := pix[i+3]
-				if a == 0 {
-					continue
-				}
-				rr, gg, bb := proof.RGB(cmyk[i], cmyk[i+1], cmyk[i+2], cmyk[i+3])
-				pix[i], pix[i+1], pix[i+2] = premulByte(rr, a), premulByte(gg, a), premulByte(bb, a)
+				pix[i], pix[i+1], pix[i+2] = premulByte(rgb[i], a), premulByte(rgb[i+1], a), premulByte(rgb[i+2], a)
 			}
 		}
 	})
+}
+
+// bulkProof is the whole-row proof of render/colour.Proof: dst receives NRGBA (alpha
+// 255) for each 4 CMYK bytes of src.
+type bulkProof interface {
+	ConvertCMYK(dst, src []byte)
 }
 
 func premulByte(v, a uint8) uint8 { return uint8((int(v)*int(a) + 127) / 255) }
