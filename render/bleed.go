@@ -16,11 +16,17 @@ const WarnBleed = "bleed-not-covered"
 
 // addBleed grows the plan's page by the bleed on every side: the export box becomes
 // the trim, the page (Box, pixel and point sizes) covers trim plus bleed.
-func (r *Renderer) addBleed(p *Plan) {
+// A bleed wider than the page itself is a configuration that cannot be meant for
+// this product: an InputError naming both.
+func (r *Renderer) addBleed(p *Plan) error {
 	if r.print == nil || r.print.BleedPt <= 0 {
-		return
+		return nil
 	}
 	b := r.print.BleedPt
+	if b >= min(p.PageWidthPt, p.PageHeightPt) {
+		return inputErr(p.ViewID, "", nil, "bleed %.1f mm is larger than the %.1f x %.1f mm page: check the colour settings of this product",
+			b*25.4/72, p.PageWidthPt*25.4/72, p.PageHeightPt*25.4/72)
+	}
 	// Template units per point and pixels per template unit of this basis.
 	unitsPerPt := p.Box.W / p.PageWidthPt
 	pxPerUnit := p.DPI / 72
@@ -34,6 +40,7 @@ func (r *Renderer) addBleed(p *Plan) {
 	p.PageHeightPt += 2 * b
 	p.WidthPx = int(math.Round(p.Box.W * pxPerUnit))
 	p.HeightPx = int(math.Round(p.Box.H * pxPerUnit))
+	return nil
 }
 
 // intoBleed extends a clip rectangle (an element's area cut to the page) through the

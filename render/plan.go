@@ -72,6 +72,7 @@ func Views(d *model.DesignDetail) []*model.View {
 
 func (r *Renderer) plan(v *model.View) (Plan, error) {
 	x := v.Export
+	x.Type = r.print.ExportType(x.Type)
 	p := Plan{ViewID: v.ID, Type: x.Type, Basis: r.opts.Basis, DPI: x.DPI}
 	switch x.Type {
 	case model.ExportPNG, model.ExportPDF, model.ExportPDFSimple:
@@ -101,7 +102,9 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 		p.PageWidthPt, p.PageHeightPt = box.W, box.H
 	}
 	p.Trim = box
-	r.addBleed(&p)
+	if err := r.addBleed(&p); err != nil {
+		return p, err
+	}
 	if p.WidthPx < 1 || p.HeightPx < 1 {
 		return p, inputErr(v.ID, "", nil, "export box %gx%g is smaller than one pixel at %g dpi", box.W, box.H, x.DPI)
 	}

@@ -57,8 +57,17 @@ type Print struct {
 	RichBlack bool
 	// InkLimit caps the total ink coverage in percent (e.g. 300); 0 means no cap.
 	InkLimit float64
-	// CropMarks draws trim marks outside the bleed (pdf, CMYK or not).
-	CropMarks bool
+	// RasterTIFF writes png views as CMYK TIFF (needs a profile).
+	RasterTIFF bool
+}
+
+// ExportType is the file type a view of export type t is written as: png becomes
+// tiff when RasterTIFF is set.
+func (p *Print) ExportType(t string) string {
+	if p != nil && p.RasterTIFF && p.CMYK() && t == model.ExportPNG {
+		return ExportTIFF
+	}
+	return t
 }
 
 // CMYK reports whether the output is CMYK.

@@ -43,6 +43,9 @@ func workCommand() command {
 			if err != nil {
 				return err
 			}
+			if cfg.Print, err = renf.colour.load(); err != nil {
+				return err
+			}
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
