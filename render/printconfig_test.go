@@ -58,7 +58,6 @@ func TestPrintConfigErrors(t *testing.T) {
 	}
 }
 
-
 // TestPrintConfigLevels: a store's product beats the store, which beats the product,
 // which beats the defaults; "srgb" turns colour management off at a level.
 func TestPrintConfigLevels(t *testing.T) {
