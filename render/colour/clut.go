@@ -1,5 +1,7 @@
 package colour
 
+import "math"
+
 // clutStage is a multidimensional lookup table with 16-bit entries, the first input
 // varying slowest (ICC order). Like lcms it quantises its inputs to 16 bits, uses
 // tetrahedral interpolation for three inputs (trilinear when the table is indexed by
@@ -34,6 +36,29 @@ func (c *clutStage) withTrilinear() *clutStage {
 
 func (c *clutStage) eval(v *vec) {
 	n := len(c.grid)
+	if n == 3 || n == 4 {
+		// Bit-for-bit lcms: 16-bit integer interpolation (cmsintrp.c). In the
+		// shadows of XYZ tables one 16-bit step of Y is 0.03 L*, so the rounding
+		// has to be lcms's, not just as good as lcms's.
+		var in16 [4]int
+		for i := 0; i < n; i++ {
+			in16[i] = int(saturateWord(v[i] * 65535))
+		}
+		var out [maxChannels]uint16
+		if n == 3 {
+			if c.trilinear {
+				c.trilinear16(in16[:3], 0, out[:c.out])
+			} else {
+				c.tetra16(in16[:3], 0, 0, out[:c.out], false)
+			}
+		} else {
+			c.eval4(in16, out[:c.out])
+		}
+		for i := 0; i < c.out; i++ {
+			v[i] = float64(out[i]) / 65535
+		}
+		return
+	}
 	var in [maxChannels]float64
 	for i := 0; i < n; i++ {
 		in[i] = float64(saturateWord(v[i]*65535)) / 65535
@@ -41,7 +66,89 @@ func (c *clutStage) eval(v *vec) {
 	var out [maxChannels]float64
 	c.interp(in[:n], 0, 0, out[:c.out])
 	for i := 0; i < c.out; i++ {
-		v[i] = out[i] / 65535
+		v[i] = math.Round(out[i]) / 65535
+	}
+}
+
+// toFixedDomain is lcms _cmsToFixedDomain: a value in 0..0xffff*domain to 16.16.
+func toFixedDomain(a int) int { return a + (a+0x7fff)/0xffff }
+
+// fixedCell splits a 16-bit input along dimension d into node offset, step to the
+// next node (0 at the top edge) and the 16-bit fraction.
+func (c *clutStage) fixedCell(in, d int) (off, next, rest int) {
+	f := toFixedDomain(in * (c.grid[d] - 1))
+	off = (f >> 16) * c.stride[d]
+	if in != 0xffff {
+		next = c.stride[d]
+	}
+	return off, next, f & 0xffff
+}
+
+func lerpFixed(a, l, h int) int { return l + ((h-l)*a+0x8000)>>16 }
+
+// tetra16 is lcms TetrahedralInterp16 (eval4 = false) or the inner part of
+// Eval4Inputs (eval4 = true, which rounds the rest differently).
+func (c *clutStage) tetra16(in []int, dim, base int, out []uint16, eval4 bool) {
+	x0, x1, rx := c.fixedCell(in[0], dim)
+	y0, y1, ry := c.fixedCell(in[1], dim+1)
+	z0, z1, rz := c.fixedCell(in[2], dim+2)
+	t := c.data[base+x0+y0+z0:]
+	for k := range out {
+		d := func(x, y, z int) int { return int(t[x+y+z+k]) }
+		c0 := d(0, 0, 0)
+		var c1, c2, c3 int
+		switch {
+		case rx >= ry && ry >= rz:
+			c1, c2, c3 = d(x1, 0, 0)-c0, d(x1, y1, 0)-d(x1, 0, 0), d(x1, y1, z1)-d(x1, y1, 0)
+		case rx >= rz && rz >= ry:
+			c1, c2, c3 = d(x1, 0, 0)-c0, d(x1, y1, z1)-d(x1, 0, z1), d(x1, 0, z1)-d(x1, 0, 0)
+		case rz >= rx && rx >= ry:
+			c1, c2, c3 = d(x1, 0, z1)-d(0, 0, z1), d(x1, y1, z1)-d(x1, 0, z1), d(0, 0, z1)-c0
+		case ry >= rx && rx >= rz:
+			c1, c2, c3 = d(x1, y1, 0)-d(0, y1, 0), d(0, y1, 0)-c0, d(x1, y1, z1)-d(x1, y1, 0)
+		case ry >= rz && rz >= rx:
+			c1, c2, c3 = d(x1, y1, z1)-d(0, y1, z1), d(0, y1, 0)-c0, d(0, y1, z1)-d(0, y1, 0)
+		default:
+			c1, c2, c3 = d(x1, y1, z1)-d(0, y1, z1), d(0, y1, z1)-d(0, 0, z1), d(0, 0, z1)-c0
+		}
+		rest := c1*rx + c2*ry + c3*rz
+		if eval4 {
+			out[k] = uint16(c0 + (toFixedDomain(rest)+0x8000)>>16)
+		} else {
+			r := rest + 0x8001
+			out[k] = uint16(c0 + (r+r>>16)>>16)
+		}
+	}
+}
+
+// trilinear16 is lcms TrilinearInterp16.
+func (c *clutStage) trilinear16(in []int, base int, out []uint16) {
+	x0, x1, rx := c.fixedCell(in[0], 0)
+	y0, y1, ry := c.fixedCell(in[1], 1)
+	z0, z1, rz := c.fixedCell(in[2], 2)
+	t := c.data[base+x0+y0+z0:]
+	lerp := func(a, l, h int) int { return int(uint16(lerpFixed(a, l, h))) }
+	for k := range out {
+		d := func(x, y, z int) int { return int(t[x+y+z+k]) }
+		dx00 := lerp(rx, d(0, 0, 0), d(x1, 0, 0))
+		dx01 := lerp(rx, d(0, 0, z1), d(x1, 0, z1))
+		dx10 := lerp(rx, d(0, y1, 0), d(x1, y1, 0))
+		dx11 := lerp(rx, d(0, y1, z1), d(x1, y1, z1))
+		dxy0 := lerp(ry, dx00, dx10)
+		dxy1 := lerp(ry, dx01, dx11)
+		out[k] = uint16(lerp(rz, dxy0, dxy1))
+	}
+}
+
+// eval4 is lcms Eval4Inputs: tetrahedral over the last three inputs at the two
+// nodes of the first, then linear between them.
+func (c *clutStage) eval4(in [4]int, out []uint16) {
+	k0, k1, rk := c.fixedCell(in[0], 0)
+	var lo, hi [maxChannels]uint16
+	c.tetra16(in[1:], 1, k0, lo[:len(out)], true)
+	c.tetra16(in[1:], 1, k0+k1, hi[:len(out)], true)
+	for i := range out {
+		out[i] = uint16(lerpFixed(rk, int(lo[i]), int(hi[i])))
 	}
 }
 

@@ -1,11 +1,5 @@
 package colour
 
-import (
-	"encoding/binary"
-	"math"
-	"unicode/utf16"
-)
-
 // sRGB as LittleCMS builds its "*sRGB": Rec. 709 primaries and a D65 white
 // (x 0.3127, y 0.3290), the colorant matrix adapted to the D50 PCS with Bradford, and
 // the IEC 61966-2-1 curve as ICC parametric type 3 (lcms type 4): gamma 2.4,
@@ -69,91 +63,26 @@ func SRGB() *Profile {
 }
 
 // encodeSRGB writes the profile as ICC v4.3 bytes: desc, cprt, wtpt, chad, the three
-// colorants and one shared parametric TRC.
+// colorants and one parametric TRC shared by the three channels.
 func encodeSRGB(p *Profile, chad mat3) []byte {
-	type tag struct {
-		sig  string
-		body []byte
-	}
-	fix := func(b []byte, v float64) []byte {
-		return binary.BigEndian.AppendUint32(b, uint32(int32(math.Round(v*65536))))
-	}
-	xyzTag := func(c xyz) []byte {
-		b := append([]byte("XYZ "), 0, 0, 0, 0)
-		return fix(fix(fix(b, c.X), c.Y), c.Z)
-	}
-	mluc := func(s string) []byte {
-		u := utf16.Encode([]rune(s))
-		b := append([]byte("mluc"), 0, 0, 0, 0)
-		b = binary.BigEndian.AppendUint32(b, 1)
-		b = binary.BigEndian.AppendUint32(b, 12)
-		b = append(b, 'e', 'n', 'U', 'S')
-		b = binary.BigEndian.AppendUint32(b, uint32(2*len(u)))
-		b = binary.BigEndian.AppendUint32(b, 28)
-		for _, c := range u {
-			b = binary.BigEndian.AppendUint16(b, c)
-		}
-		return b
-	}
 	sf32 := append([]byte("sf32"), 0, 0, 0, 0)
 	for _, row := range chad {
 		for _, v := range row {
-			sf32 = fix(sf32, v)
+			sf32 = appendS15F16(sf32, v)
 		}
 	}
 	para := append([]byte("para"), 0, 0, 0, 0, 0, 3, 0, 0)
 	for _, v := range srgbCurve.p[:5] {
-		para = fix(para, v)
+		para = appendS15F16(para, v)
 	}
-	tags := []tag{
-		{"desc", mluc(p.desc)},
-		{"cprt", mluc("No copyright, use freely")},
-		{"wtpt", xyzTag(*p.wtpt)},
-		{"chad", sf32},
-		{"rXYZ", xyzTag(p.rgbXYZ[0])},
-		{"gXYZ", xyzTag(p.rgbXYZ[1])},
-		{"bXYZ", xyzTag(p.rgbXYZ[2])},
-		{"rTRC", para},
-	}
-	// Header and tag table; gTRC and bTRC share rTRC's data.
-	n := len(tags) + 2
-	out := make([]byte, 128+4+12*n)
-	var table []byte
-	body := []byte{}
-	offs := map[string][2]uint32{}
-	for _, t := range tags {
-		for len(body)%4 != 0 {
-			body = append(body, 0)
-		}
-		off := uint32(len(out) + len(body))
-		body = append(body, t.body...)
-		offs[t.sig] = [2]uint32{off, uint32(len(t.body))}
-		table = append(table, t.sig...)
-		table = binary.BigEndian.AppendUint32(table, off)
-		table = binary.BigEndian.AppendUint32(table, uint32(len(t.body)))
-	}
-	for _, sig := range []string{"gTRC", "bTRC"} {
-		table = append(table, sig...)
-		table = binary.BigEndian.AppendUint32(table, offs["rTRC"][0])
-		table = binary.BigEndian.AppendUint32(table, offs["rTRC"][1])
-	}
-	for len(body)%4 != 0 {
-		body = append(body, 0)
-	}
-	out = append(out[:132], table...)
-	out = append(out, body...)
-	be := binary.BigEndian
-	be.PutUint32(out[0:], uint32(len(out)))
-	be.PutUint32(out[8:], p.version)
-	copy(out[12:], "mntrRGB XYZ ")
-	// Creation date: fixed, so the bytes (and their hash) never change.
-	for i, v := range []uint16{2024, 1, 1, 0, 0, 0} {
-		be.PutUint16(out[24+2*i:], v)
-	}
-	copy(out[36:], "acsp")
-	copy(out[68:], fix(nil, d50.X))
-	copy(out[72:], fix(nil, d50.Y))
-	copy(out[76:], fix(nil, d50.Z))
-	be.PutUint32(out[128:], uint32(n))
-	return out
+	return encodeProfile(p.version, p.class, p.space, p.pcs, []rawTag{
+		{[]string{"desc"}, mlucTag(p.desc)},
+		{[]string{"cprt"}, mlucTag("No copyright, use freely")},
+		{[]string{"wtpt"}, xyzTag(*p.wtpt)},
+		{[]string{"chad"}, sf32},
+		{[]string{"rXYZ"}, xyzTag(p.rgbXYZ[0])},
+		{[]string{"gXYZ"}, xyzTag(p.rgbXYZ[1])},
+		{[]string{"bXYZ"}, xyzTag(p.rgbXYZ[2])},
+		{[]string{"rTRC", "gTRC", "bTRC"}, para},
+	})
 }
