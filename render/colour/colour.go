@@ -13,9 +13,38 @@
 package colour
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
+
+// Error classes, for errors.Is. All three are permanent: the same profile or intent
+// fails the same way on every retry.
+var (
+	// ErrInvalidProfile: the bytes are not a usable ICC profile (corrupt, truncated,
+	// oversized, unsupported version or tag type).
+	ErrInvalidProfile = errors.New("invalid ICC profile")
+	// ErrWrongProfile: a valid profile of the wrong kind for the job (an RGB profile
+	// where CMYK is needed, a device link, a profile without the needed tables).
+	ErrWrongProfile = errors.New("wrong kind of ICC profile")
+	// ErrUnknownIntent: a rendering intent outside the four ICC intents.
+	ErrUnknownIntent = errors.New("unknown rendering intent")
+)
+
+// classError keeps an error's message and adds a class for errors.Is.
+type classError struct {
+	class, err error
+}
+
+func (e classError) Error() string   { return e.err.Error() }
+func (e classError) Unwrap() []error { return []error{e.class, e.err} }
+
+func classify(class, err error) error {
+	if err == nil || errors.Is(err, class) {
+		return err
+	}
+	return classError{class, err}
+}
 
 // Intent is an ICC rendering intent, numbered as in the ICC header.
 type Intent int
@@ -40,7 +69,7 @@ func ParseIntent(s string) (Intent, error) {
 	case "absolute", "absolute-colorimetric", "absolutecolorimetric", "3":
 		return AbsoluteColorimetric, nil
 	}
-	return 0, fmt.Errorf("colour: unknown rendering intent %q (want perceptual, relative, saturation or absolute)", s)
+	return 0, classify(ErrUnknownIntent, fmt.Errorf("colour: unknown rendering intent %q (want perceptual, relative, saturation or absolute)", s))
 }
 
 // String returns the intent's canonical name (ParseIntent reads it back).
@@ -60,7 +89,7 @@ func (i Intent) String() string {
 
 func (i Intent) valid() error {
 	if i < Perceptual || i > AbsoluteColorimetric {
-		return fmt.Errorf("colour: unknown rendering intent %d", int(i))
+		return classify(ErrUnknownIntent, fmt.Errorf("colour: unknown rendering intent %d", int(i)))
 	}
 	return nil
 }

@@ -71,3 +71,46 @@ func TestDeltaE2000Reference(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertSplitsAgree: the parallel split over GOMAXPROCS and the proof's
+// repeated-pixel shortcut give the same bytes as converting small pieces one by one.
+func TestConvertSplitsAgree(t *testing.T) {
+	p := debianProfile(t, "default_cmyk.icc")
+	tr, err := NewSRGBToCMYK(p, Perceptual, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := NewCMYKToSRGB(p, Perceptual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200_000
+	src := make([]byte, 4*n)
+	x := uint32(7)
+	for i := range src {
+		if i%12 < 8 { // runs of equal pixels, then noise
+			src[i] = src[max(i-4, 0)]
+			continue
+		}
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		src[i] = byte(x)
+	}
+	for name, conv := range map[string]func(dst, src []byte){"ConvertNRGBA": tr.ConvertNRGBA, "ConvertCMYK": pr.ConvertCMYK} {
+		whole := make([]byte, len(src))
+		conv(whole, src)
+		pieces := make([]byte, len(src))
+		for o := 0; o < len(src); o += 4 * 997 {
+			end := min(o+4*997, len(src))
+			conv(pieces[o:end], src[o:end])
+		}
+		for i := 0; i < len(src); i += 4 {
+			var one [4]byte
+			conv(one[:], src[i:i+4])
+			if one != [4]byte(pieces[i:i+4]) || one != [4]byte(whole[i:i+4]) {
+				t.Fatalf("%s pixel %d %v: alone %v, in pieces %v, whole %v", name, i/4, src[i:i+4], one, pieces[i:i+4], whole[i:i+4])
+			}
+		}
+	}
+}

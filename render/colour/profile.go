@@ -49,7 +49,7 @@ func LoadProfile(path string) (*Profile, error) {
 		return nil, fmt.Errorf("colour: %w", err)
 	}
 	if fi.Size() > maxProfileSize {
-		return nil, fmt.Errorf("colour: %s: profile is %d bytes, more than the %d allowed", path, fi.Size(), maxProfileSize)
+		return nil, classify(ErrInvalidProfile, fmt.Errorf("colour: %s: profile is %d bytes, more than the %d allowed", path, fi.Size(), maxProfileSize))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -66,6 +66,11 @@ func LoadProfile(path string) (*Profile, error) {
 // every tag the engine uses (description, white point, colorants, TRCs, A2B/B2A
 // tables). Errors say what is wrong and where.
 func ParseProfile(data []byte) (*Profile, error) {
+	p, err := parseProfile(data)
+	return p, classify(ErrInvalidProfile, err)
+}
+
+func parseProfile(data []byte) (*Profile, error) {
 	if len(data) < 132 {
 		return nil, fmt.Errorf("colour: ICC profile truncated: %d bytes, a header and tag count need 132", len(data))
 	}

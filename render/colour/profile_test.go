@@ -1,6 +1,7 @@
 package colour
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -78,10 +79,10 @@ func TestIntentNames(t *testing.T) {
 			t.Errorf("String %q does not parse back", got.String())
 		}
 	}
-	if _, err := ParseIntent("vivid"); err == nil || !strings.Contains(err.Error(), "vivid") {
+	if _, err := ParseIntent("vivid"); err == nil || !strings.Contains(err.Error(), "vivid") || !errors.Is(err, ErrUnknownIntent) {
 		t.Errorf("unknown intent: err %v", err)
 	}
-	if _, err := NewSRGBToCMYK(debianProfile(t, "default_cmyk.icc"), Intent(7), false); err == nil {
+	if _, err := NewSRGBToCMYK(debianProfile(t, "default_cmyk.icc"), Intent(7), false); !errors.Is(err, ErrUnknownIntent) {
 		t.Error("intent 7 accepted")
 	}
 }
@@ -108,10 +109,13 @@ func TestBadProfiles(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to mention %q", err, tc.want)
 			}
+			if !errors.Is(err, ErrInvalidProfile) {
+				t.Errorf("err = %v, not ErrInvalidProfile", err)
+			}
 		})
 	}
 	rgb := debianProfile(t, "default_rgb.icc")
-	if _, err := NewSRGBToCMYK(rgb, Perceptual, false); err == nil || !strings.Contains(err.Error(), "CMYK profile is needed") {
+	if _, err := NewSRGBToCMYK(rgb, Perceptual, false); err == nil || !strings.Contains(err.Error(), "CMYK profile is needed") || !errors.Is(err, ErrWrongProfile) {
 		t.Errorf("RGB profile as CMYK output: err %v", err)
 	}
 	if _, err := NewCMYKToSRGB(rgb, Perceptual); err == nil || !strings.Contains(err.Error(), "CMYK profile is needed") {

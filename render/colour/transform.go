@@ -28,20 +28,20 @@ const DefaultGridPoints = 33
 // on for perceptual and saturation into a v4 profile, and never for absolute.
 func NewSRGBToCMYK(out *Profile, intent Intent, blackPointCompensation bool) (*Transform, error) {
 	if out == nil {
-		return nil, fmt.Errorf("colour: no output profile")
+		return nil, classify(ErrWrongProfile, fmt.Errorf("colour: no output profile"))
 	}
 	if err := intent.valid(); err != nil {
 		return nil, err
 	}
 	if out.ColorSpace() != "CMYK" {
-		return nil, fmt.Errorf("colour: output profile %q is %s, a CMYK profile is needed", out.desc, out.ColorSpace())
+		return nil, classify(ErrWrongProfile, fmt.Errorf("colour: output profile %q is %s, a CMYK profile is needed", out.desc, out.ColorSpace()))
 	}
 	if out.class == "link" || out.class == "abst" || out.class == "nmcl" {
-		return nil, fmt.Errorf("colour: output profile %q is a %q class profile, an output (prtr) profile is needed", out.desc, out.class)
+		return nil, classify(ErrWrongProfile, fmt.Errorf("colour: output profile %q is a %q class profile, an output (prtr) profile is needed", out.desc, out.class))
 	}
 	st, err := link(SRGB(), out, intent, blackPointCompensation)
 	if err != nil {
-		return nil, err
+		return nil, classify(ErrWrongProfile, err)
 	}
 	return &Transform{out: out, intent: intent, bpc: blackPointCompensation, exact: st, gridN: DefaultGridPoints}, nil
 }
@@ -93,20 +93,20 @@ func NewCMYKToSRGB(in *Profile, intent Intent) (*Proof, error) {
 // NewCMYKToSRGBWithBPC is NewCMYKToSRGB with black-point compensation as transicc -b.
 func NewCMYKToSRGBWithBPC(in *Profile, intent Intent, blackPointCompensation bool) (*Proof, error) {
 	if in == nil {
-		return nil, fmt.Errorf("colour: no input profile")
+		return nil, classify(ErrWrongProfile, fmt.Errorf("colour: no input profile"))
 	}
 	if err := intent.valid(); err != nil {
 		return nil, err
 	}
 	if in.ColorSpace() != "CMYK" {
-		return nil, fmt.Errorf("colour: proof profile %q is %s, a CMYK profile is needed", in.desc, in.ColorSpace())
+		return nil, classify(ErrWrongProfile, fmt.Errorf("colour: proof profile %q is %s, a CMYK profile is needed", in.desc, in.ColorSpace()))
 	}
 	if in.class == "link" || in.class == "abst" || in.class == "nmcl" {
-		return nil, fmt.Errorf("colour: proof profile %q is a %q class profile, an output (prtr) profile is needed", in.desc, in.class)
+		return nil, classify(ErrWrongProfile, fmt.Errorf("colour: proof profile %q is a %q class profile, an output (prtr) profile is needed", in.desc, in.class))
 	}
 	st, err := link(in, SRGB(), intent, blackPointCompensation)
 	if err != nil {
-		return nil, err
+		return nil, classify(ErrWrongProfile, err)
 	}
 	return &Proof{in: in, intent: intent, exact: st}, nil
 }

@@ -255,19 +255,27 @@ func TestTransiccProofAgreement(t *testing.T) {
 		copy(src[4*i:], c[:])
 	}
 	table := []string{
-		fmt.Sprintf("CMYK -> sRGB proof, %d colours; ΔE2000 of our 8-bit sRGB against transicc's float sRGB (clipped to 0..255), both to Lab by transicc:", len(colours)),
+		fmt.Sprintf("CMYK -> sRGB proof, %d colours; ΔE2000 against transicc's float sRGB (clipped to 0..255), all to Lab by transicc. float: our unrounded (clipped) result; 8-bit: RGB() and the grid path ConvertCMYK().", len(colours)),
 		"",
-		"| profile | intent | exact max | exact mean | grid max | grid mean |",
-		"|---|---|---|---|---|---|",
+		"| profile | intent | BPC | float max | float mean | 8-bit exact max | mean | 8-bit grid max | mean |",
+		"|---|---|---|---|---|---|---|---|---|",
 	}
 	for _, pc := range testProfiles(t) {
 		prof, err := LoadProfile(pc.path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, it := range []Intent{Perceptual, RelativeColorimetric, Saturation, AbsoluteColorimetric} {
-			ref := transicc(t, bin, []string{"-i", pc.path, "-o", "*sRGB", "-t", strconv.Itoa(int(it))}, lines, 3)
-			pr, err := NewCMYKToSRGB(prof, it)
+		for _, v := range []struct {
+			it  Intent
+			bpc bool
+		}{{Perceptual, false}, {RelativeColorimetric, false}, {RelativeColorimetric, true}, {Saturation, false}, {AbsoluteColorimetric, false}} {
+			it := v.it
+			args := []string{"-i", pc.path, "-o", "*sRGB", "-t", strconv.Itoa(int(it))}
+			if v.bpc {
+				args = append(args, "-b")
+			}
+			ref := transicc(t, bin, args, lines, 3)
+			pr, err := NewCMYKToSRGBWithBPC(prof, it, v.bpc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,7 +284,9 @@ func TestTransiccProofAgreement(t *testing.T) {
 			var labIn []string
 			for i, c := range colours {
 				r, g, b := pr.RGB(c[0], c[1], c[2], c[3])
+				fr, fg, fb := pr.RGBFloat(float64(c[0])/255, float64(c[1])/255, float64(c[2])/255, float64(c[3])/255)
 				labIn = append(labIn,
+					fmt.Sprintf("%.4f %.4f %.4f", fr*255, fg*255, fb*255),
 					fmt.Sprintf("%.4f %.4f %.4f", clampF(ref[i][0], 255), clampF(ref[i][1], 255), clampF(ref[i][2], 255)),
 					fmt.Sprintf("%d %d %d", r, g, b),
 					fmt.Sprintf("%d %d %d", gridOut[4*i], gridOut[4*i+1], gridOut[4*i+2]))
@@ -285,19 +295,21 @@ func TestTransiccProofAgreement(t *testing.T) {
 				}
 			}
 			lab := transicc(t, bin, []string{"-i", "*sRGB", "-o", "*Lab", "-t", "1"}, labIn, 3)
-			var exact, grid stat
+			var float, exact, grid stat
 			for i := range colours {
-				r, e, g := lab[3*i], lab[3*i+1], lab[3*i+2]
+				f, r, e, g := lab[4*i], lab[4*i+1], lab[4*i+2], lab[4*i+3]
+				df := DeltaE2000(r[0], r[1], r[2], f[0], f[1], f[2])
 				de := DeltaE2000(r[0], r[1], r[2], e[0], e[1], e[2])
 				dg := DeltaE2000(r[0], r[1], r[2], g[0], g[1], g[2])
+				float.add(df)
 				exact.add(de)
 				grid.add(dg)
-				if de > maxDeltaE || dg > maxDeltaE {
-					t.Errorf("%s %v: CMYK %v: ΔE exact %.2f grid %.2f (transicc sRGB %.2f)", pc.name, it, colours[i], de, dg, ref[i])
+				if df > maxDeltaE || de > maxDeltaE || dg > maxDeltaE {
+					t.Errorf("%s %v bpc=%v: CMYK %v: ΔE exact %.2f grid %.2f (transicc sRGB %.2f)", pc.name, it, v.bpc, colours[i], de, dg, ref[i])
 				}
 			}
 			n := float64(len(colours))
-			table = append(table, fmt.Sprintf("| %s | %v | %.3f | %.3f | %.3f | %.3f |", pc.name, it, exact.max, exact.sum/n, grid.max, grid.sum/n))
+			table = append(table, fmt.Sprintf("| %s | %v | %v | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |", pc.name, it, bpcNote(it, v.bpc), float.max, float.sum/n, exact.max, exact.sum/n, grid.max, grid.sum/n))
 		}
 	}
 	t.Log("\n" + strings.Join(table, "\n"))
@@ -338,6 +350,18 @@ func absInt(x int) int {
 }
 
 func clampF(x, hi float64) float64 { return min(max(x, 0), hi) }
+
+// bpcNote says whether a proof has BPC: asked for, or forced by lcms because *sRGB is
+// a v4 profile (perceptual and saturation).
+func bpcNote(it Intent, bpc bool) string {
+	switch {
+	case bpc:
+		return "on"
+	case it == Perceptual || it == Saturation:
+		return "on (v4 sRGB)"
+	}
+	return "off"
+}
 
 func onOff(b bool) string {
 	if b {
