@@ -8,6 +8,7 @@ import (
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -86,10 +87,10 @@ type Config struct {
 	KeyPrefix string
 	// Jobs are the options of tasks the worker enqueues itself (completion).
 	Jobs *jobs.Options
-	// ColorProfile names the CMYK profile print staff expect; the renderer writes
-	// sRGB, and the manifest says so when this is set.
-	ColorProfile string
-	Logger       *slog.Logger
+	// Print holds the colour settings per store and product (CMYK profile, bleed,
+	// black, ink limit; docs/colour.md); nil renders sRGB without bleed.
+	Print  *render.PrintSet
+	Logger *slog.Logger
 }
 
 // Defaults.
