@@ -190,10 +190,18 @@ func TestStyleCascade(t *testing.T) {
 			t.Errorf("shape %d stroke width %g", i, s.StrokeWidth)
 		}
 	}
-	for _, f := range []string{"css selector", "css at-rule", "gradient", "text", "image"} {
+	for _, f := range []string{"css selector", "css at-rule", "text", "image"} {
 		if !strings.Contains(strings.Join(d.Unsupported, "|"), f) {
 			t.Errorf("unsupported %v lacks %q", d.Unsupported, f)
 		}
+	}
+	// Gradients are drawn now: no warning, and the shape carries the gradient
+	// (its Fill is the mean colour, checked above).
+	if strings.Contains(strings.Join(d.Unsupported, "|"), "gradient") {
+		t.Errorf("unsupported %v names gradient", d.Unsupported)
+	}
+	if g := d.Shapes[5].FillGradient; g == nil || len(g.Stops) != 2 || g.Stops[1].Color != (Paint{1, 1, 1, 1}) {
+		t.Errorf("shape 5 gradient %+v", g)
 	}
 	d.Recolor(Paint{1, 0, 0, 1})
 	if s := d.Shapes[4]; *s.Fill != (Paint{1, 0, 0, 0.5}) {

@@ -1,0 +1,202 @@
+package svg
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/printworker/printworker/internal/imgcheck"
+)
+
+// gradientCases are golden cases (rendered and compared like goldenCases) that
+// are also checked against rsvg-convert's render of the same SVG.
+var gradientCases = []struct {
+	name  string
+	scale float64
+	svg   string
+}{
+	{"gradient-linear", 2, `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="120">
+  <defs>
+    <linearGradient id="a"><stop offset="0" stop-color="#e63946"/><stop offset="50%" stop-color="#f1faee"/><stop offset="1" stop-color="#1d3557"/></linearGradient>
+    <linearGradient id="b" x1="0" y1="0" x2="0" y2="1"><stop offset=".2" stop-color="gold"/><stop offset=".8" stop-color="teal" stop-opacity=".3"/></linearGradient>
+    <linearGradient id="c" gradientUnits="userSpaceOnUse" x1="110" y1="70" x2="130" y2="90" spreadMethod="reflect"><stop offset="0" stop-color="navy"/><stop offset="1" stop-color="orange"/></linearGradient>
+    <linearGradient id="d" x2=".25" spreadMethod="repeat" gradientTransform="rotate(30 .5 .5)"><stop offset="0" stop-color="#2a9d8f"/><stop offset=".5" stop-color="#2a9d8f"/><stop offset=".5" stop-color="#e9c46a"/><stop offset="1" stop-color="#e9c46a"/></linearGradient>
+  </defs>
+  <rect x="5" y="5" width="90" height="50" fill="url(#a)"/>
+  <circle cx="150" cy="30" r="25" fill="url(#b)" stroke="url(#a)" stroke-width="4"/>
+  <rect x="100" y="62" width="95" height="53" fill="url(#c)"/>
+  <rect x="5" y="62" width="90" height="53" rx="10" fill="url(#d)"/>
+</svg>`},
+	{"gradient-radial", 2, `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="120">
+  <defs>
+    <radialGradient id="a"><stop offset="0" stop-color="white"/><stop offset=".6" stop-color="#457b9d"/><stop offset="1" stop-color="#1d3557"/></radialGradient>
+    <radialGradient id="b" fx=".25" fy=".3" r=".6"><stop offset="0" stop-color="#ffe8d6"/><stop offset="1" stop-color="#6b705c"/></radialGradient>
+    <radialGradient id="c" r=".2" spreadMethod="reflect"><stop offset="0" stop-color="crimson"/><stop offset="1" stop-color="ivory"/></radialGradient>
+    <radialGradient id="d" gradientUnits="userSpaceOnUse" cx="150" cy="90" r="12" fx="145" fy="86" spreadMethod="repeat"><stop offset="0" stop-color="#264653"/><stop offset="1" stop-color="#e9c46a"/></radialGradient>
+    <radialGradient id="e" fr=".2" gradientTransform="translate(.5 .5) scale(1 .5) translate(-.5 -.5)"><stop offset="0" stop-color="purple"/><stop offset="1" stop-color="pink"/></radialGradient>
+  </defs>
+  <circle cx="30" cy="30" r="25" fill="url(#a)"/>
+  <ellipse cx="95" cy="30" rx="35" ry="25" fill="url(#b)"/>
+  <rect x="140" y="5" width="55" height="50" fill="url(#c)"/>
+  <rect x="105" y="62" width="90" height="53" fill="url(#d)"/>
+  <rect x="5" y="62" width="90" height="53" fill="url(#e)"/>
+</svg>`},
+	{"gradient-href", 2, `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="120">
+  <defs>
+    <linearGradient id="stops"><stop offset="0" stop-color="#ff006e"/><stop offset=".5" stop-color="#8338ec"/><stop offset="1" stop-color="#3a86ff"/></linearGradient>
+    <linearGradient id="vert" xlink:href="#stops" x2="0" y2="1"/>
+    <linearGradient id="vert2" href="#vert" spreadMethod="reflect" y2=".5"/>
+    <radialGradient id="rad" xlink:href="#stops" r=".7"/>
+    <linearGradient id="user" href="#stops" gradientUnits="userSpaceOnUse" x1="0" x2="200"/>
+  </defs>
+  <rect x="5" y="5" width="60" height="50" fill="url(#vert)"/>
+  <rect x="70" y="5" width="60" height="50" fill="url(#vert2)"/>
+  <circle cx="165" cy="30" r="25" fill="url(#rad)"/>
+  <path d="M5 70 H195 M5 90 H195" stroke="url(#user)" stroke-width="12"/>
+  <rect x="5" y="102" width="190" height="14" fill="url(#user)" opacity=".5"/>
+</svg>`},
+}
+
+// TestGradientsAgainstRSVG renders each gradient case and rsvg-convert's
+// render of the same SVG at the same size on white, and requires SSIM >= 0.98.
+func TestGradientsAgainstRSVG(t *testing.T) {
+	bin := imgcheck.Tool(t, "rsvg-convert", "apt-get install librsvg2-bin")
+	for _, tc := range gradientCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := renderGolden(t, tc.svg, tc.scale)
+			want := rsvgRender(t, bin, tc.svg, got.Bounds().Dx(), got.Bounds().Dy())
+			s := imgcheck.SSIM(got, want)
+			t.Logf("SSIM %.4f against rsvg-convert", s)
+			if s < 0.98 {
+				t.Errorf("SSIM %.4f against rsvg-convert, want >= 0.98", s)
+			}
+			// The check discriminates: the old flat drawing (each gradient
+			// painted with its mean colour) falls below the threshold.
+			flat := renderFlat(t, tc.svg, tc.scale)
+			if s := imgcheck.SSIM(flat, want); s >= 0.98 {
+				t.Errorf("flat drawing scores SSIM %.4f: the threshold proves nothing", s)
+			}
+		})
+	}
+}
+
+// renderFlat draws src with every gradient replaced by its mean colour.
+func renderFlat(t *testing.T, src string, scale float64) *image.RGBA {
+	d, err := Parse(strings.NewReader(src), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Shapes {
+		d.Shapes[i].FillGradient, d.Shapes[i].StrokeGradient = nil, nil
+	}
+	w, h := int(d.Width*scale+0.5), int(d.Height*scale+0.5)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	Draw(img, d, Scale(scale, scale), img.Bounds(), 1)
+	return img
+}
+
+func rsvgRender(t *testing.T, bin, src string, w, h int) image.Image {
+	t.Helper()
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.svg"), filepath.Join(dir, "out.png")
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-w", strconv.Itoa(w), "-h", strconv.Itoa(h), "-b", "white", "-o", out, in)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rsvg-convert: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// TestGradientGeometry checks gradient parameters at known points.
+func TestGradientGeometry(t *testing.T) {
+	d := parse(t, `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">
+<linearGradient id="l" x1="10" x2="90" gradientUnits="userSpaceOnUse" spreadMethod="reflect"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></linearGradient>
+<radialGradient id="r" cx="50" cy="50" r="40" fx="50" fy="50" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></radialGradient>
+<radialGradient id="far" fx="5" fy=".5"><stop offset="0" stop-color="#000"/><stop offset="1" stop-color="#fff"/></radialGradient>
+<rect width="100" height="100" fill="url(#l)"/>
+<rect width="100" height="100" fill="url(#r)"/>
+<rect x="20" y="20" width="50" height="10" fill="url(#far)"/>
+</svg>`)
+	lin, rad, far := d.Shapes[0].FillGradient, d.Shapes[1].FillGradient, d.Shapes[2].FillGradient
+	for _, tc := range []struct {
+		g    *Gradient
+		p    Point
+		want float64 // grey level 0..1
+	}{
+		{lin, Point{10, 0}, 0}, {lin, Point{50, 7}, 0.5}, {lin, Point{90, 0}, 1},
+		{lin, Point{130, 0}, 0.5}, // reflected
+		{rad, Point{50, 50}, 0}, {rad, Point{70, 50}, 0.5}, {rad, Point{50, 90}, 1}, {rad, Point{0, 0}, 1},
+	} {
+		inv, _ := tc.g.Transform.Invert()
+		c, ok := tc.g.ColorAt(inv.Apply(tc.p))
+		if !ok || math.Abs(c.R-tc.want) > 1e-6 {
+			t.Errorf("at %v: %v %v, want %g", tc.p, c, ok, tc.want)
+		}
+	}
+	// A focal point outside the end circle is moved inside it.
+	if math.Hypot(far.FX-far.CX, far.FY-far.CY) >= far.R {
+		t.Errorf("focal point %g,%g outside r=%g", far.FX, far.FY, far.R)
+	}
+}
+
+// TestHostileGradients: degenerate and hostile gradients parse and draw in
+// bounded time without panicking.
+func TestHostileGradients(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="g">`)
+	for i := 0; i < 19000; i++ {
+		many.WriteString(`<stop offset="` + strconv.Itoa(i%100) + `%" stop-color="#` + []string{"f00", "0f0", "00f"}[i%3] + `"/>`)
+	}
+	many.WriteString(`</linearGradient><rect width="64" height="64" fill="url(#g)"/></svg>`)
+	cases := map[string]string{
+		"many stops":         many.String(),
+		"zero vector":        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="g" x1=".5" x2=".5"><stop stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient><rect width="64" height="64" fill="url(#g)"/></svg>`,
+		"zero radius":        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><radialGradient id="g" r="0"><stop stop-color="red"/><stop offset="1" stop-color="blue"/></radialGradient><rect width="64" height="64" fill="url(#g)"/></svg>`,
+		"nan offsets":        `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="g"><stop offset="NaN" stop-color="red"/><stop offset="1e999" stop-color="blue"/><stop offset="-inf"/></linearGradient><rect width="64" height="64" fill="url(#g)"/></svg>`,
+		"href cycle":         `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="a" href="#b"/><linearGradient id="b" href="#c"/><radialGradient id="c" href="#a"/><rect width="64" height="64" fill="url(#a)"/></svg>`,
+		"self href":          `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="a" href="#a"><stop stop-color="red"/></linearGradient><rect width="64" height="64" fill="url(#a)"/></svg>`,
+		"singular transform": `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="g" gradientTransform="scale(0)"><stop stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient><rect width="64" height="64" fill="url(#g)"/></svg>`,
+		"huge transform":     `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><radialGradient id="g" gradientTransform="matrix(1e300 0 0 1e-300 1e308 -1e308)" fr="1e300" spreadMethod="reflect"><stop stop-color="red"/><stop offset="1" stop-color="blue"/></radialGradient><rect width="64" height="64" fill="url(#g)"/></svg>`,
+		"flat bbox":          `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><linearGradient id="g"><stop stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient><path d="M0 10 H60" stroke="url(#g)" stroke-width="4"/></svg>`,
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			d, err := Parse(strings.NewReader(src), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range d.Shapes {
+				if g := s.FillGradient; g != nil && (len(g.Stops) < 2 || len(g.Stops) > maxGradientStops) {
+					t.Errorf("%d stops", len(g.Stops))
+				}
+			}
+			img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+			Draw(img, d, Scale(4, 4), img.Bounds(), 1)
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("took %v", el)
+			}
+		})
+	}
+}
