@@ -17,52 +17,25 @@ import (
 )
 
 // gradientCases are golden cases (rendered and compared like goldenCases) that
-// are also checked against rsvg-convert's render of the same SVG.
+// are also checked against rsvg-convert's render of the same SVG. The sources
+// are testdata/<name>.svg.
 var gradientCases = []struct {
 	name  string
 	scale float64
 	svg   string
 }{
-	{"gradient-linear", 2, `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="120">
-  <defs>
-    <linearGradient id="a"><stop offset="0" stop-color="#e63946"/><stop offset="50%" stop-color="#f1faee"/><stop offset="1" stop-color="#1d3557"/></linearGradient>
-    <linearGradient id="b" x1="0" y1="0" x2="0" y2="1"><stop offset=".2" stop-color="gold"/><stop offset=".8" stop-color="teal" stop-opacity=".3"/></linearGradient>
-    <linearGradient id="c" gradientUnits="userSpaceOnUse" x1="110" y1="70" x2="130" y2="90" spreadMethod="reflect"><stop offset="0" stop-color="navy"/><stop offset="1" stop-color="orange"/></linearGradient>
-    <linearGradient id="d" x2=".25" spreadMethod="repeat" gradientTransform="rotate(30 .5 .5)"><stop offset="0" stop-color="#2a9d8f"/><stop offset=".5" stop-color="#2a9d8f"/><stop offset=".5" stop-color="#e9c46a"/><stop offset="1" stop-color="#e9c46a"/></linearGradient>
-  </defs>
-  <rect x="5" y="5" width="90" height="50" fill="url(#a)"/>
-  <circle cx="150" cy="30" r="25" fill="url(#b)" stroke="url(#a)" stroke-width="4"/>
-  <rect x="100" y="62" width="95" height="53" fill="url(#c)"/>
-  <rect x="5" y="62" width="90" height="53" rx="10" fill="url(#d)"/>
-</svg>`},
-	{"gradient-radial", 2, `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="120">
-  <defs>
-    <radialGradient id="a"><stop offset="0" stop-color="white"/><stop offset=".6" stop-color="#457b9d"/><stop offset="1" stop-color="#1d3557"/></radialGradient>
-    <radialGradient id="b" fx=".25" fy=".3" r=".6"><stop offset="0" stop-color="#ffe8d6"/><stop offset="1" stop-color="#6b705c"/></radialGradient>
-    <radialGradient id="c" r=".2" spreadMethod="reflect"><stop offset="0" stop-color="crimson"/><stop offset="1" stop-color="ivory"/></radialGradient>
-    <radialGradient id="d" gradientUnits="userSpaceOnUse" cx="150" cy="90" r="12" fx="145" fy="86" spreadMethod="repeat"><stop offset="0" stop-color="#264653"/><stop offset="1" stop-color="#e9c46a"/></radialGradient>
-    <radialGradient id="e" fr=".2" gradientTransform="translate(.5 .5) scale(1 .5) translate(-.5 -.5)"><stop offset="0" stop-color="purple"/><stop offset="1" stop-color="pink"/></radialGradient>
-  </defs>
-  <circle cx="30" cy="30" r="25" fill="url(#a)"/>
-  <ellipse cx="95" cy="30" rx="35" ry="25" fill="url(#b)"/>
-  <rect x="140" y="5" width="55" height="50" fill="url(#c)"/>
-  <rect x="105" y="62" width="90" height="53" fill="url(#d)"/>
-  <rect x="5" y="62" width="90" height="53" fill="url(#e)"/>
-</svg>`},
-	{"gradient-href", 2, `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="120">
-  <defs>
-    <linearGradient id="stops"><stop offset="0" stop-color="#ff006e"/><stop offset=".5" stop-color="#8338ec"/><stop offset="1" stop-color="#3a86ff"/></linearGradient>
-    <linearGradient id="vert" xlink:href="#stops" x2="0" y2="1"/>
-    <linearGradient id="vert2" href="#vert" spreadMethod="reflect" y2=".5"/>
-    <radialGradient id="rad" xlink:href="#stops" r=".7"/>
-    <linearGradient id="user" href="#stops" gradientUnits="userSpaceOnUse" x1="0" x2="200"/>
-  </defs>
-  <rect x="5" y="5" width="60" height="50" fill="url(#vert)"/>
-  <rect x="70" y="5" width="60" height="50" fill="url(#vert2)"/>
-  <circle cx="165" cy="30" r="25" fill="url(#rad)"/>
-  <path d="M5 70 H195 M5 90 H195" stroke="url(#user)" stroke-width="12"/>
-  <rect x="5" y="102" width="190" height="14" fill="url(#user)" opacity=".5"/>
-</svg>`},
+	{"gradient-linear", 2, readSVG("gradient-linear")},
+	{"gradient-radial", 2, readSVG("gradient-radial")},
+	{"gradient-href", 2, readSVG("gradient-href")},
+}
+
+// readSVG reads testdata/<name>.svg (shared with the PDF tests of package render).
+func readSVG(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name+".svg"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // TestGradientsAgainstRSVG renders each gradient case and rsvg-convert's
