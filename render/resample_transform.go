@@ -151,7 +151,10 @@ func columnRows(poly []svg.Point, x0, x1 int) (int, int) {
 
 // cmLUTSteps is the number of fractional positions whose Catmull-Rom weights are
 // tabulated for enlargement (1/1024 of a source pixel: far below what 8 bits show).
-const cmLUTSteps = 1024
+const (
+	cmLUTBits  = 10
+	cmLUTSteps = 1 << cmLUTBits
+)
 
 // cmLUT holds the four Catmull-Rom weights of taps -1, 0, 1, 2 for each fraction.
 var cmLUT = func() (t [cmLUTSteps + 1][4]float32) {
@@ -235,6 +238,13 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 		return
 	}
 	rgba := premultipliedRGBA(src, win)
+	opaque := false
+	switch src.(type) {
+	case *image.YCbCr, *image.Gray:
+		opaque = true
+	default:
+		opaque = rgba.Opaque()
+	}
 	m = m.Mul(svg.Translate(float64(win.Min.X), float64(win.Min.Y)))
 	sw, sh := rgba.Rect.Dx(), rgba.Rect.Dy()
 	// Pass 1 runs along the source rows; transpose when they stand nearer vertical.
@@ -256,7 +266,11 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	vAt := func(X, Y float64) float64 { return (Y+0.5-f-b*(X+0.5-e)/a)*a/det - 0.5 }
 	// The source rows a column band reads: the v range of its pixels, widened by the
 	// kernel, clamped to the source.
-	transposed := image.Rect(area.Min.Y, area.Min.X, area.Max.Y, area.Max.X)
+	// forEachBand's lines are groups of colsPerLine output columns: its 64-line bands
+	// are then 64*colsPerLine columns wide, which keeps the canvas stores of a band
+	// row in whole cache lines while the ring of pass-1 rows still fits in L2.
+	const colsPerLine = 2
+	transposed := image.Rect(area.Min.Y, 0, area.Max.Y, (area.Dx()+colsPerLine-1)/colsPerLine)
 	// rows returns the output rows [ya, yb) the band of columns [x0, x1) draws and the
 	// source rows [r0, r1) they read: the v range at the band's corners (v is linear
 	// in X and Y), widened by the kernel, clamped to the source.
@@ -282,11 +296,13 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	noSpan := func(int) (int, int) { return 0, 0 }
 	forEachBand(transposed, 1, sh, workers, noSpan, func() func(bx0, bx1, _, _ int) {
 		var inter []float32
+		var interInt []int32
 		var mask image.Alpha
 		var acc []float64
 		idx := make([]int, max(kx.maxTaps(), ky.maxTaps()))
 		w := make([]float32, len(idx))
-		return func(bx0, bx1, _, _ int) {
+		return func(l0, l1, _, _ int) {
+			bx0, bx1 := area.Min.X+l0*colsPerLine, min(area.Max.X, area.Min.X+l1*colsPerLine)
 			ya, yb, r0, r1 := rows(bx0, bx1)
 			if ya >= yb || r0 >= r1 {
 				return
@@ -302,11 +318,24 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			if ring > 2*(r1-r0) {
 				ring = nextPow2(r1 - r0)
 			}
-			inter = grow(inter, 4*bw*ring)
 			rr := rowRing{have0: 0, have1: 0, size: ring}
-			fill := func(y int) {
-				u0 := (float64(bx0)+0.5-c*(float64(y)+0.5)-e)/a - 0.5
-				resampleRow(inter[4*bw*(y&(ring-1)):][:4*bw], rgba.Pix[y*rgba.Stride:][:4*sw], u0, 1/a, kx, idx, w)
+			var fill func(y int)
+			if opaque {
+				// Opaque sources: RGB in fixed point, as the unrotated path does.
+				if cap(interInt) < 3*bw*ring {
+					interInt = make([]int32, 3*bw*ring)
+				}
+				interInt = interInt[:3*bw*ring]
+				fill = func(y int) {
+					u0 := (float64(bx0)+0.5-c*(float64(y)+0.5)-e)/a - 0.5
+					resampleRowInt(interInt[3*bw*(y&(ring-1)):][:3*bw], rgba.Pix[y*rgba.Stride:][:4*sw], u0, 1/a, kx, idx, w)
+				}
+			} else {
+				inter = grow(inter, 4*bw*ring)
+				fill = func(y int) {
+					u0 := (float64(bx0)+0.5-c*(float64(y)+0.5)-e)/a - 0.5
+					resampleRow(inter[4*bw*(y&(ring-1)):][:4*bw], rgba.Pix[y*rgba.Stride:][:4*sw], u0, 1/a, kx, idx, w)
+				}
 			}
 			// Pass 2 and Over compositing, row by row for contiguous stores. v is linear:
 			// v(X, Y) = v(bx0, Y) + (X - bx0) dvdx.
@@ -318,8 +347,12 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					lo, hi = hi, lo
 				}
 				rr.ensure(max(r0, int(math.Floor(lo-ky.support))-1), min(r1, int(math.Ceil(hi+ky.support))+2), fill)
-				resampleColumnsRow(dst.Pix[dst.PixOffset(bx0, Y):][:4*bw], mask.Pix[(Y-ya)*bw:][:bw],
-					inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
+				dp, mrow := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw], mask.Pix[(Y-ya)*bw:][:bw]
+				if opaque {
+					resampleColumnsRowInt(dp, mrow, interInt, bw, ring, sh, v0, dvdx, opacity, ky, idx, w)
+				} else {
+					resampleColumnsRow(dp, mrow, inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
+				}
 			}
 		}
 	})
@@ -468,6 +501,134 @@ func resampleColumnsRow(dp []uint8, mrow []uint8, inter []float32, bw, ring, sh 
 	}
 }
 
+// cmLUTInt is cmLUT in fixed point: hBits (= vBits) fraction bits, each row summing
+// to exactly one so that flat areas stay flat.
+var cmLUTInt = func() (t [cmLUTSteps + 1][4]int32) {
+	for i := range t {
+		sum, big := int32(0), 0
+		for k := range 4 {
+			t[i][k] = int32(math.Round(float64(cmLUT[i][k]) * (1 << hBits)))
+			sum += t[i][k]
+			if abs32(t[i][k]) > abs32(t[i][big]) {
+				big = k
+			}
+		}
+		t[i][big] += 1<<hBits - sum
+	}
+	return
+}()
+
+// fixedTapWeights rounds the float weights of a generic tap set to hBits.
+func fixedTapWeights(w []float32, out []int32) {
+	for j, v := range w {
+		out[j] = int32(math.Round(float64(v) * (1 << hBits)))
+	}
+}
+
+// resampleRowInt is resampleRow for opaque sources: RGB out at 2^iBits, as
+// resampleRowRGB of the unrotated path.
+func resampleRowInt(out []int32, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
+	const round = 1 << (hBits - iBits - 1)
+	n := len(row) / 4
+	// u steps in 32.32 fixed point: the integer part indexes, the top bits of the
+	// fraction pick the tabulated weights, no float rounding per sample.
+	ui, dui := toFixed32(u0), toFixed32(du)
+	var wi [64]int32
+	for i := 0; i < len(out); i += 3 {
+		o := out[i : i+3 : i+3]
+		var r, g, b int32
+		if i0 := int(ui >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < n {
+			lw := &cmLUTInt[lutIndex(ui)]
+			p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
+			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
+			r = w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12])
+			g = w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13])
+			b = w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14])
+		} else {
+			m := min(k.taps(fromFixed32(ui), idx, w), len(wi))
+			fixedTapWeights(w[:m], wi[:m])
+			for j := range m {
+				p := row[4*idx[j] : 4*idx[j]+3 : 4*idx[j]+3]
+				r += wi[j] * int32(p[0])
+				g += wi[j] * int32(p[1])
+				b += wi[j] * int32(p[2])
+			}
+		}
+		o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
+		ui += dui
+	}
+}
+
+// toFixed32 converts a source position to 32.32 fixed point, clamped far outside any
+// source (a few pixels beyond an edge all read the edge pixel).
+func toFixed32(v float64) int64 {
+	if !(v > -1<<20) { // NaN too
+		v = -1 << 20
+	} else if v > 1<<20 {
+		v = 1 << 20
+	}
+	return int64(math.Round(v * (1 << 32)))
+}
+
+func fromFixed32(v int64) float64 { return float64(v) / (1 << 32) }
+
+// lutIndex is the weight table row of a 32.32 position: its fraction rounded to
+// 1/cmLUTSteps.
+func lutIndex(v int64) int {
+	const shift = 32 - cmLUTBits
+	return int((v&0xffffffff + 1<<(shift-1)) >> shift)
+}
+
+// resampleColumnsRowInt is resampleColumnsRow for opaque sources (rows of RGB at
+// 2^iBits): wholly covered pixels are written opaque, edge pixels blended by coverage.
+func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, bw, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
+	stride := 3 * bw
+	mask := ring - 1
+	var wi [64]int32
+	vi, dvi := toFixed32(v0), toFixed32(dvdx)
+	vi -= dvi
+	for i, cv := range mrow {
+		vi += dvi
+		if cv == 0 {
+			continue
+		}
+		var r, g, b int32
+		if i0 := int(vi >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < sh {
+			lw := &cmLUTInt[lutIndex(vi)]
+			a0 := stride*((i0-1)&mask) + 3*i
+			a1 := stride*(i0&mask) + 3*i
+			a2 := stride*((i0+1)&mask) + 3*i
+			a3 := stride*((i0+2)&mask) + 3*i
+			p0, p1, p2, p3 := inter[a0:a0+3:a0+3], inter[a1:a1+3:a1+3], inter[a2:a2+3:a2+3], inter[a3:a3+3:a3+3]
+			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
+			r = w0*p0[0] + w1*p1[0] + w2*p2[0] + w3*p3[0]
+			g = w0*p0[1] + w1*p1[1] + w2*p2[1] + w3*p3[1]
+			b = w0*p0[2] + w1*p1[2] + w2*p2[2] + w3*p3[2]
+		} else {
+			m := min(k.taps(fromFixed32(vi), idx, w), len(wi))
+			fixedTapWeights(w[:m], wi[:m])
+			for j := range m {
+				at := stride*(idx[j]&mask) + 3*i
+				p := inter[at : at+3 : at+3]
+				r += wi[j] * p[0]
+				g += wi[j] * p[1]
+				b += wi[j] * p[2]
+			}
+		}
+		q := dp[4*i : 4*i+4 : 4*i+4]
+		if cv == 255 && opacity == 1 {
+			q[0], q[1], q[2], q[3] = toByte(r), toByte(g), toByte(b), 255
+			continue
+		}
+		f := float32(cv) / 255 * float32(opacity)
+		inv := 1 - f
+		q[0] = uint8(float32(toByte(r))*f + float32(q[0])*inv + 0.5)
+		q[1] = uint8(float32(toByte(g))*f + float32(q[1])*inv + 0.5)
+		q[2] = uint8(float32(toByte(b))*f + float32(q[2])*inv + 0.5)
+		q[3] = uint8(255*f + float32(q[3])*inv + 0.5)
+	}
+}
+
 // coverage writes into mask the exact area of each pixel of band that poly covers.
 // golang.org/x/image/vector is not used here: below 512 pixels a side it switches to
 // fixed-point arithmetic that is off by up to a tenth of a pixel's area on slanted
@@ -497,7 +658,15 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 	sum := 0.0
 	for i := range mask.Pix {
 		sum += a[i]
-		mask.Pix[i] = uint8(math.Min(math.Abs(sum), 1)*255 + 0.5)
+		v := sum
+		if v < 0 {
+			v = -v
+		}
+		if v >= 1 {
+			mask.Pix[i] = 255
+		} else {
+			mask.Pix[i] = uint8(v*255 + 0.5)
+		}
 	}
 }
 
