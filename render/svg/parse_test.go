@@ -318,6 +318,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`<svg><path d="M0 0 a1e308 1e308 0 1 1 1e308 0 z" stroke="red" stroke-dasharray="1e-9"/></svg>`))
 	f.Add([]byte(`<svg><g transform="scale(1e300)"><rect width="1e300" height="1" stroke="#000"/></g></svg>`))
+	// Gradients: every feature, and the hostile shapes of TestHostileGradients.
+	for _, tc := range gradientCases {
+		f.Add([]byte(tc.svg))
+	}
+	f.Add([]byte(`<svg><linearGradient id="a" href="#b" x2="1e-300" spreadMethod="repeat"><stop offset="NaN"/><stop offset="1" stop-opacity=".5"/></linearGradient><radialGradient id="b" href="#a" fr="2" fx="9" gradientTransform="scale(0 1)"/><rect width="9" height="9" fill="url(#a)" stroke="url(#b)"/></svg>`))
 	lim := Limits{MaxBytes: 1 << 16, MaxElements: 200, MaxDepth: 16}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse(strings.NewReader(string(data)), lim)
