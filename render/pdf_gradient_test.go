@@ -90,12 +90,13 @@ func TestPDFGradientShadings(t *testing.T) {
 			if b, err := exec.Command(ppm, "-r", "288", "-png", "-singlefile", pdfPath, out).CombinedOutput(); err != nil {
 				t.Fatalf("pdftoppm: %v\n%s", err, b)
 			}
-			if d := os.Getenv("PW_KEEP"); d != "" {
-				_ = exec.Command("cp", out+".png", filepath.Join(d, tc.name+"-pdf.png")).Run()
-				_ = exec.Command("cp", pdfPath, filepath.Join(d, tc.name+".pdf")).Run()
-			}
 			pb, err := os.ReadFile(out + ".png")
 			must(t, err)
+			// PRINTWORKER_KEEP_DIR=DIR keeps the PDF and its rasterization for a look.
+			if d := os.Getenv("PRINTWORKER_KEEP_DIR"); d != "" {
+				must(t, os.WriteFile(filepath.Join(d, tc.name+"-pdf.png"), pb, 0o644))
+				must(t, os.WriteFile(filepath.Join(d, tc.name+".pdf"), buf.Bytes(), 0o644))
+			}
 			page, err := png.Decode(bytes.NewReader(pb))
 			must(t, err)
 			want := rsvgPNG(t, rsvg, filepath.Join(dir, "art.svg"), page.Bounds().Dx(), page.Bounds().Dy())
