@@ -174,7 +174,10 @@ func (v *vectorPage) svg(l *Layer) {
 	doc := l.SVG.Doc
 	for i := range doc.Shapes {
 		sh := &doc.Shapes[i]
-		if sh.Fill != nil && sh.Fill.A > 0 {
+		if sh.Fill != nil && sh.Fill.A > 0 && sh.FillGradient != nil &&
+			v.svgGradient(sh.Path, sh.FillRule == "evenodd", sh.FillGradient, l.Opacity*sh.Opacity*sh.FillGradient.Opacity) {
+			// drawn as a shading
+		} else if sh.Fill != nil && sh.Fill.A > 0 {
 			v.setAlpha(l.Opacity * sh.Opacity * sh.Fill.A)
 			v.setFill(paintColour(sh.Fill.R, sh.Fill.G, sh.Fill.B))
 			v.path(sh.Path)
@@ -184,7 +187,10 @@ func (v *vectorPage) svg(l *Layer) {
 				v.pdf.DrawPath("F")
 			}
 		}
-		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
+		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 && sh.StrokeGradient != nil &&
+			v.svgGradient(svg.StrokeToPath(*sh, gradientStrokeTol), false, sh.StrokeGradient, l.Opacity*sh.Opacity*sh.StrokeGradient.Opacity) {
+			// the stroke's outline filled with a shading
+		} else if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
 			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
 			v.setStroke(paintColour(sh.Stroke.R, sh.Stroke.G, sh.Stroke.B))
 			v.pdf.SetLineWidth(sh.StrokeWidth)
