@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -65,11 +64,7 @@ func (r HubRetry) validate() error {
 
 // delay is the wait before try n+1 after n failed tries (n >= 1).
 func (r HubRetry) delay(n int) time.Duration {
-	d := r.Max
-	if n < 30 {
-		d = min(r.Base<<(n-1), r.Max)
-	}
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return Backoff{Base: r.Base, Max: r.Max}.delay(n - 1)
 }
 
 // retryingHub retries the idempotent reads of a hub inside the attempt. It wraps the
