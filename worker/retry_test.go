@@ -404,3 +404,41 @@ func TestManifestNotBehindOtherOrders(t *testing.T) {
 		e.manifest(fmt.Sprintf("MB-%d", i), 1)
 	}
 }
+
+// TestRandom5xxNothingArchived: with 30% of hub calls answered 503 at random, every
+// export completes on the production retry budget. With one try a call and 8 retries
+// (the old model) a few in a hundred were archived.
+func TestRandom5xxNothingArchived(t *testing.T) {
+	e := newEnv(t, productionRetries)
+	if err := e.sim.SetFaults(hubsim.Faults{ErrorRate: 0.3, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	ctx := context.Background()
+	const orders = 40
+	designs := [][]int64{{1001}, {1002}, {1003}, {1001, 1002}}
+	for i := range orders {
+		if _, err := e.enq.ExportOrder(ctx, store, e.order(fmt.Sprintf("R5-%d", i), designs[i%len(designs)]...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range orders {
+		e.manifest(fmt.Sprintf("R5-%d", i), 1)
+	}
+	e.waitQueuesIdle()
+	if a, _ := e.insp.ListArchivedTasks(jobs.QueueExports); len(a) > 0 {
+		t.Fatalf("%d exports archived: %s", len(a), e.queueReport())
+	}
+	faults := 0
+	for _, r := range e.sim.Requests() {
+		if r.Fault == "error" {
+			faults++
+		}
+	}
+	t.Logf("%d hub requests, %d answered 503; %v retried inside the attempt, %v attempts failed",
+		len(e.sim.Requests()), faults, e.counter("printworker_hub_retries_total", nil),
+		e.counter("printworker_tasks_total", map[string]string{"outcome": worker.OutcomeRetry}))
+	if faults == 0 {
+		t.Fatal("no 503 injected")
+	}
+}
