@@ -83,6 +83,9 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 		return p, err
 	}
 	p.Box = box
+	if err := r.checkSize(v.ID, box, x.DPI); err != nil {
+		return p, err
+	}
 	switch r.opts.Basis {
 	case BasisPixel:
 		p.WidthPx, p.HeightPx = int(math.Round(box.W)), int(math.Round(box.H))
@@ -118,6 +121,20 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 		p.Unsupported = append(p.Unsupported, f.String())
 	}
 	return p, nil
+}
+
+// checkSize refuses a side longer than the whole pixel cap while it is still a
+// float: converting a width of 1e308 px to int overflows (to a negative number),
+// which was reported as "smaller than one pixel". The area is checked after.
+func (r *Renderer) checkSize(viewID string, box Rect, dpi float64) error {
+	w, h := box.W, box.H
+	if r.opts.Basis != BasisPixel {
+		w, h = w*dpi/72, h*dpi/72
+	}
+	if limit := float64(r.opts.MaxPixels); w > limit || h > limit {
+		return inputErr(viewID, "", nil, "output %.3gx%.3g px is too large: one side exceeds the cap of %.3g megapixels", w, h, limit/1e6)
+	}
+	return nil
 }
 
 // exportBox returns the export box by areaType (hub-gaps.md "Designs and exports").

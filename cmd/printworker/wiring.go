@@ -169,8 +169,8 @@ func addHubFlags(fs *flag.FlagSet) *hubFlags {
 	fs.StringVar(&h.deleteDomain, "hub-delete-domain", hub.DomainInQuery, "how delete order sends the domain: query or header")
 	fs.StringVar(&h.mediaURL, "hub-media-url", hub.DefaultMediaURL, "media download address with {base} {_id} {token} {originalname}")
 	fs.DurationVar(&h.timeout, "hub-timeout", hub.DefaultTimeout, "bound of one hub call (headers only for downloads)")
-	fs.Var(&h.maxExport, "hub-max-export-bytes", "largest export download accepted, e.g. 1GiB")
-	fs.Var(&h.maxMedia, "hub-max-media-bytes", "largest media download accepted, e.g. 256MiB")
+	fs.Var(&h.maxExport, "hub-max-export-bytes", "largest export download accepted, e.g. 4GiB")
+	fs.Var(&h.maxMedia, "hub-max-media-bytes", "largest media download accepted, e.g. 512MiB")
 	return h
 }
 
@@ -427,13 +427,17 @@ func (l *logFlags) logger(e env) (*slog.Logger, error) {
 		return nil, usageError("--log-level: " + err.Error())
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	var log *slog.Logger
 	switch l.format {
 	case "json":
-		return slog.New(slog.NewJSONHandler(e.stderr, opts)), nil
+		log = slog.New(slog.NewJSONHandler(e.stderr, opts))
 	case "text":
-		return slog.New(slog.NewTextHandler(e.stderr, opts)), nil
+		log = slog.New(slog.NewTextHandler(e.stderr, opts))
+	default:
+		return nil, usageError(fmt.Sprintf("--log-format %q: want json or text", l.format))
 	}
-	return nil, usageError(fmt.Sprintf("--log-format %q: want json or text", l.format))
+	e.redisLogs.use(log)
+	return log, nil
 }
 
 // setupTracing reads the OTEL_* environment (tracing is off without it) for a
