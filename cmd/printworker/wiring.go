@@ -356,6 +356,8 @@ type workerFlags struct {
 	fileDate        string
 	backoffBase     time.Duration
 	backoffMax      time.Duration
+	retryWindow     time.Duration
+	hubTries        int
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -376,6 +378,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.StringVar(&w.fileDate, "filename-date", "design", "[date] in file names: design (its creation day) or order")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
+	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
+	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
 	return w
 }
 
@@ -399,6 +403,8 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
 		FileDate: w.fileDate, Logger: log,
 	}
+	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
+	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError(err.Error())
 	}
