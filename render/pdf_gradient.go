@@ -3,6 +3,7 @@ package render
 import (
 	"crypto/sha1"
 	"fmt"
+	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func (v *vectorPage) svgGradient(path svg.Path, evenOdd bool, g *svg.Gradient, a
 	if !ok {
 		return false
 	}
-	form, ok := gradientForm(g, x0, y0, x1, y1)
+	form, ok := gradientForm(g, x0, y0, x1, y1, v.ink)
 	if !ok {
 		return false
 	}
@@ -120,7 +121,10 @@ type pdfForm struct {
 const maskRef = "MASKMASKMASKMASKMASKMASKMASKMASKMASKMASK"
 
 // gradientForm writes the form drawing g over the gradient-space box.
-func gradientForm(g *svg.Gradient, x0, y0, x1, y1 float64) (pdfForm, bool) {
+// With a CMYK output (ink non-nil) the stops are converted through the output profile
+// and the shading is DeviceCMYK, so a PDF/X-4 file carries no RGB colour; the colour
+// between two stops is then interpolated in CMYK, as a RIP does.
+func gradientForm(g *svg.Gradient, x0, y0, x1, y1 float64, ink *inkMeter) (pdfForm, bool) {
 	stops := g.Stops
 	// Degenerate geometry paints the last stop's colour (SVG 1.1 13.2.2, 13.2.3).
 	geomOK := true
@@ -207,7 +211,14 @@ func gradientForm(g *svg.Gradient, x0, y0, x1, y1 float64) (pdfForm, bool) {
 	rgb := func(c svg.Paint) []float64 { return []float64{clamp01(c.R), clamp01(c.G), clamp01(c.B)} }
 	bbox := pdfNums(x0, y0, x1, y1)
 	var f pdfForm
-	res, content := shadings("DeviceRGB", rgb)
+	cs, comp := "DeviceRGB", rgb
+	if ink != nil {
+		cs, comp = "DeviceCMYK", func(c svg.Paint) []float64 {
+			px, _ := ink.vector(color.NRGBA{R: unit8(c.R), G: unit8(c.G), B: unit8(c.B), A: 255})
+			return []float64{float64(px[0]) / 255, float64(px[1]) / 255, float64(px[2]) / 255, float64(px[3]) / 255}
+		}
+	}
+	res, content := shadings(cs, comp)
 	if alphaConst {
 		f.alpha = clamp01(alpha)
 	} else {
@@ -321,3 +332,6 @@ func pdfNums(vs ...float64) string {
 }
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+// unit8 maps a 0..1 colour component to 0..255, rounding.
+func unit8(f float64) uint8 { return uint8(math.Round(clamp01(f) * 255)) }

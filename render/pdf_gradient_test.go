@@ -163,3 +163,34 @@ func TestPDFHostileGradients(t *testing.T) {
 		})
 	}
 }
+
+// TestPDFGradientShadingsCMYK: with a CMYK output profile an SVG gradient is still a
+// real shading, now in DeviceCMYK with stops converted through the profile, and the
+// PDF/X-4 file carries no RGB colour at all.
+func TestPDFGradientShadingsCMYK(t *testing.T) {
+	needTools(t, "qpdf")
+	p := testPrint(t, 0)
+	for _, name := range []string{"gradient-linear", "gradient-radial", "gradient-href"} {
+		t.Run(name, func(t *testing.T) {
+			svgSrc, err := os.ReadFile(filepath.Join("svg", "testdata", name+".svg"))
+			must(t, err)
+			dir := t.TempDir()
+			must(t, os.WriteFile(filepath.Join(dir, "art.svg"), svgSrc, 0o644))
+			d := svgDesign(t, 200, 120, model.ExportPDF, 144)
+			var buf bytes.Buffer
+			_, err = newRenderer(t, Options{}).WithPrint(p).RenderView(context.Background(), d, "v", DirSource(dir), &buf)
+			must(t, err)
+			pdfPath := filepath.Join(dir, "out.pdf")
+			must(t, os.WriteFile(pdfPath, buf.Bytes(), 0o644))
+			if out, err := exec.Command("qpdf", "--check", pdfPath).CombinedOutput(); err != nil {
+				t.Fatalf("qpdf --check: %v\n%s", err, out)
+			}
+			qdf, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", pdfPath, "-").Output()
+			must(t, err)
+			if !regexp.MustCompile(`/ShadingType [23]\b`).Match(qdf) || !bytes.Contains(qdf, []byte("/ColorSpace /DeviceCMYK")) {
+				t.Error("no DeviceCMYK shading in the CMYK PDF")
+			}
+			checkNoRGB(t, pdfPath)
+		})
+	}
+}
