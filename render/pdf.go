@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jung-kurt/gofpdf"
 	"github.com/printworker/printworker/render/fonts"
@@ -33,6 +32,7 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene
 	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
 	page := s.ToPage()
 	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1}
+	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	for i := range s.Layers {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -78,6 +78,8 @@ type vectorPage struct {
 	// the page state (alpha 1, default colours), so per-layer state is set inside the
 	// layer and never assumed from an earlier one.
 	alpha float64
+	// textFallback is the font of the invisible text laid over outlined glyphs.
+	textFallback *fonts.Font
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).
@@ -215,53 +217,6 @@ func (v *vectorPage) path(p svg.Path) {
 		case svg.Close:
 			v.pdf.ClosePath()
 			cur = start
-		}
-	}
-}
-
-// text draws each line as real text in the layer's embedded font. Glyphs whose pen
-// position follows from the previous glyph's plain advance are written as one string;
-// a kerning pair or charSpacing starts a new string at its exact position, so the page
-// matches the raster layout glyph for glyph.
-func (v *vectorPage) text(l *Layer) {
-	t := l.Text
-	v.pdf.AddUTF8FontFromBytes(pdfFontFamily(t.Font), "", t.Font.Data)
-	v.pdf.SetFont(pdfFontFamily(t.Font), "", t.Size)
-	v.setAlpha(l.Opacity * float64(t.Color.A) / 255)
-	// gofpdf writes no colour for text when it believes the fill colour already equals
-	// the text colour; after a layer's Q that belief can be stale, so set both here.
-	v.pdf.SetTextColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
-	v.pdf.SetFillColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
-	// Tolerance for "follows from the previous advance": gofpdf rounds widths to 1/1000 em.
-	tol := t.Size / 1000
-	for _, line := range t.Lines {
-		if len(line.Glyphs) == 0 {
-			if strings.TrimSpace(line.Text) != "" {
-				v.pdf.Text(line.X, line.Baseline, line.Text)
-			}
-			continue
-		}
-		var run strings.Builder
-		runX := line.Glyphs[0].X
-		next := runX
-		for _, g := range line.Glyphs {
-			if run.Len() > 0 && math.Abs(g.X-next) > tol {
-				v.pdf.Text(runX, line.Baseline, run.String())
-				run.Reset()
-				runX = g.X
-			}
-			if run.Len() == 0 {
-				runX = g.X
-			}
-			r := g.Rune
-			if !utf8.ValidRune(r) {
-				r = utf8.RuneError
-			}
-			run.WriteRune(r)
-			next = g.X + g.Advance
-		}
-		if run.Len() > 0 {
-			v.pdf.Text(runX, line.Baseline, run.String())
 		}
 	}
 }

@@ -9,11 +9,12 @@ import (
 	"math"
 	"sync"
 
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 	xdraw "golang.org/x/image/draw"
-	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/f64"
-	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
 )
 
@@ -124,28 +125,28 @@ func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l 
 // area of one glyph at a time.
 func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 	t := l.Text
-	var buf sfnt.Buffer
-	upem := t.Font.SFNT.UnitsPerEm()
-	ppem := fixed.Int26_6(upem) << 6
-	k := t.Size / float64(upem)
 	src := image.NewUniform(premul(t.Color, l.Opacity))
 	var z vector.Rasterizer
 	var pts []svg.Point
+	faces := map[*fonts.Font]*font.Face{}
 	for _, line := range t.Lines {
 		for _, g := range line.Glyphs {
-			segs, err := t.Font.SFNT.LoadGlyph(&buf, g.Index, ppem, nil)
-			if err != nil {
-				return fmt.Errorf("glyph %q: %w", g.Rune, err)
+			fc := faces[g.Font]
+			if fc == nil {
+				fc = font.NewFace(g.Font.Face)
+				faces[g.Font] = fc
 			}
-			if len(segs) == 0 {
-				continue // a space
+			outline, ok := fc.GlyphDataOutline(font.GID(g.ID))
+			if !ok || len(outline.Segments) == 0 {
+				continue // a space, or a bitmap-only glyph
 			}
+			k := t.Size / float64(g.Font.Face.Upem())
 			// Map every point once; the control points bound the outline.
 			pts = pts[:0]
 			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-			for _, sg := range segs {
+			for _, sg := range outline.Segments {
 				for _, a := range sg.Args[:segArgs(sg.Op)] {
-					q := m.Apply(svg.Point{X: g.X + float64(a.X)/64*k, Y: line.Baseline + float64(a.Y)/64*k})
+					q := m.Apply(svg.Point{X: g.X + float64(a.X)*k, Y: line.Baseline + g.Y - float64(a.Y)*k})
 					pts = append(pts, q)
 					x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
 				}
@@ -158,19 +159,19 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 			ox, oy := float64(area.Min.X), float64(area.Min.Y)
 			at := func(i int) (float32, float32) { return float32(pts[i].X - ox), float32(pts[i].Y - oy) }
 			i := 0
-			for _, sg := range segs {
+			for _, sg := range outline.Segments {
 				switch sg.Op {
-				case sfnt.SegmentOpMoveTo:
+				case ot.SegmentOpMoveTo:
 					// The rasterizer does not close a contour on MoveTo.
 					z.ClosePath()
 					z.MoveTo(at(i))
-				case sfnt.SegmentOpLineTo:
+				case ot.SegmentOpLineTo:
 					z.LineTo(at(i))
-				case sfnt.SegmentOpQuadTo:
+				case ot.SegmentOpQuadTo:
 					ax, ay := at(i)
 					bx, by := at(i + 1)
 					z.QuadTo(ax, ay, bx, by)
-				case sfnt.SegmentOpCubeTo:
+				case ot.SegmentOpCubeTo:
 					ax, ay := at(i)
 					bx, by := at(i + 1)
 					cx, cy := at(i + 2)
@@ -186,11 +187,11 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 }
 
 // segArgs is the number of points a segment carries.
-func segArgs(op sfnt.SegmentOp) int {
+func segArgs(op ot.SegmentOp) int {
 	switch op {
-	case sfnt.SegmentOpQuadTo:
+	case ot.SegmentOpQuadTo:
 		return 2
-	case sfnt.SegmentOpCubeTo:
+	case ot.SegmentOpCubeTo:
 		return 3
 	}
 	return 1

@@ -1,0 +1,436 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-text/typesetting/bidi"
+	"github.com/go-text/typesetting/di"
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/language"
+	"github.com/go-text/typesetting/shaping"
+	"github.com/printworker/printworker/render/fonts"
+	"golang.org/x/image/math/fixed"
+	xbidi "golang.org/x/text/unicode/bidi"
+)
+
+// Text shaping (docs/text.md): every line goes through the Unicode bidi algorithm with
+// the paragraph direction taken from the text, is split into script and font runs (the
+// element's font, else the fallback chain), and each run is shaped by HarfBuzz
+// (go-text/typesetting) with kerning and standard ligatures, as the browser's designer
+// does. Runs are then placed in visual order and fabric.js's box rules applied.
+
+// Limits on hostile text (bounded time and memory).
+const (
+	// maxTextRunes caps one text element: a designer field holds a name or a
+	// sentence, and 20,000 characters shape in a few milliseconds.
+	maxTextRunes = 20_000
+	// maxClusterMarks caps combining marks on one base, as Unicode's stream-safe text
+	// format does (30 non-starters); more cannot be drawn legibly anyway.
+	maxClusterMarks = 30
+)
+
+// shaper is one goroutine's shaping state; Renderer keeps a pool of them because the
+// HarfBuzz shaper caches fonts and plans.
+type shaper struct {
+	hb   shaping.HarfbuzzShaper
+	seg  shaping.Segmenter
+	para bidi.Paragraph
+}
+
+type shaperPool struct{ p sync.Pool }
+
+func (sp *shaperPool) get() *shaper {
+	if s, ok := sp.p.Get().(*shaper); ok {
+		return s
+	}
+	return &shaper{}
+}
+
+func (sp *shaperPool) put(s *shaper) { sp.p.Put(s) }
+
+// textRequest is what layoutText needs besides the string.
+type textRequest struct {
+	primary     *fonts.Font
+	style       fonts.Style
+	reg         *fonts.Registry
+	size        float64
+	charSpacing float64 // 1/1000 em
+	lineHeight  float64
+	align       string
+	lang        string
+}
+
+// shapeReport tells the caller what to warn about.
+type shapeReport struct {
+	missing      []rune        // characters no face covers (drawn as .notdef)
+	fallbacks    []*fonts.Font // fallback faces used, in order of first use
+	fallbackErrs []error       // fallback font files that could not be read
+	trimmedMarks int           // combining marks dropped beyond maxClusterMarks
+	replacement  bool          // the text held U+FFFD (invalid UTF-8 or surrogates)
+	bidiControls bool          // the text held explicit bidi controls
+}
+
+// fontmap resolves a face per rune: the element's font when it has the glyph, else the
+// first fallback family that has it, else the element's font (its .notdef). It
+// implements shaping.Fontmap.
+type fontmap struct {
+	req     *textRequest
+	faces   map[*font.Font]*font.Face
+	byFace  map[*font.Face]*fonts.Font
+	chain   []*fonts.Font // resolved lazily; nil entries: not installed
+	loaded  int
+	report  *shapeReport
+	primary *font.Face
+}
+
+func newFontmap(req *textRequest, rep *shapeReport) *fontmap {
+	fm := &fontmap{req: req, faces: map[*font.Font]*font.Face{}, byFace: map[*font.Face]*fonts.Font{}, report: rep}
+	fm.primary = fm.face(req.primary)
+	return fm
+}
+
+func (fm *fontmap) face(f *fonts.Font) *font.Face {
+	if fc, ok := fm.faces[f.Face]; ok {
+		return fc
+	}
+	fc := font.NewFace(f.Face)
+	fm.faces[f.Face] = fc
+	fm.byFace[fc] = f
+	return fc
+}
+
+func (fm *fontmap) ResolveFace(r rune) *font.Face {
+	if _, ok := fm.primary.NominalGlyph(r); ok {
+		return fm.primary
+	}
+	for i := 0; fm.req.reg != nil && i < fm.req.reg.FallbackLen(); i++ {
+		if i == fm.loaded {
+			f, err := fm.req.reg.FallbackFace(i, fm.req.style)
+			if err != nil {
+				fm.report.fallbackErrs = append(fm.report.fallbackErrs, err)
+			}
+			fm.chain = append(fm.chain, f)
+			fm.loaded++
+		}
+		f := fm.chain[i]
+		if f == nil || f == fm.req.primary {
+			continue
+		}
+		fc := fm.face(f)
+		if _, ok := fc.NominalGlyph(r); ok {
+			return fc
+		}
+	}
+	return fm.primary
+}
+
+// layoutText lays out s as fabric.js does (lines split on newline, no wrapping, box
+// width = widest line, height = U x (lineHeight x (n-1) + 1), line i's baseline at
+// U x lineHeight x i + 0.879 x size, each line aligned inside the box width), with
+// every line shaped (see the file comment) and charSpacing added between grapheme
+// clusters.
+func (sp *shaperPool) layoutText(s string, req textRequest) (*TextLayer, shapeReport, error) {
+	var rep shapeReport
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	if n := utf8.RuneCountInString(s); n > maxTextRunes {
+		return nil, rep, fmt.Errorf("text of %d characters exceeds the limit of %d", n, maxTextRunes)
+	}
+	sh := sp.get()
+	defer sp.put(sh)
+	fm := newFontmap(&req, &rep)
+	tl := &TextLayer{Font: req.primary, Size: req.size, CharSpacing: req.charSpacing / 1000 * req.size}
+	lines := strings.Split(s, "\n")
+	textDir := firstStrong([]rune(s))
+	seenMissing := map[rune]bool{}
+	seenFallback := map[*fonts.Font]bool{}
+	for _, text := range lines {
+		runes := sanitizeRunes(text, &rep)
+		line := TextLine{Text: text}
+		dir := firstStrong(runes)
+		if dir == xbidi.Neutral {
+			dir = textDir
+		}
+		glyphs, width := sh.shapeLine(runes, dir == xbidi.RightToLeft, fm, tl.CharSpacing, &req)
+		for _, g := range glyphs {
+			if g.ID == 0 && g.Text != "" {
+				for _, r := range g.Text {
+					if !seenMissing[r] && !unicode.IsSpace(r) && !unicode.Is(unicode.Mn, r) {
+						seenMissing[r] = true
+						rep.missing = append(rep.missing, r)
+					}
+				}
+			}
+			if g.Font != req.primary && !seenFallback[g.Font] {
+				seenFallback[g.Font] = true
+				rep.fallbacks = append(rep.fallbacks, g.Font)
+			}
+		}
+		line.Glyphs, line.Width = glyphs, width
+		tl.Width = max(tl.Width, width)
+		tl.Lines = append(tl.Lines, line)
+	}
+	placeLines(tl, req.size, req.lineHeight, req.align)
+	return tl, rep, nil
+}
+
+// placeLines applies fabric.js's box: line i's baseline and alignment inside the widest
+// line.
+func placeLines(tl *TextLayer, size, lineHeight float64, align string) {
+	u := fabricLineUnit * size
+	n := float64(len(tl.Lines))
+	tl.Height = u * (lineHeight*(n-1) + 1)
+	for i := range tl.Lines {
+		l := &tl.Lines[i]
+		switch align {
+		case "left":
+		case "right":
+			l.X = tl.Width - l.Width
+		default:
+			l.X = (tl.Width - l.Width) / 2
+		}
+		l.Baseline = u*lineHeight*float64(i) + fabricBaseline*size
+		for j := range l.Glyphs {
+			l.Glyphs[j].X += l.X
+		}
+	}
+}
+
+// sanitizeRunes decodes a line (invalid UTF-8 becomes U+FFFD), turns tabs into spaces
+// and drops combining marks beyond maxClusterMarks on one base.
+func sanitizeRunes(text string, rep *shapeReport) []rune {
+	out := make([]rune, 0, len(text))
+	marks := 0
+	for _, r := range text {
+		switch {
+		case r == '\t':
+			r = ' '
+		case r == utf8.RuneError:
+			rep.replacement = true
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+			rep.bidiControls = true
+		}
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			marks++
+			if marks > maxClusterMarks {
+				rep.trimmedMarks++
+				continue
+			}
+		} else {
+			marks = 0
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// firstStrong is the direction of the first strong character (rules P2 and P3 of the
+// bidi algorithm, isolates skipped), Neutral when there is none.
+func firstStrong(runes []rune) xbidi.Direction {
+	isolate := 0
+	for _, r := range runes {
+		p, _ := xbidi.LookupRune(r)
+		switch p.Class() {
+		case xbidi.LRI, xbidi.RLI, xbidi.FSI:
+			isolate++
+		case xbidi.PDI:
+			if isolate > 0 {
+				isolate--
+			}
+		case xbidi.L:
+			if isolate == 0 {
+				return xbidi.LeftToRight
+			}
+		case xbidi.R, xbidi.AL:
+			if isolate == 0 {
+				return xbidi.RightToLeft
+			}
+		}
+	}
+	return xbidi.Neutral
+}
+
+// visualRun is a shaped run with its bidi level.
+type visualRun struct {
+	out   shaping.Output
+	level int
+	font  *fonts.Font
+	// script is the run's script; joining scripts take no spacing inside a run.
+	script language.Script
+}
+
+// shapeLine shapes one line and returns its glyphs in visual order, pen positions from
+// the line's left (x grows right, y offsets down), and the line's width.
+func (sh *shaper) shapeLine(runes []rune, rtl bool, fm *fontmap, spacing float64, req *textRequest) ([]Glyph, float64) {
+	if len(runes) == 0 {
+		return nil, 0
+	}
+	paraLevel := 0
+	def := bidi.LeftToRight
+	if rtl {
+		paraLevel, def = 1, bidi.RightToLeft
+	}
+	levels := sh.levelRuns(runes, def, paraLevel)
+	var features []shaping.FontFeature
+	if spacing != 0 {
+		// CSS: no optional ligatures where letter spacing is not zero (the browser and
+		// fabric.js's per-character drawing agree). Required ligatures stay.
+		features = []shaping.FontFeature{{Tag: ot.MustNewTag("liga"), Value: 0}, {Tag: ot.MustNewTag("clig"), Value: 0}}
+	}
+	lang := language.NewLanguage(req.lang)
+	var runs []visualRun
+	for _, lr := range levels {
+		dir := di.DirectionLTR
+		if lr.level%2 == 1 {
+			dir = di.DirectionRTL
+		}
+		in := shaping.Input{Text: runes, RunStart: lr.start, RunEnd: lr.end, Direction: dir, Language: lang, FontFeatures: features}
+		parts := sh.seg.Split(in, fm)
+		first := len(runs)
+		for _, p := range parts {
+			f := fm.byFace[p.Face]
+			upem := f.Face.Upem()
+			p.Size = fixed.I(int(upem))
+			p.FontFeatures = features
+			out := sh.hb.Shape(p)
+			runs = append(runs, visualRun{out: out, level: lr.level, font: f, script: p.Script})
+		}
+		if dir == di.DirectionRTL {
+			// The segmenter returns a run's parts in logical order.
+			reverseRuns(runs[first:])
+		}
+	}
+	reorderRuns(runs)
+	return placeRuns(runes, runs, spacing, req.size)
+}
+
+// levelRun is a maximal range of one bidi level.
+type levelRun struct{ start, end, level int }
+
+// levelRuns runs the bidi algorithm. go-text's bidi reports runs of one direction with
+// the level of their first character; in a left-to-right paragraph a number after
+// right-to-left text (level 2) and the left-to-right text after it (level 0) share a
+// direction and so a run, which would misorder them: such a run is split after its
+// leading number.
+func (sh *shaper) levelRuns(runes []rune, def bidi.Direction, paraLevel int) []levelRun {
+	rs := sh.para.Segment(runes, def)
+	var out []levelRun
+	for i := range rs.NumRuns() {
+		r := rs.Run(i)
+		lv := int(r.Level)
+		if paraLevel == 0 && lv == 2 {
+			n := numberPrefix(runes[r.Start:r.End])
+			if n > 0 && r.Start+n < r.End {
+				out = append(out, levelRun{r.Start, r.Start + n, 2}, levelRun{r.Start + n, r.End, 0})
+				continue
+			}
+		}
+		out = append(out, levelRun{r.Start, r.End, lv})
+	}
+	return out
+}
+
+// numberPrefix is the length of the leading number (digits with their separators and
+// terminators) of rs.
+func numberPrefix(rs []rune) int {
+	n := 0
+	for i, r := range rs {
+		p, _ := xbidi.LookupRune(r)
+		switch p.Class() {
+		case xbidi.EN, xbidi.AN:
+			n = i + 1
+		case xbidi.ES, xbidi.ET, xbidi.CS, xbidi.NSM, xbidi.BN:
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func reverseRuns(rs []visualRun) {
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+}
+
+// reorderRuns applies rule L2: from the highest level down to the lowest odd level,
+// reverse every maximal sequence of runs at that level or higher.
+func reorderRuns(rs []visualRun) {
+	hi, lo := 0, 1<<30
+	for _, r := range rs {
+		hi = max(hi, r.level)
+		if r.level%2 == 1 {
+			lo = min(lo, r.level)
+		}
+	}
+	for lv := hi; lv >= lo && lv > 0; lv-- {
+		for i := 0; i < len(rs); {
+			if rs[i].level < lv {
+				i++
+				continue
+			}
+			j := i
+			for j < len(rs) && rs[j].level >= lv {
+				j++
+			}
+			reverseRuns(rs[i:j])
+			i = j
+		}
+	}
+}
+
+// joiningScript reports scripts whose letters connect: spacing inside a run of them
+// would break the joins (browsers do not add it there either).
+func joiningScript(s language.Script) bool {
+	switch s {
+	case language.Arabic, language.Syriac, language.Nko, language.Mongolian, language.Mandaic,
+		language.Manichaean, language.Psalter_Pahlavi, language.Adlam, language.Hanifi_Rohingya, language.Sogdian:
+		return true
+	}
+	return false
+}
+
+// placeRuns lays the shaped runs side by side, adding spacing after every cluster but
+// the line's last and except between two clusters of one joining-script run.
+func placeRuns(runes []rune, runs []visualRun, spacing, size float64) ([]Glyph, float64) {
+	var glyphs []Glyph
+	pen := 0.0
+	first, joinedPrev := true, false
+	for _, run := range runs {
+		k := size / float64(run.font.Face.Upem())
+		unit := func(v fixed.Int26_6) float64 { return float64(v) / 64 * k }
+		gs := run.out.Glyphs
+		for i := 0; i < len(gs); {
+			// One cluster: consecutive glyphs with the same cluster index.
+			j := i + 1
+			for j < len(gs) && gs[j].ClusterIndex == gs[i].ClusterIndex {
+				j++
+			}
+			if !first && spacing != 0 && !joinedPrev {
+				pen += spacing
+			}
+			first = false
+			start := gs[i].ClusterIndex
+			text := string(runes[start : start+max(1, gs[i].RuneCount)])
+			for g := i; g < j; g++ {
+				gl := Glyph{
+					Font: run.font, ID: uint32(gs[g].GlyphID),
+					X: pen + unit(gs[g].XOffset), Y: -unit(gs[g].YOffset), Advance: unit(gs[g].Advance),
+				}
+				if g == i {
+					gl.Text = text
+				}
+				glyphs = append(glyphs, gl)
+				pen += unit(gs[g].Advance)
+			}
+			joinedPrev = joiningScript(run.script) && j < len(gs) &&
+				!strings.ContainsFunc(text, unicode.IsSpace) && !unicode.IsSpace(runes[gs[j].ClusterIndex])
+			i = j
+		}
+	}
+	return glyphs, pen
+}
