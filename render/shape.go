@@ -37,9 +37,10 @@ const (
 // shaper is one goroutine's shaping state; Renderer keeps a pool of them because the
 // HarfBuzz shaper caches fonts and plans.
 type shaper struct {
-	hb   shaping.HarfbuzzShaper
-	seg  shaping.Segmenter
-	para bidi.Paragraph
+	hb    shaping.HarfbuzzShaper
+	seg   shaping.Segmenter
+	para  bidi.Paragraph
+	parts []shaping.Input
 }
 
 type shaperPool struct{ p sync.Pool }
@@ -127,6 +128,93 @@ func (fm *fontmap) ResolveFace(r rune) *font.Face {
 		}
 	}
 	return fm.primary
+}
+
+// single is a Fontmap answering the element's face for every rune, so that the
+// segmenter splits by direction and script only.
+func (fm *fontmap) single() shaping.Fontmap { return singleFace{fm.primary} }
+
+type singleFace struct{ f *font.Face }
+
+func (s singleFace) ResolveFace(rune) *font.Face { return s.f }
+
+// splitByCluster splits a script run where the face changes, choosing per cluster (a
+// character with its marks and joiners) the first face that has every character of
+// it, as the browser's font fallback does: spaces and punctuation stay in the
+// element's font, and a base letter never parts from its marks.
+func (fm *fontmap) splitByCluster(in shaping.Input) []shaping.Input {
+	var out []shaping.Input
+	cur := in
+	cur.Face = nil
+	for i := in.RunStart; i < in.RunEnd; {
+		j := i + 1
+		for j < in.RunEnd && continuesCluster(in.Text[j-1], in.Text[j]) {
+			j++
+		}
+		f := fm.resolveCluster(in.Text[i:j])
+		if cur.Face != nil && f != cur.Face {
+			cur.RunEnd = i
+			out = append(out, cur)
+			cur.RunStart = i
+		}
+		cur.Face = f
+		i = j
+	}
+	cur.RunEnd = in.RunEnd
+	return append(out, cur)
+}
+
+// continuesCluster reports whether r belongs to the cluster of the character before it.
+func continuesCluster(prev, r rune) bool {
+	return prev == 0x200D || unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || ignorable(r)
+}
+
+// ignorable reports characters drawn as nothing (joiners, variation selectors, bidi
+// controls), which a face need not have.
+func ignorable(r rune) bool {
+	return r == 0x200C || r == 0x200D || r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF ||
+		r >= 0x200E && r <= 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0xFEFF
+}
+
+func (fm *fontmap) resolveCluster(cl []rune) *font.Face {
+	var f *font.Face
+	for _, r := range cl {
+		if ignorable(r) {
+			continue
+		}
+		if f == nil {
+			f = fm.ResolveFace(r)
+			continue
+		}
+		if _, ok := f.NominalGlyph(r); !ok {
+			// The face of the base lacks a mark: take the first face having all.
+			return fm.resolveAll(cl)
+		}
+	}
+	if f == nil {
+		return fm.primary
+	}
+	return f
+}
+
+func (fm *fontmap) resolveAll(cl []rune) *font.Face {
+	has := func(f *font.Face) bool {
+		for _, r := range cl {
+			if _, ok := f.NominalGlyph(r); !ok && !ignorable(r) {
+				return false
+			}
+		}
+		return true
+	}
+	if has(fm.primary) {
+		return fm.primary
+	}
+	for i := range fm.loaded {
+		if f := fm.chain[i]; f != nil && has(fm.face(f)) {
+			return fm.face(f)
+		}
+	}
+	return fm.ResolveFace(cl[0])
 }
 
 // layoutText lays out s as fabric.js does (lines split on newline, no wrapping, box
@@ -289,19 +377,19 @@ func (sh *shaper) shapeLine(runes []rune, rtl bool, fm *fontmap, spacing float64
 			dir = di.DirectionRTL
 		}
 		in := shaping.Input{Text: runes, RunStart: lr.start, RunEnd: lr.end, Direction: dir, Language: lang, FontFeatures: features}
-		parts := sh.seg.Split(in, fm)
-		first := len(runs)
-		for _, p := range parts {
-			f := fm.byFace[p.Face]
-			upem := f.Face.Upem()
-			p.Size = fixed.I(int(upem))
-			p.FontFeatures = features
-			out := sh.hb.Shape(p)
-			runs = append(runs, visualRun{out: out, level: lr.level, font: f, script: p.Script})
-		}
-		if dir == di.DirectionRTL {
-			// The segmenter returns a run's parts in logical order.
-			reverseRuns(runs[first:])
+		// Script runs come in logical order; rule L2 below reverses right-to-left ones.
+		// The segmenter's own face split keeps spaces and punctuation in the face of
+		// the letters around them; the browser takes them from the first font that has
+		// them, so faces are chosen per cluster below instead.
+		sh.parts = append(sh.parts[:0], sh.seg.Split(in, fm.single())...)
+		for _, sp := range sh.parts {
+			for _, p := range fm.splitByCluster(sp) {
+				f := fm.byFace[p.Face]
+				p.Size = fixed.I(int(f.Face.Upem()))
+				p.FontFeatures = features
+				out := sh.hb.Shape(p)
+				runs = append(runs, visualRun{out: out, level: lr.level, font: f, script: p.Script})
+			}
 		}
 	}
 	reorderRuns(runs)

@@ -1,0 +1,408 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/render/fonts"
+)
+
+// The shaping suite (docs/text.md): designs in many scripts rendered by printworker and
+// compared with a golden image, with the same text drawn by headless Chromium on a
+// canvas (testdata/browser/text.html) with the same fonts, and with pdftotext of the
+// vector PDF.
+
+type shapingCase struct {
+	Name        string  `json:"name"`
+	Text        string  `json:"text"`
+	Font        string  `json:"font"`
+	Size        float64 `json:"size"`
+	Align       string  `json:"align"`
+	CharSpacing float64 `json:"charSpacing"`
+	LineHeight  float64 `json:"lineHeight"`
+}
+
+// shapingFallback is the chain of the suite: the CJK face is the collection's first
+// (JP) because a browser's @font-face reads the first face of a .ttc.
+var shapingFallback = []string{"Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari", "Noto Sans Thai", "Noto Sans CJK JP"}
+
+const (
+	shapingRow   = 90.0  // pt per case
+	shapingWidth = 640.0 // pt
+	shapingDPI   = 288   // 4 px per pt, compared at 2 px per pt (see TestShapingBrowser)
+	notoSerif    = "/usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf"
+)
+
+// needTool skips when an external tool or file is missing, except under CI=true.
+func needTool(t testing.TB, what, path string) {
+	t.Helper()
+	var err error
+	if strings.HasPrefix(path, "/") {
+		_, err = os.Stat(path)
+	} else {
+		_, err = exec.LookPath(path)
+	}
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s (%s) is required in CI: %v", what, path, err)
+	}
+	t.Skipf("%s not installed (%s): %v", what, path, err)
+}
+
+func loadShapingCases(t testing.TB) []shapingCase {
+	t.Helper()
+	b, err := os.ReadFile("testdata/shaping/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []shapingCase
+	if err := json.Unmarshal(b, &cs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range cs {
+		if cs[i].Align == "" {
+			cs[i].Align = "center"
+		}
+		if cs[i].LineHeight == 0 {
+			cs[i].LineHeight = 1.16
+		}
+	}
+	return cs
+}
+
+// shapingRenderer has the suite's fonts: the embedded ones, Noto Serif (a primary font
+// with ligatures) and the Noto fallback chain.
+func shapingRenderer(t testing.TB, strict bool) *Renderer {
+	t.Helper()
+	needTool(t, "Debian fonts-noto-core", notoSerif)
+	needTool(t, "Debian fonts-noto-cjk", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+	dir := t.TempDir()
+	b, err := os.ReadFile(notoSerif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, filepath.Base(notoSerif)), b, 0o644))
+	return newRenderer(t, Options{FontDirs: []string{dir}, FontFallback: shapingFallback, Strict: strict})
+}
+
+// caseY is the vertical centre of case i: the middle of its row, moved by less than a
+// pixel so that the first baseline falls on a whole output pixel. Browsers snap
+// horizontal text's baseline to whole pixels; printworker draws where the maths says.
+// Both are right, but a fractional baseline would make every edge differ by a
+// fraction of a pixel and the comparison would measure that instead of the shaping.
+func caseY(i int, c shapingCase) float64 {
+	px := float64(shapingDPI) / 72
+	n := float64(strings.Count(c.Text, "\n") + 1)
+	h := fabricLineUnit * c.Size * (c.LineHeight*(n-1) + 1)
+	y := shapingRow * (float64(i) + 0.5)
+	base := (y - h/2 + fabricBaseline*c.Size) * px
+	return y + (math.Round(base)-base)/px
+}
+
+// shapingDesign is one view with a row per case, each text centred in its row.
+func shapingDesign(t testing.TB, cs []shapingCase, typ string) *model.DesignDetail {
+	t.Helper()
+	d := loadDesign(t, "text.json")
+	v := &d.Views[0]
+	v.Width, v.Height = shapingWidth, shapingRow*float64(len(cs))
+	v.Export.DPI, v.Export.Type = shapingDPI, typ
+	var els []model.Element
+	for i, c := range cs {
+		raw := map[string]any{
+			"id": c.Name, "type": "text", "weight": i, "value": map[string]string{"en": c.Text},
+			"fontsize": c.Size, "align": c.Align, "lineHeight": c.LineHeight, "charSpacing": c.CharSpacing,
+			"positionX": shapingWidth / 2, "positionY": caseY(i, c),
+			"defaultFont": c.Font, "colors": []map[string]any{{"name": map[string]string{"en": "black"}, "color": "#000000", "default": true}},
+		}
+		b, _ := json.Marshal(raw)
+		var e model.Element
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		els = append(els, e)
+	}
+	v.Elements = els
+	return d
+}
+
+func renderShaping(t testing.TB, r *Renderer, d *model.DesignDetail) ([]byte, *Result) {
+	t.Helper()
+	var buf bytes.Buffer
+	res, err := r.RenderView(context.Background(), d, d.Views[0].ID, DirSource(mediaDir), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), res
+}
+
+// TestShapingGolden renders every case and compares with the golden image, which was
+// checked by eye against Chromium's rendering (testdata/shaping/chromium.png, written by
+// TestShapingBrowser -update). Each non-Latin case must say which fallback font it used.
+func TestShapingGolden(t *testing.T) {
+	cs := loadShapingCases(t)
+	r := shapingRenderer(t, false)
+	out, res := renderShaping(t, r, shapingDesign(t, cs, model.ExportPNG))
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := "testdata/shaping/printworker.png"
+	if *update {
+		must(t, os.WriteFile(golden, out, 0o644))
+	}
+	comparePixels(t, img, readPNG(t, golden), golden)
+	fallback := map[string]string{}
+	for _, w := range res.Warnings {
+		switch w.Code {
+		case WarnFontFallback:
+			fallback[w.ElementID] = w.Message
+		case WarnMissingGlyph, WarnTextInput:
+			t.Errorf("warning %+v", w)
+		}
+	}
+	for _, c := range cs {
+		latin := c.Font != "Go"
+		if _, ok := fallback[c.Name]; ok == latin {
+			t.Errorf("%s: fallback warning %q (Latin case: %v)", c.Name, fallback[c.Name], latin)
+		}
+	}
+}
+
+// TestShapingBrowser compares each case, cropped to the ink of either rendering, with
+// headless Chromium's canvas rendering of the same text in the same fonts: SSIM >= 0.97.
+func TestShapingBrowser(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("starts Chromium; skipped with -short")
+	}
+	chromium := "chromium"
+	needTool(t, "headless Chromium (Debian chromium)", chromium)
+	cs := loadShapingCases(t)
+	r := shapingRenderer(t, false)
+	d := shapingDesign(t, cs, model.ExportPNG)
+	out, _ := renderShaping(t, r, d)
+	ours, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := chromiumRender(t, chromium, r, cs)
+	if *update {
+		var buf bytes.Buffer
+		must(t, png.Encode(&buf, ref))
+		must(t, os.WriteFile("testdata/shaping/chromium.png", buf.Bytes(), 0o644))
+	}
+	if ref.Bounds().Size() != ours.Bounds().Size() {
+		t.Fatalf("chromium %v, printworker %v", ref.Bounds().Size(), ours.Bounds().Size())
+	}
+	// Both renderings are made at 4 px per pt and compared at 2 px per pt (2x2 pixel
+	// averages): the browser snaps each glyph to a quarter pixel and its baseline to a
+	// whole pixel, which at full resolution moves every edge by a fraction of a pixel
+	// and would weigh more in the score than a wrong glyph does.
+	a, b := halve(grayOnWhite(ours)), halve(grayOnWhite(ref))
+	px := float64(shapingDPI) / 72 / 2
+	for i, c := range cs {
+		row := image.Rect(0, int(float64(i)*shapingRow*px), a.Rect.Dx(), int(float64(i+1)*shapingRow*px))
+		box := inkBounds(a, row).Union(inkBounds(b, row)).Inset(-8).Intersect(row)
+		if box.Empty() {
+			t.Errorf("%s: nothing drawn", c.Name)
+			continue
+		}
+		s := ssim(a, b, box)
+		t.Logf("%-24s SSIM %.4f over %v", c.Name, s, box.Size())
+		if s < 0.97 {
+			t.Errorf("%s: SSIM %.4f against Chromium, want >= 0.97", c.Name, s)
+		}
+	}
+}
+
+// chromiumRender draws the cases with testdata/browser/text.html. Fonts reach the page
+// as @font-face rules from file URLs: the primary faces and the fallback chain in order.
+func chromiumRender(t *testing.T, chromium string, r *Renderer, cs []shapingCase) *image.RGBA {
+	t.Helper()
+	dir := t.TempDir()
+	type face struct{ Name, URL string }
+	var faces []face
+	seen := map[string]bool{}
+	addFace := func(alias string, f *fonts.Font) {
+		if seen[alias] {
+			return
+		}
+		seen[alias] = true
+		path := strings.SplitN(f.Name, "#", 2)[0]
+		if !filepath.IsAbs(path) {
+			// An embedded font: give the browser a copy.
+			path = filepath.Join(dir, fmt.Sprintf("font%d.ttf", len(faces)))
+			must(t, os.WriteFile(path, f.Data, 0o644))
+		}
+		faces = append(faces, face{alias, (&url.URL{Scheme: "file", Path: path}).String()})
+	}
+	var chain []string
+	for i := range r.Fonts().FallbackLen() {
+		f, err := r.Fonts().FallbackFace(i, fonts.Regular)
+		if err != nil || f == nil {
+			t.Fatalf("fallback %d: %v", i, err)
+		}
+		alias := fmt.Sprintf("fallback%d", i)
+		addFace(alias, f)
+		chain = append(chain, alias)
+	}
+	type element struct {
+		Lines       []string `json:"lines"`
+		Fonts       []string `json:"fonts"`
+		Size        float64  `json:"size"`
+		Align       string   `json:"align"`
+		CharSpacing float64  `json:"charSpacing"`
+		LineHeight  float64  `json:"lineHeight"`
+		X           float64  `json:"x"`
+		Y           float64  `json:"y"`
+		Color       string   `json:"color"`
+	}
+	var els []element
+	for i, c := range cs {
+		f, _ := r.Fonts().Lookup(c.Font, fonts.Regular)
+		alias := "primary-" + strings.ReplaceAll(f.Family, " ", "-")
+		addFace(alias, f)
+		els = append(els, element{
+			Lines: strings.Split(c.Text, "\n"), Fonts: append([]string{alias}, chain...), Size: c.Size,
+			Align: c.Align, CharSpacing: c.CharSpacing, LineHeight: c.LineHeight,
+			X: shapingWidth / 2, Y: caseY(i, c), Color: "#000000",
+		})
+	}
+	jfaces := make([]map[string]string, len(faces))
+	for i, f := range faces {
+		jfaces[i] = map[string]string{"name": f.Name, "url": f.URL}
+	}
+	spec, _ := json.Marshal(map[string]any{
+		"width": shapingWidth, "height": shapingRow * float64(len(cs)), "scale": float64(shapingDPI) / 72,
+		"faces": jfaces, "elements": els,
+	})
+	page, err := filepath.Abs("testdata/browser/text.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := (&url.URL{Scheme: "file", Path: page}).String() + "#" + url.PathEscape(string(spec))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*60e9)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--allow-file-access-from-files",
+		"--font-render-hinting=none", "--force-device-scale-factor=2", "--virtual-time-budget=20000", "--dump-dom", u)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	s := string(dom)
+	if i := strings.Index(s, "<body>ERROR:"); i >= 0 {
+		t.Fatalf("page: %s", s[i:min(len(s), i+500)])
+	}
+	i := strings.Index(s, "DATA:data:image/png;base64,")
+	if i < 0 {
+		t.Fatalf("page gave no image:\n%.2000s\n%s", s, stderr.String())
+	}
+	b64 := s[i+len("DATA:data:image/png;base64,"):]
+	b64 = b64[:strings.IndexAny(b64, "<\n ")]
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := image.NewRGBA(img.Bounds())
+	for y := out.Rect.Min.Y; y < out.Rect.Max.Y; y++ {
+		for x := out.Rect.Min.X; x < out.Rect.Max.X; x++ {
+			out.Set(x, y, img.At(x, y))
+		}
+	}
+	return out
+}
+
+// grayOnWhite flattens an image on white and keeps its luminance.
+func grayOnWhite(img image.Image) *image.Gray {
+	w := onWhite(img)
+	g := image.NewGray(w.Rect)
+	for y := w.Rect.Min.Y; y < w.Rect.Max.Y; y++ {
+		for x := w.Rect.Min.X; x < w.Rect.Max.X; x++ {
+			o := w.PixOffset(x, y)
+			r, gg, b := float64(w.Pix[o]), float64(w.Pix[o+1]), float64(w.Pix[o+2])
+			g.Pix[g.PixOffset(x, y)] = uint8(math.Round(0.299*r + 0.587*gg + 0.114*b))
+		}
+	}
+	return g
+}
+
+// halve averages 2x2 pixel blocks.
+func halve(g *image.Gray) *image.Gray {
+	out := image.NewGray(image.Rect(0, 0, g.Rect.Dx()/2, g.Rect.Dy()/2))
+	for y := range out.Rect.Dy() {
+		for x := range out.Rect.Dx() {
+			o := g.PixOffset(2*x, 2*y)
+			v := int(g.Pix[o]) + int(g.Pix[o+1]) + int(g.Pix[o+g.Stride]) + int(g.Pix[o+g.Stride+1])
+			out.Pix[out.PixOffset(x, y)] = uint8((v + 2) / 4)
+		}
+	}
+	return out
+}
+
+// inkBounds is the bounding box of the non-white pixels of img inside r.
+func inkBounds(img *image.Gray, r image.Rectangle) image.Rectangle {
+	var b image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if img.Pix[img.PixOffset(x, y)] < 250 {
+				b = b.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return b
+}
+
+// ssim is the mean structural similarity (Wang et al. 2004) of a and b over r, with
+// 7x7 uniform windows (scikit-image's default) on 8-bit luminance.
+func ssim(a, b *image.Gray, r image.Rectangle) float64 {
+	const win = 7
+	c1, c2 := math.Pow(0.01*255, 2), math.Pow(0.03*255, 2)
+	var sum float64
+	n := 0
+	for y := r.Min.Y; y+win <= r.Max.Y; y++ {
+		for x := r.Min.X; x+win <= r.Max.X; x++ {
+			var sa, sb, saa, sbb, sab float64
+			for dy := range win {
+				for dx := range win {
+					va := float64(a.Pix[a.PixOffset(x+dx, y+dy)])
+					vb := float64(b.Pix[b.PixOffset(x+dx, y+dy)])
+					sa, sb, saa, sbb, sab = sa+va, sb+vb, saa+va*va, sbb+vb*vb, sab+va*vb
+				}
+			}
+			k := float64(win * win)
+			ma, mb := sa/k, sb/k
+			// Sample (co)variances, as scikit-image computes them.
+			va := (saa - k*ma*ma) / (k - 1)
+			vb := (sbb - k*mb*mb) / (k - 1)
+			cov := (sab - k*ma*mb) / (k - 1)
+			sum += (2*ma*mb + c1) * (2*cov + c2) / ((ma*ma + mb*mb + c1) * (va + vb + c2))
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
