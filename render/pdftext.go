@@ -105,7 +105,8 @@ func (p *pdfText) addRune(r rune, g Glyph, baseline float64) {
 		p.runFont, p.runX = g.Font, g.X
 	}
 	p.run = append(p.run, r)
-	p.next = g.X + g.Advance
+	// gofpdf advances by the glyph's own width; the shaped advance may hold kerning.
+	p.next = g.X + float64(p.face(g.Font).HorizontalAdvance(font.GID(g.ID)))*p.size/float64(g.Font.Face.Upem())
 }
 
 func (p *pdfText) flush(baseline float64) {

@@ -15,9 +15,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
+	xbidi "golang.org/x/text/unicode/bidi"
 )
 
 // The shaping suite (docs/text.md): designs in many scripts rendered by printworker and
@@ -405,4 +407,159 @@ func ssim(a, b *image.Gray, r image.Rectangle) float64 {
 		return 0
 	}
 	return sum / float64(n)
+}
+
+// TestShapingPDF renders each case as a vector PDF of its own: pdftotext must give the
+// case's text as typed (logical order), the fonts must be embedded subsets, and the
+// page must look like the PNG. poppler marks right-to-left runs with U+202B ... U+202C
+// and orders a line's runs by the page's main direction, so each case gets its own
+// page and the marks are dropped before comparing.
+func TestShapingPDF(t *testing.T) {
+	for _, tool := range []string{"pdftotext", "pdffonts", "pdftocairo"} {
+		needTool(t, "poppler-utils", tool)
+	}
+	r := shapingRenderer(t, false)
+	dir := t.TempDir()
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Log("-short: the page rasterization is not compared")
+	} else {
+		comparePDFPage(t, r, dir)
+	}
+	marks := strings.NewReplacer("\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "")
+	for _, c := range loadShapingCases(t) {
+		out, _ := renderShaping(t, r, shapingDesign(t, []shapingCase{c}, model.ExportPDF))
+		pdf := filepath.Join(dir, c.Name+".pdf")
+		must(t, os.WriteFile(pdf, out, 0o644))
+		txt, err := exec.Command("pdftotext", "-enc", "UTF-8", pdf, "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(strings.Fields(marks.Replace(string(txt))), " ")
+		want := strings.Join(strings.Fields(c.Text), " ")
+		if !mixedDirections(c.Text) {
+			if got != want {
+				t.Errorf("%s: pdftotext gives %q, want %q", c.Name, got, want)
+			}
+		} else if !sameCharacters(got, want) || !wordsInOrder(got, want) {
+			// poppler orders the runs of a mixed line and places the spaces and
+			// punctuation between them by its own rules (docs/text.md); every
+			// character must still be there once and every word read as typed.
+			t.Errorf("%s: pdftotext gives %q (raw %q), want the characters and words of %q", c.Name, got, txt, want)
+		}
+		fl, err := exec.Command("pdffonts", pdf).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(fl)), "\n")[2:] {
+			if f := strings.Fields(line); !strings.Contains(f[0], "+") || !strings.Contains(line, " yes ") {
+				t.Errorf("%s: pdffonts: not an embedded subset: %s", c.Name, line)
+			}
+		}
+	}
+}
+
+// comparePDFPage renders the whole suite as one vector PDF and compares its
+// rasterization (pdftocairo) with the PNG rendering, case by case.
+func comparePDFPage(t *testing.T, r *Renderer, dir string) {
+	cs := loadShapingCases(t)
+	out, _ := renderShaping(t, r, shapingDesign(t, cs, model.ExportPDF))
+	pdf := filepath.Join(dir, "all.pdf")
+	must(t, os.WriteFile(pdf, out, 0o644))
+	if p := os.Getenv("SHAPING_PDF_OUT"); p != "" {
+		must(t, os.WriteFile(p, out, 0o644))
+	}
+	if b, err := exec.Command("pdftocairo", "-r", fmt.Sprint(shapingDPI), "-png", "-singlefile", pdf, filepath.Join(dir, "all")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftocairo: %v\n%s", err, b)
+	}
+	png1, _ := renderShaping(t, r, shapingDesign(t, cs, model.ExportPNG))
+	ours, err := png.Decode(bytes.NewReader(png1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := halve(grayOnWhite(ours)), halve(grayOnWhite(readPNG(t, filepath.Join(dir, "all.png"))))
+	px := float64(shapingDPI) / 72 / 2
+	for i, c := range cs {
+		row := image.Rect(0, int(float64(i)*shapingRow*px), a.Rect.Dx(), int(float64(i+1)*shapingRow*px)).Intersect(b.Rect)
+		box := inkBounds(a, row).Union(inkBounds(b, row)).Inset(-8).Intersect(row)
+		if s := ssim(a, b, box); s < 0.97 {
+			t.Errorf("%s: PDF page vs PNG: SSIM %.4f, want >= 0.97", c.Name, s)
+		}
+	}
+}
+
+// mixedDirections reports whether s mixes right-to-left letters with left-to-right
+// letters or digits.
+func mixedDirections(s string) bool {
+	var rtl, ltr bool
+	for _, r := range s {
+		p, _ := xbidi.LookupRune(r)
+		switch p.Class() {
+		case xbidi.R, xbidi.AL:
+			rtl = true
+		case xbidi.L, xbidi.EN, xbidi.AN:
+			ltr = true
+		}
+	}
+	return rtl && ltr
+}
+
+// sameCharacters reports whether a and b hold the same characters, spaces aside, in
+// any order.
+func sameCharacters(a, b string) bool {
+	count := map[rune]int{}
+	for _, r := range a {
+		count[r]++
+	}
+	for _, r := range b {
+		count[r]--
+	}
+	for r, n := range count {
+		if n != 0 && !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordsInOrder reports whether every word of want (letters and marks of one
+// direction) appears in got as typed.
+func wordsInOrder(got, want string) bool {
+	have := map[string]bool{}
+	for _, w := range bidiWords(got) {
+		have[w] = true
+	}
+	for _, w := range bidiWords(want) {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// bidiWords splits s into maximal runs of letters and marks of one direction.
+func bidiWords(s string) []string {
+	var words []string
+	var cur []rune
+	curRTL := false
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.Is(unicode.M, r) {
+			if len(cur) > 0 {
+				words, cur = append(words, string(cur)), nil
+			}
+			continue
+		}
+		p, _ := xbidi.LookupRune(r)
+		rtl := p.Class() == xbidi.R || p.Class() == xbidi.AL
+		if len(cur) > 0 && rtl != curRTL && !unicode.Is(unicode.M, r) {
+			words, cur = append(words, string(cur)), nil
+		}
+		if len(cur) == 0 {
+			curRTL = rtl
+		}
+		cur = append(cur, r)
+	}
+	if len(cur) > 0 {
+		words = append(words, string(cur))
+	}
+	return words
 }
