@@ -495,15 +495,15 @@ func placeRuns(runes []rune, runs []visualRun, spacing, size float64) ([]Glyph, 
 		for i := 0; i < len(gs); {
 			// One cluster: consecutive glyphs with the same cluster index.
 			j := i + 1
-			for j < len(gs) && gs[j].ClusterIndex == gs[i].ClusterIndex {
+			for j < len(gs) && gs[j].TextIndex() == gs[i].TextIndex() {
 				j++
 			}
 			if !first && spacing != 0 && !joinedPrev {
 				pen += spacing
 			}
 			first = false
-			start := gs[i].ClusterIndex
-			text := string(runes[start : start+max(1, gs[i].RuneCount)])
+			start := gs[i].TextIndex()
+			text := string(runes[start : start+max(1, gs[i].RunesCount())])
 			for g := i; g < j; g++ {
 				gl := Glyph{
 					Font: run.font, ID: uint32(gs[g].GlyphID),
@@ -516,7 +516,7 @@ func placeRuns(runes []rune, runs []visualRun, spacing, size float64) ([]Glyph, 
 				pen += unit(gs[g].Advance)
 			}
 			joinedPrev = joiningScript(run.script) && j < len(gs) &&
-				!strings.ContainsFunc(text, unicode.IsSpace) && !unicode.IsSpace(runes[gs[j].ClusterIndex])
+				!strings.ContainsFunc(text, unicode.IsSpace) && !unicode.IsSpace(runes[gs[j].TextIndex()])
 			i = j
 		}
 	}
