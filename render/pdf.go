@@ -33,6 +33,7 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene
 	page := s.ToPage()
 	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1}
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
+	v.shapers = r.shapers
 	for i := range s.Layers {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -80,6 +81,8 @@ type vectorPage struct {
 	alpha float64
 	// textFallback is the font of the invisible text laid over outlined glyphs.
 	textFallback *fonts.Font
+	// shapers lend their font faces (outlines, advances) to the text layers.
+	shapers *shaperPool
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).

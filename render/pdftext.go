@@ -31,17 +31,19 @@ func (v *vectorPage) text(l *Layer) {
 	// the text colour; after a layer's Q that belief can be stale, so set both here.
 	v.pdf.SetTextColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
 	v.pdf.SetFillColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
-	pt := pdfText{v: v, size: t.Size, faces: map[*fonts.Font]*font.Face{}}
+	sh := v.shapers.get()
+	defer v.shapers.put(sh)
+	pt := pdfText{v: v, size: t.Size, sh: sh}
 	for _, line := range t.Lines {
 		pt.line(line)
 	}
 }
 
 type pdfText struct {
-	v     *vectorPage
-	size  float64
-	faces map[*fonts.Font]*font.Face
-	font  *fonts.Font // gofpdf's current font, nil before the first
+	v    *vectorPage
+	size float64
+	sh   *shaper
+	font *fonts.Font // gofpdf's current font, nil before the first
 	// The pending run of real text: glyphs of one font whose positions follow from
 	// the previous glyph's advance.
 	run     []rune
@@ -50,14 +52,7 @@ type pdfText struct {
 	next    float64
 }
 
-func (p *pdfText) face(f *fonts.Font) *font.Face {
-	fc := p.faces[f]
-	if fc == nil {
-		fc = font.NewFace(f.Face)
-		p.faces[f] = fc
-	}
-	return fc
-}
+func (p *pdfText) face(f *fonts.Font) *font.Face { return p.sh.face(f) }
 
 func (p *pdfText) line(line TextLine) {
 	gs := line.Glyphs

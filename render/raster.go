@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
-	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/math/f64"
@@ -47,7 +46,10 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 		case LayerSVG:
 			svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
 		case LayerText:
-			if err := drawText(canvas, clip, m, l); err != nil {
+			sh := r.shapers.get()
+			err := drawText(canvas, clip, m, l, sh)
+			r.shapers.put(sh)
+			if err != nil {
 				return nil, fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
 			}
 		}
@@ -123,19 +125,14 @@ func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l 
 // drawText fills the glyph outlines one glyph at a time, with a rasterizer sized to the
 // glyph's pixels (not the line's or the canvas's): large text at print dpi costs the
 // area of one glyph at a time.
-func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
+func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, sh *shaper) error {
 	t := l.Text
 	src := image.NewUniform(premul(t.Color, l.Opacity))
 	var z vector.Rasterizer
 	var pts []svg.Point
-	faces := map[*fonts.Font]*font.Face{}
 	for _, line := range t.Lines {
 		for _, g := range line.Glyphs {
-			fc := faces[g.Font]
-			if fc == nil {
-				fc = font.NewFace(g.Font.Face)
-				faces[g.Font] = fc
-			}
+			fc := sh.face(g.Font)
 			outline, ok := fc.GlyphDataOutline(font.GID(g.ID))
 			if !ok || len(outline.Segments) == 0 {
 				continue // a space, or a bitmap-only glyph

@@ -133,7 +133,7 @@ func New(opts Options) (*Renderer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: fonts: %w", err)
 	}
-	return &Renderer{opts: opts, fonts: reg, shapers: &shaperPool{}}, nil
+	return &Renderer{opts: opts, fonts: reg, shapers: newShaperPool(2 * opts.Workers)}, nil
 }
 
 // Fonts returns the font registry in use.

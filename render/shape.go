@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -41,18 +40,44 @@ type shaper struct {
 	seg   shaping.Segmenter
 	para  bidi.Paragraph
 	parts []shaping.Input
+	// faces are this shaper's faces of each font: a Face caches cmap lookups and
+	// extents (not safe for concurrent use, and sized by the glyph count, so worth
+	// keeping across texts).
+	faces map[*font.Font]*font.Face
 }
 
-type shaperPool struct{ p sync.Pool }
+// shaperPool keeps idle shapers. A buffered channel rather than a sync.Pool: the
+// pool is emptied at every garbage collection, and a render of print-size pictures
+// collects often, which would rebuild the fonts' HarfBuzz tables for every text.
+type shaperPool struct{ idle chan *shaper }
+
+func newShaperPool(n int) *shaperPool { return &shaperPool{idle: make(chan *shaper, n)} }
 
 func (sp *shaperPool) get() *shaper {
-	if s, ok := sp.p.Get().(*shaper); ok {
+	select {
+	case s := <-sp.idle:
 		return s
+	default:
+		return &shaper{faces: map[*font.Font]*font.Face{}}
 	}
-	return &shaper{}
 }
 
-func (sp *shaperPool) put(s *shaper) { sp.p.Put(s) }
+func (sp *shaperPool) put(s *shaper) {
+	select {
+	case sp.idle <- s:
+	default:
+	}
+}
+
+// face returns the shaper's face of f.
+func (sh *shaper) face(f *fonts.Font) *font.Face {
+	fc := sh.faces[f.Face]
+	if fc == nil {
+		fc = font.NewFace(f.Face)
+		sh.faces[f.Face] = fc
+	}
+	return fc
+}
 
 // textRequest is what layoutText needs besides the string.
 type textRequest struct {
@@ -81,7 +106,7 @@ type shapeReport struct {
 // implements shaping.Fontmap.
 type fontmap struct {
 	req     *textRequest
-	faces   map[*font.Font]*font.Face
+	sh      *shaper
 	byFace  map[*font.Face]*fonts.Font
 	chain   []*fonts.Font // resolved lazily; nil entries: not installed
 	loaded  int
@@ -89,18 +114,14 @@ type fontmap struct {
 	primary *font.Face
 }
 
-func newFontmap(req *textRequest, rep *shapeReport) *fontmap {
-	fm := &fontmap{req: req, faces: map[*font.Font]*font.Face{}, byFace: map[*font.Face]*fonts.Font{}, report: rep}
+func newFontmap(req *textRequest, rep *shapeReport, sh *shaper) *fontmap {
+	fm := &fontmap{req: req, sh: sh, byFace: map[*font.Face]*fonts.Font{}, report: rep}
 	fm.primary = fm.face(req.primary)
 	return fm
 }
 
 func (fm *fontmap) face(f *fonts.Font) *font.Face {
-	if fc, ok := fm.faces[f.Face]; ok {
-		return fc
-	}
-	fc := font.NewFace(f.Face)
-	fm.faces[f.Face] = fc
+	fc := fm.sh.face(f)
 	fm.byFace[fc] = f
 	return fc
 }
@@ -230,7 +251,7 @@ func (sp *shaperPool) layoutText(s string, req textRequest) (*TextLayer, shapeRe
 	}
 	sh := sp.get()
 	defer sp.put(sh)
-	fm := newFontmap(&req, &rep)
+	fm := newFontmap(&req, &rep, sh)
 	tl := &TextLayer{Font: req.primary, Size: req.size, CharSpacing: req.charSpacing / 1000 * req.size}
 	lines := strings.Split(s, "\n")
 	textDir := firstStrong([]rune(s))
