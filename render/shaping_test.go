@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
@@ -562,4 +563,31 @@ func bidiWords(s string) []string {
 		words = append(words, string(cur))
 	}
 	return words
+}
+
+// One renderer shapes for many goroutines at once (the worker renders views
+// concurrently): shapers, faces and the lazily loaded fallback fonts must not race, and
+// every render must come out the same.
+func TestShapingConcurrent(t *testing.T) {
+	cs := loadShapingCases(t)
+	r := shapingRenderer(t, false) // fallback fonts not loaded yet: the goroutines race to load them
+	d := shapingDesign(t, cs, model.ExportPNG)
+	d.Views[0].Export.DPI = 72
+	outs := make([][]byte, 4)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			var buf bytes.Buffer
+			if _, err := r.RenderView(context.Background(), d, d.Views[0].ID, DirSource(mediaDir), &buf); err != nil {
+				t.Error(err)
+			}
+			outs[i] = buf.Bytes()
+		})
+	}
+	wg.Wait()
+	for i := 1; i < len(outs); i++ {
+		if !bytes.Equal(outs[i], outs[0]) {
+			t.Errorf("render %d differs from render 0", i)
+		}
+	}
 }
