@@ -27,10 +27,8 @@ import (
 func (v *vectorPage) text(l *Layer) {
 	t := l.Text
 	v.setAlpha(l.Opacity * float64(t.Color.A) / 255)
-	// gofpdf writes no colour for text when it believes the fill colour already equals
-	// the text colour; after a layer's Q that belief can be stale, so set both here.
-	v.pdf.SetTextColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
-	v.pdf.SetFillColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
+	// Text and outlines take the fill colour (CMYK when the output is; pdfcmyk.go).
+	v.setTextColour(t.Color)
 	sh := v.shapers.get()
 	defer v.shapers.put(sh)
 	pt := pdfText{v: v, size: t.Size, sh: sh}

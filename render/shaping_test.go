@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/internal/imgcheck"
 	"github.com/printworker/printworker/render/fonts"
 	xbidi "golang.org/x/text/unicode/bidi"
 )
@@ -49,15 +50,10 @@ const (
 	notoSerif    = "/usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf"
 )
 
-// needTool skips when an external tool or file is missing, except under CI=true.
-func needTool(t testing.TB, what, path string) {
+// needFile skips when a file of a Debian package is missing, except under CI=true.
+func needFile(t testing.TB, what, path string) {
 	t.Helper()
-	var err error
-	if strings.HasPrefix(path, "/") {
-		_, err = os.Stat(path)
-	} else {
-		_, err = exec.LookPath(path)
-	}
+	_, err := os.Stat(path)
 	if err == nil {
 		return
 	}
@@ -92,8 +88,8 @@ func loadShapingCases(t testing.TB) []shapingCase {
 // with ligatures) and the Noto fallback chain.
 func shapingRenderer(t testing.TB, strict bool) *Renderer {
 	t.Helper()
-	needTool(t, "Debian fonts-noto-core", notoSerif)
-	needTool(t, "Debian fonts-noto-cjk", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+	needFile(t, "Debian fonts-noto-core", notoSerif)
+	needFile(t, "Debian fonts-noto-cjk", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 	dir := t.TempDir()
 	b, err := os.ReadFile(notoSerif)
 	if err != nil {
@@ -192,8 +188,7 @@ func TestShapingBrowser(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("starts Chromium; skipped with -short")
 	}
-	chromium := "chromium"
-	needTool(t, "headless Chromium (Debian chromium)", chromium)
+	chromium := imgcheck.Tool(t, "chromium", "Debian chromium")
 	cs := loadShapingCases(t)
 	r := shapingRenderer(t, false)
 	d := shapingDesign(t, cs, model.ExportPNG)
@@ -224,7 +219,7 @@ func TestShapingBrowser(t *testing.T) {
 			t.Errorf("%s: nothing drawn", c.Name)
 			continue
 		}
-		s := ssim(a, b, box)
+		s := imgcheck.SSIM(a.SubImage(box), b.SubImage(box))
 		t.Logf("%-24s SSIM %.4f over %v", c.Name, s, box.Size())
 		if s < 0.97 {
 			t.Errorf("%s: SSIM %.4f against Chromium, want >= 0.97", c.Name, s)
@@ -377,39 +372,6 @@ func inkBounds(img *image.Gray, r image.Rectangle) image.Rectangle {
 	return b
 }
 
-// ssim is the mean structural similarity (Wang et al. 2004) of a and b over r, with
-// 7x7 uniform windows (scikit-image's default) on 8-bit luminance.
-func ssim(a, b *image.Gray, r image.Rectangle) float64 {
-	const win = 7
-	c1, c2 := math.Pow(0.01*255, 2), math.Pow(0.03*255, 2)
-	var sum float64
-	n := 0
-	for y := r.Min.Y; y+win <= r.Max.Y; y++ {
-		for x := r.Min.X; x+win <= r.Max.X; x++ {
-			var sa, sb, saa, sbb, sab float64
-			for dy := range win {
-				for dx := range win {
-					va := float64(a.Pix[a.PixOffset(x+dx, y+dy)])
-					vb := float64(b.Pix[b.PixOffset(x+dx, y+dy)])
-					sa, sb, saa, sbb, sab = sa+va, sb+vb, saa+va*va, sbb+vb*vb, sab+va*vb
-				}
-			}
-			k := float64(win * win)
-			ma, mb := sa/k, sb/k
-			// Sample (co)variances, as scikit-image computes them.
-			va := (saa - k*ma*ma) / (k - 1)
-			vb := (sbb - k*mb*mb) / (k - 1)
-			cov := (sab - k*ma*mb) / (k - 1)
-			sum += (2*ma*mb + c1) * (2*cov + c2) / ((ma*ma + mb*mb + c1) * (va + vb + c2))
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
-}
-
 // TestShapingPDF renders each case as a vector PDF of its own: pdftotext must give the
 // case's text as typed (logical order), the fonts must be embedded subsets, and the
 // page must look like the PNG. poppler marks right-to-left runs with U+202B ... U+202C
@@ -417,7 +379,7 @@ func ssim(a, b *image.Gray, r image.Rectangle) float64 {
 // page and the marks are dropped before comparing.
 func TestShapingPDF(t *testing.T) {
 	for _, tool := range []string{"pdftotext", "pdffonts", "pdftocairo"} {
-		needTool(t, "poppler-utils", tool)
+		imgcheck.Tool(t, tool, "Debian poppler-utils")
 	}
 	r := shapingRenderer(t, false)
 	dir := t.TempDir()
@@ -482,7 +444,7 @@ func comparePDFPage(t *testing.T, r *Renderer, dir string) {
 	for i, c := range cs {
 		row := image.Rect(0, int(float64(i)*shapingRow*px), a.Rect.Dx(), int(float64(i+1)*shapingRow*px)).Intersect(b.Rect)
 		box := inkBounds(a, row).Union(inkBounds(b, row)).Inset(-8).Intersect(row)
-		if s := ssim(a, b, box); s < 0.97 {
+		if s := imgcheck.SSIM(a.SubImage(box), b.SubImage(box)); s < 0.97 {
 			t.Errorf("%s: PDF page vs PNG: SSIM %.4f, want >= 0.97", c.Name, s)
 		}
 	}
