@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -550,6 +551,53 @@ func TestShapingConcurrent(t *testing.T) {
 	for i := 1; i < len(outs); i++ {
 		if !bytes.Equal(outs[i], outs[0]) {
 			t.Errorf("render %d differs from render 0", i)
+		}
+	}
+}
+
+// Shaped text in a CMYK PDF/X-4 (the print settings of docs/colour.md): the outlines and
+// the real text are painted in CMYK, and extraction still gives the text as typed.
+func TestShapingPDFCMYK(t *testing.T) {
+	imgcheck.Tool(t, "pdftotext", "Debian poppler-utils")
+	imgcheck.Tool(t, "qpdf", "Debian qpdf")
+	cs := loadShapingCases(t)
+	var pick []shapingCase
+	for _, c := range cs {
+		if c.Name == "arabic" || c.Name == "latin-ligatures" || c.Name == "devanagari" {
+			pick = append(pick, c)
+		}
+	}
+	r := shapingRenderer(t, false).WithPrint(testPrint(t, 0))
+	out, res := renderShaping(t, r, shapingDesign(t, pick, model.ExportPDF))
+	if res.Colour.Space != "CMYK" {
+		t.Fatalf("colour space %q, want CMYK", res.Colour.Space)
+	}
+	dir := t.TempDir()
+	pdf := filepath.Join(dir, "cmyk.pdf")
+	must(t, os.WriteFile(pdf, out, 0o644))
+	// The content streams uncompressed: fills are CMYK ("k"), never RGB ("rg").
+	qdf := filepath.Join(dir, "qdf.pdf")
+	if b, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", pdf, qdf).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf: %v\n%s", err, b)
+	}
+	content, err := os.ReadFile(qdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rgb := regexp.MustCompile(`(?m)[\d.]+ [\d.]+ [\d.]+ rg\b`).Find(content); rgb != nil {
+		t.Errorf("an RGB fill in a CMYK PDF: %q", rgb)
+	}
+	if !regexp.MustCompile(`(?m)[\d.]+ [\d.]+ [\d.]+ [\d.]+ k\b`).Match(content) {
+		t.Errorf("no CMYK fill in the PDF")
+	}
+	txt, err := exec.Command("pdftotext", "-enc", "UTF-8", pdf, "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(strings.Fields(strings.NewReplacer("\u202b", "", "\u202c", "").Replace(string(txt))), " ")
+	for _, c := range pick {
+		if !strings.Contains(got, c.Text) {
+			t.Errorf("%s: pdftotext %q lacks %q", c.Name, got, c.Text)
 		}
 	}
 }
