@@ -25,14 +25,17 @@ type Config struct {
 }
 
 // DefaultFallback is the default fallback chain: Noto families per script (Debian's
-// fonts-noto-core and fonts-noto-cjk), then monochrome emoji, then DejaVu Sans.
+// fonts-noto-core and fonts-noto-cjk), then monochrome emoji outlines (Noto Emoji where a
+// shop installs it; Symbola from Debian's fonts-symbola, since Debian packages Noto's
+// emoji only as colour bitmaps, which print nothing), then DejaVu Sans.
 var DefaultFallback = []string{
 	"Noto Sans", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari",
-	"Noto Sans Thai", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Emoji", "DejaVu Sans",
+	"Noto Sans Thai", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Emoji", "Symbola", "DejaVu Sans",
 }
 
-// DefaultFallbackDirs are the folders Debian's fonts-noto-* packages install to.
-var DefaultFallbackDirs = []string{"/usr/share/fonts/truetype/noto", "/usr/share/fonts/opentype/noto"}
+// DefaultFallbackDirs are the folders Debian's fonts-noto-* and fonts-symbola packages
+// install to.
+var DefaultFallbackDirs = []string{"/usr/share/fonts/truetype/noto", "/usr/share/fonts/opentype/noto", "/usr/share/fonts/truetype/ancient-scripts"}
 
 // fallbackSet resolves the fallback chain lazily: a CJK collection is tens of MB, so
 // a family is read only when a text first needs it.
@@ -104,7 +107,8 @@ func (fb *fallbackSet) load(name string) (*family, error) {
 	for _, path := range fb.files {
 		stem := strings.ToLower(filepath.Base(path))
 		stem = strings.TrimSuffix(stem, filepath.Ext(stem))
-		if i := strings.IndexByte(stem, '-'); i >= 0 {
+		// "NotoSans-Bold", "Symbola_hint": the family part ends at the first - or _.
+		if i := strings.IndexAny(stem, "-_"); i >= 0 {
 			stem = stem[:i]
 		}
 		if stem == "" || !strings.HasPrefix(want, stem) {
