@@ -40,14 +40,17 @@ func (r *Renderer) RenderView(ctx context.Context, d *model.DesignDetail, viewID
 		if r.print.CMYK() {
 			r.softProof(canvas)
 		}
+		res.Thumbnail = r.thumbOfCanvas(canvas)
 		if err := r.encodePNG(ctx, cw, canvas, s.DPI); err != nil {
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
 		}
 	case ExportTIFF:
+		res.Thumbnail = r.thumbOfScene(ctx, s)
 		if err := r.writeTIFF(ctx, cw, s); err != nil {
 			return nil, err
 		}
 	case model.ExportPDFSimple, model.ExportPDF:
+		res.Thumbnail = r.thumbOfScene(ctx, s)
 		pdf := r.newPrintPDF(d)
 		if err := r.addPage(ctx, pdf, s); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"runtime"
 
@@ -122,6 +123,8 @@ type Renderer struct {
 	shapers *shaperPool
 	// print is the print-grade output (print.go); nil for sRGB without bleed.
 	print *Print
+	// thumbPx is the longest side of Result.Thumbnail (thumbnail.go); 0: none.
+	thumbPx int
 }
 
 // New builds a renderer: the font registry (embedded fonts plus opts.FontDirs) is
@@ -160,6 +163,9 @@ type Result struct {
 	Views []Result
 	// Colour describes the file's colour and page geometry (print.go).
 	Colour ColourInfo
+	// Thumbnail is a small opaque preview of the view (thumbnail.go); nil unless the
+	// renderer was made WithThumbnails.
+	Thumbnail image.Image `json:"-"`
 }
 
 // Warning codes (preflight).

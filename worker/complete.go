@@ -43,6 +43,10 @@ type Manifest struct {
 	ColorSpace   string            `json:"colorSpace"`
 	ColorProfile string            `json:"colorProfile,omitempty"`
 	Warnings     []ManifestWarning `json:"warnings,omitempty"`
+	// Ticket and StaffPage are the keys of the job ticket and staff page written
+	// before the manifest (docs/shop-floor.md); absent when turned off.
+	Ticket    string `json:"ticket,omitempty"`
+	StaffPage string `json:"staffPage,omitempty"`
 }
 
 // Customer is who ordered.
@@ -106,6 +110,9 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	key, err := w.cfg.Layout.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: date})
 	if err != nil {
 		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
+	}
+	if err := w.writeShopFloor(ctx, m, key); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -95,8 +95,11 @@ type Config struct {
 	Jobs *jobs.Options
 	// Print holds the colour settings per store and product (CMYK profile, bleed,
 	// black, ink limit; docs/colour.md); nil renders sRGB without bleed.
-	Print  *render.PrintSet
-	Logger *slog.Logger
+	Print *render.PrintSet
+	// ShopFloor holds the thumbnail, job ticket and staff page settings
+	// (docs/shop-floor.md); the zero value makes all three.
+	ShopFloor ShopFloor
+	Logger    *slog.Logger
 }
 
 // Defaults.

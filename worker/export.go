@@ -45,6 +45,9 @@ type FileRecord struct {
 	// Colour is the rendered file's colour space, profile (name, checksum, intent),
 	// trim and bleed, and highest ink coverage; absent for downloaded files.
 	Colour *render.ColourInfo `json:"colour,omitempty"`
+	// Thumbnail is the key of the file's JPEG preview (docs/shop-floor.md); absent
+	// when thumbnails are off or the file could not be previewed.
+	Thumbnail string `json:"thumbnail,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -265,6 +268,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID); err != nil {
 			return rec, err
 		}
+		x.r = w.withThumbnails(x.r)
 		plan, err = x.r.Plan(x.d, v.ID)
 		if err != nil && x.mode != ModeDownload {
 			return rec, err
@@ -350,6 +354,9 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	rec.WidthPx, rec.HeightPx, rec.PageWidthPt, rec.PageHeightPt = r.WidthPx, r.HeightPx, r.PageWidthPt, r.PageHeightPt
 	rec.Warnings = append(rec.Warnings, r.Warnings...)
 	rec.Colour = &r.Colour
+	if r.Thumbnail != nil {
+		return put, w.putThumbnail(ctx, rec, r.Thumbnail)
+	}
 	return put, nil
 }
 
@@ -370,7 +377,20 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 			obj.ContentType, rec.ContentType = dl.ContentType, dl.ContentType
 		}
 	}
-	return w.upload(ctx, kindFile, obj, dl.Body)
+	var body io.Reader = dl.Body
+	var c *capture
+	if !w.cfg.ShopFloor.NoThumbnails && (dl.Length <= 0 || dl.Length <= maxThumbSource) {
+		c = &capture{r: dl.Body, max: maxThumbSource}
+		body = c
+	}
+	put, err := w.upload(ctx, kindFile, obj, body)
+	if err != nil {
+		return put, err
+	}
+	if img := downloadThumb(c); img != nil {
+		return put, w.putThumbnail(ctx, rec, img)
+	}
+	return put, nil
 }
 
 // render renders one view into out inside a render span (the media it fetches from

@@ -378,6 +378,7 @@ type workerFlags struct {
 	backoffMax      time.Duration
 	retryWindow     time.Duration
 	hubTries        int
+	shop            *shopFloorFlags
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -400,6 +401,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
 	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
 	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
+	w.shop = addShopFloorFlags(fs)
 	return w
 }
 
@@ -425,6 +427,11 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 	}
 	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
 	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}
+	sf, err := w.shop.config()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.ShopFloor = sf
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError(err.Error())
 	}

@@ -1,0 +1,228 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+	"strings"
+
+	"github.com/boombuler/barcode"
+	"github.com/boombuler/barcode/code128"
+	"github.com/boombuler/barcode/qr"
+	"github.com/jung-kurt/gofpdf"
+)
+
+// Job ticket (docs/shop-floor.md): one PDF per order with the order number as a Code
+// 128 barcode, a QR code of the order's link, and every file with its preview. Bars
+// and modules are drawn as vector rectangles so they stay sharp at any print dpi.
+
+// ticketPage is a ticket size in points, with its margin and scale of type.
+type ticketPage struct {
+	w, h, margin, scale float64
+}
+
+func ticketPageOf(size string) ticketPage {
+	switch size {
+	case TicketLetter:
+		return ticketPage{612, 792, 36, 1}
+	case Ticket4x6:
+		return ticketPage{288, 432, 14, 0.7}
+	}
+	return ticketPage{595.28, 841.89, 36, 1}
+}
+
+// ticketWriter draws the ticket top-down, adding pages as it fills them.
+type ticketWriter struct {
+	pdf *gofpdf.Fpdf
+	pg  ticketPage
+	y   float64
+	tr  func(string) string
+}
+
+func (t *ticketWriter) fs(pt float64) float64 { return pt * t.pg.scale }
+
+// need starts a new page unless h points still fit.
+func (t *ticketWriter) need(h float64) {
+	if t.y+h > t.pg.h-t.pg.margin {
+		t.pdf.AddPage()
+		t.y = t.pg.margin
+	}
+}
+
+// line writes one line of text (cut to the width) at x.
+func (t *ticketWriter) line(x float64, size float64, style, s string) {
+	size = t.fs(size)
+	t.need(size * 1.3)
+	t.pdf.SetFont("Helvetica", style, size)
+	s = t.fit(t.tr(s), t.pg.w-t.pg.margin-x)
+	t.pdf.Text(x, t.y+size, s)
+	t.y += size * 1.3
+}
+
+// fit cuts s to width points, ending in "...".
+func (t *ticketWriter) fit(s string, width float64) string {
+	if t.pdf.GetStringWidth(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && t.pdf.GetStringWidth(string(r)+"...") > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "..."
+}
+
+// cp1252 keeps the ticket's core-font text readable: runes the encoding lacks become "?".
+func cp1252(tr func(string) string) func(string) string {
+	return func(s string) string {
+		s = strings.Map(func(r rune) rune {
+			if r < 0x20 {
+				return ' '
+			}
+			if r > 0xff && !strings.ContainsRune("€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ", r) {
+				return '?'
+			}
+			return r
+		}, s)
+		return tr(s)
+	}
+}
+
+// modules draws a barcode's dark modules as rectangles in the box x, y, w, h.
+func modules(pdf *gofpdf.Fpdf, bc barcode.Barcode, x, y, w, h float64) {
+	b := bc.Bounds()
+	mw, mh := w/float64(b.Dx()), h/float64(b.Dy())
+	pdf.SetFillColor(0, 0, 0)
+	for j := b.Min.Y; j < b.Max.Y; j++ {
+		for i := b.Min.X; i < b.Max.X; {
+			if !dark(bc.At(i, j)) {
+				i++
+				continue
+			}
+			run := i
+			for run < b.Max.X && dark(bc.At(run, j)) {
+				run++
+			}
+			pdf.Rect(x+float64(i-b.Min.X)*mw, y+float64(j-b.Min.Y)*mh, float64(run-i)*mw, mh, "F")
+			i = run
+		}
+	}
+}
+
+func dark(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return r+g+b < 3*0x8000
+}
+
+// ticketPDF draws the order's ticket; link is what the QR code holds.
+func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) ([]byte, error) {
+	pg := ticketPageOf(size)
+	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: pg.w, Ht: pg.h}})
+	pdf.SetMargins(pg.margin, pg.margin, pg.margin)
+	pdf.SetAutoPageBreak(false, 0)
+	pdf.SetCreator("printworker", true)
+	pdf.SetTitle(cp1252(pdf.UnicodeTranslatorFromDescriptor(""))("Job ticket, order "+m.OrderID), false)
+	pdf.AddPage()
+	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor(""))}
+	x0 := pg.margin
+
+	// QR code top right, the order number and its barcode to its left.
+	qrSide := t.fs(96)
+	if code, err := qr.Encode(link, qr.M, qr.Auto); err == nil {
+		modules(pdf, code, pg.w-pg.margin-qrSide, t.y, qrSide, qrSide)
+	}
+	t.line(x0, 9, "", "JOB TICKET")
+	t.line(x0, 20, "B", "Order "+m.OrderID)
+	barW := pg.w - 2*pg.margin - qrSide - t.fs(12)
+	barH := t.fs(40)
+	if code, err := code128.Encode(m.OrderID); err == nil {
+		// A quiet zone of 10 modules each side keeps scanners happy.
+		mw := barW / float64(code.Bounds().Dx()+20)
+		modules(pdf, code, x0+10*mw, t.y+t.fs(4), mw*float64(code.Bounds().Dx()), barH)
+	} else {
+		pdf.SetFont("Helvetica", "I", t.fs(9))
+		pdf.Text(x0, t.y+barH/2, "no barcode: the order number is not plain ASCII")
+	}
+	t.y = max(t.y+barH+t.fs(10), pg.margin+qrSide+t.fs(6))
+
+	t.line(x0, 10, "", fmt.Sprintf("Store %s (%s) - revision %d - status %s", m.Store, m.Domain, m.Revision, orDash(m.OrderStatus)))
+	t.line(x0, 10, "", "Ordered "+orDash(m.OrderCreated)+" - files generated "+m.GeneratedAt)
+	t.line(x0, 10, "B", "Rush: no (the hub sends no rush flag)")
+	t.y += t.fs(4)
+	t.line(x0, 11, "B", "Ship to")
+	s := m.Shipping
+	for _, l := range []string{strings.TrimSpace(s.FirstName + " " + s.LastName), s.CompanyName, s.Address1, s.Address2,
+		strings.TrimSpace(s.Zip + " " + s.City), s.Province, strings.TrimSpace(s.Country + " " + s.CountryCode)} {
+		if strings.TrimSpace(l) != "" {
+			t.line(x0+t.fs(8), 10, "", l)
+		}
+	}
+	t.line(x0+t.fs(8), 10, "", "Method: not given (the hub sends no shipping method)")
+	t.y += t.fs(4)
+	if len(m.Warnings) > 0 {
+		pdf.SetTextColor(183, 28, 28)
+		t.line(x0, 11, "B", fmt.Sprintf("%d warning(s): see the files below", len(m.Warnings)))
+		pdf.SetTextColor(0, 0, 0)
+	}
+	rows := shopRows(m)
+	t.line(x0, 11, "B", fmt.Sprintf("Files (%d)", len(rows)))
+	for i, r := range rows {
+		w.ticketRow(ctx, t, i, r)
+	}
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		return nil, fmt.Errorf("job ticket: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ticketRow draws one file: its preview (or a placeholder box) and its facts.
+func (w *Worker) ticketRow(ctx context.Context, t *ticketWriter, i int, r shopRow) {
+	pdf, side := t.pdf, t.fs(72)
+	t.need(side + t.fs(8))
+	x0, top := t.pg.margin, t.y
+	pdf.SetDrawColor(160, 160, 160)
+	pdf.Rect(x0, top, side, side, "D")
+	if img := w.readThumb(ctx, r.File.Thumbnail); img != nil {
+		name := fmt.Sprintf("thumb-%d", i)
+		opt := gofpdf.ImageOptions{ImageType: "JPG"}
+		info := pdf.RegisterImageOptionsReader(name, opt, bytes.NewReader(img))
+		if pdf.Ok() && info != nil {
+			iw, ih := info.Width(), info.Height()
+			k := min(side/iw, side/ih)
+			pdf.ImageOptions(name, x0+(side-iw*k)/2, top+(side-ih*k)/2, iw*k, ih*k, false, opt, 0, "")
+		} else {
+			pdf.ClearError()
+		}
+	} else {
+		pdf.SetFont("Helvetica", "I", t.fs(8))
+		pdf.Text(x0+t.fs(6), top+side/2, "no preview")
+	}
+	tx := x0 + side + t.fs(10)
+	t.line(tx, 12, "B", fmt.Sprintf("Qty %d  -  %s (design %d)", r.Quantity, orDash(r.Line.DesignName), r.Line.DesignID))
+	t.line(tx, 9, "", fmt.Sprintf("Product %s - view %s", orDash(r.Line.ProductID), orDash(firstOf(r.File.ViewName, r.File.ViewID))))
+	t.line(tx, 9, "", r.Size+" - "+orDash(r.File.Type))
+	t.line(tx, 8, "", orDash(r.File.Filename))
+	if len(r.Warnings) > 0 {
+		pdf.SetTextColor(183, 28, 28)
+		for _, wr := range r.Warnings {
+			t.line(tx, 8, "", "! "+wr)
+		}
+		pdf.SetTextColor(0, 0, 0)
+	}
+	t.y = max(t.y, top+side) + t.fs(8)
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
