@@ -168,13 +168,21 @@ func TestTraceWebhookToUpload(t *testing.T) {
 	children := map[string]int{}
 	for _, s := range got {
 		if s.Parent.SpanID() == export.SpanContext.SpanID() {
-			children[s.Name+"/"+s.SpanKind.String()]++
+			name := s.Name + "/" + s.SpanKind.String()
+			if k := storageKind(s); k != "file" && k != "" {
+				// Thumbnails (docs/shop-floor.md) are uploads of their own kind.
+				name = s.Name + "[" + k + "]/" + s.SpanKind.String()
+			}
+			children[name]++
 		}
 	}
 	for _, want := range []string{"render/internal", "storage.put/internal"} {
 		if children[want] != len(m.Files) {
 			t.Errorf("export span has %d %s children, want %d (one per view); children: %v", children[want], want, len(m.Files), children)
 		}
+	}
+	if n := children["storage.put[thumbnail]/internal"]; n != len(m.Files) {
+		t.Errorf("export span has %d thumbnail uploads, want %d (one per rendered view)", n, len(m.Files))
 	}
 	t.Logf("export span children: %v", children)
 	hubCalls := 0
@@ -195,14 +203,15 @@ func TestTraceWebhookToUpload(t *testing.T) {
 	// The manifest's upload belongs to the completion task.
 	completes := find("process "+jobs.TypeOrderComplete, trace.SpanKindConsumer)
 	if len(completes) == 1 {
-		n := 0
+		kinds := map[string]int{}
 		for _, s := range got {
 			if s.Name == "storage.put" && s.Parent.SpanID() == completes[0].SpanContext.SpanID() {
-				n++
+				kinds[storageKind(s)]++
 			}
 		}
-		if n != 1 {
-			t.Errorf("completion span has %d storage.put children, want 1 (the manifest)", n)
+		// The manifest, after the job ticket and staff page (docs/shop-floor.md).
+		if kinds["manifest"] != 1 || kinds["shopfloor"] != 2 || len(kinds) != 2 {
+			t.Errorf("completion span has storage.put children %v, want 1 manifest and 2 shopfloor", kinds)
 		}
 	}
 	// The S3 requests of the upload are its children.
@@ -230,4 +239,14 @@ func childCount(spans tracetest.SpanStubs, p tracetest.SpanStub, kind trace.Span
 		}
 	}
 	return n
+}
+
+// storageKind is the printworker.storage.kind of a storage.put span ("" for others).
+func storageKind(s tracetest.SpanStub) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == "printworker.storage.kind" {
+			return kv.Value.AsString()
+		}
+	}
+	return ""
 }

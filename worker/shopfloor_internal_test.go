@@ -1,0 +1,68 @@
+package worker
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRelLink(t *testing.T) {
+	for _, c := range []struct{ dir, key, want string }{
+		{"s/2024-06-01/A-1", "s/2024-06-01/A-1/a.png", "a.png"},
+		{"s/2024-06-01/A-1", "s/2024-06-01/A-1/sub/a b#?.png", "sub/a%20b%23%3F.png"},
+		{"s/2024-06-01/A-1", "s/files/a.png", "../../files/a.png"},
+		{".", "a.png", "a.png"},
+		{".", "javascript:alert(1)", "./javascript:alert%281%29"},
+	} {
+		got := relLink(c.dir, c.key)
+		// PathEscape keeps ( and ); both spellings are inert, so compare unescaped.
+		if strings.NewReplacer("%28", "(", "%29", ")").Replace(got) != strings.NewReplacer("%28", "(", "%29", ")").Replace(c.want) {
+			t.Errorf("relLink(%q, %q) = %q, want %q", c.dir, c.key, got, c.want)
+		}
+	}
+}
+
+// TestStaffPageEscapes: hostile order strings stay text, a file without a thumbnail
+// gets a placeholder, and no link leaves the folder as a script.
+func TestStaffPageEscapes(t *testing.T) {
+	const evil = `<script>alert(1)</script>`
+	m := &Manifest{OrderID: evil, Store: "s", OrderStatus: `"><img src=x onerror=alert(2)>`,
+		LineItems: []ManifestLine{{DesignID: 7, DesignName: evil, ProductID: evil, Quantity: 3, Files: []string{"s/o/" + evil + ".png", "s/o/b.pdf"}}},
+		Files: []FileRecord{
+			{Key: "s/o/" + evil + ".png", Filename: evil + ".png", Thumbnail: "s/o/" + evil + ".thumb.jpg", Type: "png", ViewID: evil},
+			{Key: "s/o/b.pdf", Filename: "b.pdf", Type: "pdf"},
+		},
+		Ticket: "s/o/ticket.pdf",
+	}
+	page, err := staffPage(m, "s/o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := string(page)
+	for _, bad := range []string{"<script>", "<img src=x", "javascript:"} {
+		if strings.Contains(p, bad) {
+			t.Errorf("page contains %q:\n%s", bad, p)
+		}
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "no preview", `href="ticket.pdf"`, `href="manifest.json"`, `href="b.pdf"`, `src="%3Cscript%3Ealert%281%29%3C/script%3E.thumb.jpg"`} {
+		if !strings.Contains(p, want) {
+			t.Errorf("page lacks %q:\n%s", want, p)
+		}
+	}
+}
+
+// TestTicketSizes: every size makes a PDF of the right page size, even with no files
+// and an order number Code 128 cannot encode.
+func TestTicketSizes(t *testing.T) {
+	w := &Worker{}
+	for size, wantW := range map[string]string{TicketA4: "595.28", TicketLetter: "612.00", Ticket4x6: "288.00"} {
+		for _, id := range []string{"A-1", "Bestellung-Ä✓"} {
+			b, err := w.ticketPDF(t.Context(), &Manifest{OrderID: id, Store: "s"}, size, "https://example.com/x/index.html")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(b), "%PDF-") || !strings.Contains(string(b), "/MediaBox [0 0 "+wantW) {
+				t.Errorf("%s ticket of %q: not a %s pt wide PDF", size, id, wantW)
+			}
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package worker_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/storage"
+	"github.com/printworker/printworker/worker"
+)
+
+// needShopTools skips without the Debian tools the shop floor checks use, except in
+// CI where a missing tool fails.
+func needShopTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required in CI: %v", tool, err)
+			}
+			t.Skipf("%s not installed: %v", tool, err)
+		}
+	}
+}
+
+const chromium = "/usr/bin/chromium"
+
+// hostile is a customer string that would inject script into an unescaped page.
+const hostile = `<script>alert(1)</script>`
+
+// TestShopFloorHotFolder runs an order into a hot folder and checks what the shop
+// floor gets: thumbnails listed and stored, the ticket's text and codes, and the staff
+// page in a real browser with every preview loaded and every link resolving.
+func TestShopFloorHotFolder(t *testing.T) {
+	needShopTools(t, "pdftotext", "pdftoppm", "zbarimg", chromium)
+	root := t.TempDir()
+	dir, err := storage.NewDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(_ *worker.Config, d *worker.Deps) { d.Storage = dir })
+	e.start()
+	ctx := context.Background()
+	o := e.order("SF-1", 1002, 1003)
+	o.ShippingDetails.FirstName = hostile
+	o.ShippingDetails.Phone = "+1-555-0100-SECRET"
+	if _, err := e.enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(root, store, "2024-06-01", "SF-1")
+	m := waitManifest(t, filepath.Join(folder, "manifest.json"))
+
+	// Thumbnails: the downloaded PNGs have one each, the downloaded PDF none.
+	thumbs := 0
+	for _, f := range m.Files {
+		switch {
+		case f.Type == "png" && f.Thumbnail == "":
+			t.Errorf("png %s has no thumbnail", f.Key)
+		case f.Type != "png" && f.Thumbnail != "":
+			t.Errorf("downloaded %s %s has a thumbnail %s", f.Type, f.Key, f.Thumbnail)
+		case f.Thumbnail != "":
+			thumbs++
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f.Thumbnail))); err != nil {
+				t.Errorf("thumbnail listed but not stored: %v", err)
+			}
+		}
+	}
+	if thumbs != 2 {
+		t.Fatalf("thumbnails: %d, want 2", thumbs)
+	}
+	if m.Ticket != store+"/2024-06-01/SF-1/ticket.pdf" || m.StaffPage != store+"/2024-06-01/SF-1/index.html" {
+		t.Fatalf("manifest names ticket %q and page %q", m.Ticket, m.StaffPage)
+	}
+
+	ticket := filepath.Join(folder, "ticket.pdf")
+	text := run(t, "pdftotext", "-layout", ticket, "-")
+	for _, want := range []string{"Order SF-1", "Qty 2", "Qty 3", "Coffee Mug", "Greeting Card", "1 Main St", "Springfield", "Rush:", "Method:", "no preview", hostile} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ticket text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, secret := range []string{"SECRET", "ann@example.com", o.LineItems[0].Token} {
+		if strings.Contains(text, secret) {
+			t.Errorf("ticket shows %q", secret)
+		}
+	}
+	png := filepath.Join(t.TempDir(), "ticket")
+	run(t, "pdftoppm", "-r", "200", "-png", "-f", "1", "-l", "1", "-singlefile", ticket, png)
+	codes := run(t, "zbarimg", "-q", png+".png")
+	wantQR := "QR-Code:" + (&url.URL{Scheme: "file", Path: filepath.Join(folder, "index.html")}).String()
+	for _, want := range []string{"CODE-128:SF-1", wantQR} {
+		if !strings.Contains(codes, want) {
+			t.Errorf("zbarimg found %q, want %q", codes, want)
+		}
+	}
+
+	checkStaffPage(t, folder, thumbs)
+}
+
+// waitManifest waits for a hot folder manifest.
+func waitManifest(t *testing.T, path string) worker.Manifest {
+	t.Helper()
+	deadline := time.Now().Add(waitBound)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			var m worker.Manifest
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no manifest %s: %v", path, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return string(out)
+}
+
+var hrefRE = regexp.MustCompile(`href="([^"]+)"`)
+
+// checkStaffPage opens the page in headless Chromium: a copy with a probe script next
+// to it reports each image's naturalWidth after load; every link must be a relative
+// path to a file that exists.
+func checkStaffPage(t *testing.T, folder string, thumbs int) {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(folder, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(page), "SECRET") || strings.Contains(string(page), "ann@example.com") {
+		t.Error("staff page shows contact data")
+	}
+	links := hrefRE.FindAllStringSubmatch(string(page), -1)
+	if len(links) < 2+2 {
+		t.Fatalf("page has %d links", len(links))
+	}
+	for _, l := range links {
+		u, err := url.Parse(strings.ReplaceAll(l[1], "&amp;", "&"))
+		if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(u.Path, "/") {
+			t.Errorf("link %q is not relative", l[1])
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(folder, filepath.FromSlash(u.Path))); err != nil {
+			t.Errorf("link %q does not resolve: %v", l[1], err)
+		}
+	}
+	probe := strings.Replace(string(page), "</body>", `<script>
+window.addEventListener("load", () => {
+  document.body.setAttribute("data-probe", JSON.stringify([...document.images].map(i => i.naturalWidth)));
+});
+</script></body>`, 1)
+	probePath := filepath.Join(folder, "probe.html")
+	if err := os.WriteFile(probePath, []byte(probe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(probePath)
+	dom := run(t, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--allow-file-access-from-files", "--dump-dom", "file://"+probePath)
+	mm := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
+	if mm == nil {
+		t.Fatalf("probe did not run:\n%s", dom)
+	}
+	var widths []int
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(mm[1], "&quot;", `"`)), &widths); err != nil {
+		t.Fatalf("probe %q: %v", mm[1], err)
+	}
+	if len(widths) != thumbs {
+		t.Fatalf("page shows %d images, want %d thumbnails", len(widths), thumbs)
+	}
+	for i, w := range widths {
+		if w <= 0 {
+			t.Errorf("image %d did not load", i)
+		}
+	}
+	if !strings.Contains(dom, "no preview") {
+		t.Error("the file without a thumbnail shows no placeholder")
+	}
+}
