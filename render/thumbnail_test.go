@@ -1,0 +1,97 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"io"
+	"testing"
+
+	"github.com/printworker/printworker/hub/model"
+)
+
+// TestThumbnails: with thumbnails on, every export type carries an opaque preview
+// fitting 512 px with the view's aspect; the png's is the print raster scaled down
+// (compared with the decoded file), and the pdf's draws something (not blank).
+// Without WithThumbnails there is none.
+func TestThumbnails(t *testing.T) {
+	base := newRenderer(t, Options{})
+	for _, typ := range []string{model.ExportPNG, model.ExportPDF, model.ExportPDFSimple} {
+		t.Run(typ, func(t *testing.T) {
+			d := loadDesign(t, "basic.json")
+			d.Views[0].Export.Type = typ
+			res, err := base.RenderView(context.Background(), d, "front", DirSource(mediaDir), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Thumbnail != nil {
+				t.Fatal("thumbnail without WithThumbnails")
+			}
+			var buf bytes.Buffer
+			res, err = base.WithThumbnails(DefaultThumbnailPx).RenderView(context.Background(), d, "front", DirSource(mediaDir), &buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := res.Thumbnail
+			if th == nil {
+				t.Fatal("no thumbnail")
+			}
+			b := th.Bounds()
+			if max(b.Dx(), b.Dy()) > DefaultThumbnailPx || b.Dx() == 0 {
+				t.Fatalf("thumbnail %v", b)
+			}
+			ar, tr := res.PageWidthPt/res.PageHeightPt, float64(b.Dx())/float64(b.Dy())
+			if d := ar - tr; d > 0.02*ar || d < -0.02*ar {
+				t.Errorf("aspect %.3f, view %.3f", tr, ar)
+			}
+			if dark := darkShare(th); dark < 0.01 {
+				t.Errorf("thumbnail is blank (%.3f dark)", dark)
+			}
+			if typ == model.ExportPNG {
+				full, err := png.Decode(&buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := meanDiff(th, full); d > 12 {
+					t.Errorf("png thumbnail differs from the file by %.1f levels on average", d)
+				}
+			}
+		})
+	}
+}
+
+// darkShare is the share of pixels visibly darker than white paper.
+func darkShare(img image.Image) float64 {
+	b, n := img.Bounds(), 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if (r+g+bl)/3 < 0xe000 {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(b.Dx()*b.Dy())
+}
+
+// meanDiff compares the thumbnail with the full image sampled at the same points
+// (flattened on white), in 8-bit levels.
+func meanDiff(th, full image.Image) float64 {
+	tb, fb := th.Bounds(), full.Bounds()
+	var sum float64
+	n := 0
+	for y := tb.Min.Y; y < tb.Max.Y; y += 4 {
+		for x := tb.Min.X; x < tb.Max.X; x += 4 {
+			fx := fb.Min.X + (2*x+1)*fb.Dx()/(2*tb.Dx())
+			fy := fb.Min.Y + (2*y+1)*fb.Dy()/(2*tb.Dy())
+			r1, _, _, _ := th.At(x, y).RGBA()
+			r2, _, _, a2 := full.At(fx, fy).RGBA()
+			r2 += 0xffff - a2
+			diff := float64(int(r1>>8) - int(r2>>8))
+			sum += max(diff, -diff)
+			n++
+		}
+	}
+	return sum / float64(n)
+}
