@@ -1,6 +1,10 @@
 package worker
 
 import (
+	"bytes"
+	"image"
+	pngenc "image/png"
+	"io"
 	"strings"
 	"testing"
 )
@@ -64,5 +68,39 @@ func TestTicketSizes(t *testing.T) {
 				t.Errorf("%s ticket of %q: not a %s pt wide PDF", size, id, wantW)
 			}
 		}
+	}
+}
+
+// FuzzDownloadThumb: whatever a hub sends as an export, previewing it returns a
+// bounded image or none, without panicking.
+func FuzzDownloadThumb(f *testing.F) {
+	var png bytes.Buffer
+	if err := pngenc.Encode(&png, image.NewRGBA(image.Rect(0, 0, 3, 2))); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(png.Bytes())
+	f.Add([]byte("%PDF-1.4\n"))
+	f.Add([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x7f\xff\xff\xff\x7f\xff\xff\xff\x08\x06\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &capture{r: bytes.NewReader(data), max: maxThumbSource}
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			t.Fatal(err)
+		}
+		if img := downloadThumb(c); img != nil {
+			if b := img.Bounds(); b.Dx() > 512 || b.Dy() > 512 || b.Empty() {
+				t.Fatalf("thumbnail %v", b)
+			}
+		}
+	})
+}
+
+// TestCaptureOver: a stream longer than the capture's bound keeps nothing.
+func TestCaptureOver(t *testing.T) {
+	c := &capture{r: bytes.NewReader(make([]byte, 100)), max: 64}
+	if n, err := io.Copy(io.Discard, c); err != nil || n != 100 {
+		t.Fatal(n, err)
+	}
+	if !c.over || c.buf.Len() != 0 || downloadThumb(c) != nil {
+		t.Fatalf("over %v, kept %d", c.over, c.buf.Len())
 	}
 }

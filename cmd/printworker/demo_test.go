@@ -301,17 +301,22 @@ func TestDemoS3(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var manifests, files int
+		var manifests, files, thumbs, shop int
 		for _, o := range objs {
-			if strings.HasSuffix(o.Key, "/manifest.json") {
+			switch {
+			case strings.HasSuffix(o.Key, "/manifest.json"):
 				manifests++
 				checkS3Manifest(t, st, o.Key)
-			} else {
+			case strings.HasSuffix(o.Key, ".thumb.jpg"):
+				thumbs++
+			case strings.HasSuffix(o.Key, "/ticket.pdf"), strings.HasSuffix(o.Key, "/index.html"):
+				shop++ // docs/shop-floor.md: one ticket and one staff page per order
+			default:
 				files++
 			}
 		}
-		if manifests != 3 || files != 8 {
-			t.Errorf("run %d: bucket holds %d manifests and %d files, want 3 and 8", run, manifests, files)
+		if manifests != 3 || files != 8 || thumbs != 8 || shop != 6 {
+			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, want 3, 8, 8, 6", run, manifests, files, thumbs, shop)
 		}
 	}
 }
