@@ -49,7 +49,7 @@ func TestWorkSurvivesStorageOutage(t *testing.T) {
 	f.s3.SetFault(tests3.FaultUnavailable)
 	w := startFleetWorker(t, bin, "worker", f.workArgs(hs.URL,
 		"--mode", "download", "--concurrency", "4", "--hub-rate-per-minute", "0",
-		"--retry-base", (5 * time.Second / scale).String(), "--retry-max", (10 * time.Minute / scale).String(),
+		"--retry-base", (5*time.Second/scale).String(), "--retry-max", (10*time.Minute/scale).String(),
 		"--metrics-addr", "", "--log-format", "json"))
 	start := time.Now()
 	time.Sleep(outage)
@@ -118,7 +118,6 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 	}
 	t.Logf("%d orders verified: %d objects, each listed by its manifest with its SHA-256", len(want), len(objs))
 }
-
 
 // tally counts log records by message.
 func tally(recs []logRecord) map[string]int {
