@@ -11,6 +11,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
@@ -126,4 +127,73 @@ func tally(recs []logRecord) map[string]int {
 		out[r.Msg]++
 	}
 	return out
+}
+
+// TestWorkRedisKilledWithAOF: Redis, run as production runs it (appendonly yes,
+// appendfsync everysec), is killed with SIGKILL while a worker exports a batch, and a
+// burst of orders is enqueued in the last instant before the kill; 3 s later Redis
+// restarts from its AOF. everysec may lose the last second of writes when the machine
+// fails; a killed redis-server has written every acknowledged command to the AOF file
+// (the kernel keeps it), so the test counts the burst's orders whose state survived,
+// requires every order whose state survived to complete (tasks in flight at the kill
+// come back through lease expiry), and no order to be left with state but no tasks.
+func TestWorkRedisKilledWithAOF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault trial: builds the binary, kills redis-server mid-batch, waits for lease recovery (about 140 s)")
+	}
+	bin := buildPrintworker(t)
+	f := newProcessFixture(t, "aof", 100*time.Millisecond, testredis.AOF())
+	hs := httptest.NewServer(f.sim)
+	defer hs.Close()
+	want := f.enqueueOrders(t, "R", 30)
+	w := startFleetWorker(t, bin, "worker", f.workArgs(hs.URL,
+		"--mode", "download", "--concurrency", "4", "--hub-rate-per-minute", "0",
+		"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json"))
+	dump := func() { w.dumpLog(t) }
+	waitUntil(t, time.Minute, "the batch is under way", dump, func() bool { return f.manifests(t) >= 3 })
+	burst := f.enqueueOrders(t, "L", 10)
+	f.rs.Kill()
+	atKill := f.manifests(t)
+	if atKill >= len(want) {
+		t.Fatal("the batch finished before the kill: nothing was tested")
+	}
+	time.Sleep(3 * time.Second)
+	if err := f.rs.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	survived := map[string]int{}
+	for id, n := range want {
+		if !orderStateExists(t, f, id) {
+			t.Errorf("order %s, enqueued before the batch started, lost its state", id)
+			continue
+		}
+		survived[id] = n
+	}
+	lost := 0
+	for id, n := range burst {
+		if orderStateExists(t, f, id) {
+			survived[id] = n
+		} else {
+			lost++
+		}
+	}
+	t.Logf("SIGKILL with %d of %d manifests written; after the restart from the AOF: %d of the %d orders enqueued in the instant before the kill lost, %d orders to finish",
+		atKill, len(want), lost, len(burst), len(survived))
+	restarted := time.Now()
+	waitUntil(t, 3*time.Minute, "every surviving order's manifest", dump, func() bool { return f.manifests(t) >= len(survived) })
+	t.Logf("all %d surviving orders complete %s after Redis came back", len(survived), time.Since(restarted).Round(time.Second))
+	if err := w.stop(t, 30*time.Second, dump); err != nil {
+		t.Errorf("worker exit: %v", err)
+	}
+	verifyOrders(t, f, survived)
+}
+
+// orderStateExists reports whether the order's export state is in Redis.
+func orderStateExists(t *testing.T, f *processFixture, id string) bool {
+	t.Helper()
+	snap, err := f.enq.State().Snapshot(context.Background(), jobs.OrderKey{Store: f.store, Domain: f.domain, OrderID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap.Exists
 }
