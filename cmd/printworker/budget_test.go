@@ -60,7 +60,7 @@ func TestWorkMemoryBudgetUsesTrueImageSize(t *testing.T) {
 			t.Logf("%dx%d PNG: %d bytes", tc.side, tc.side, len(file))
 			var ids []string
 			for k := range 4 {
-				ref := addUnderDeclaredDesign(t, f, int64(7000+10*i+k), file)
+				ref := addPictureDesign(t, f, int64(7000+10*i+k), file, 200, 200, nil)
 				id := fmt.Sprintf("B%d-%d", i, k)
 				enqueueTestOrder(t, f, id, ref)
 				ids = append(ids, id)
@@ -148,9 +148,9 @@ func blankPNG(t *testing.T, w, h int) []byte {
 	return out.Bytes()
 }
 
-// addUnderDeclaredDesign adds a copy of sample design 1003 whose picture is file
-// while its media object still declares 200 x 200 px.
-func addUnderDeclaredDesign(t *testing.T, f *processFixture, id int64, file []byte) hub.DesignRef {
+// addPictureDesign adds a copy of sample design 1003 whose picture is file while its
+// media object declares w x h px; edit, when set, changes the copy's view and picture.
+func addPictureDesign(t *testing.T, f *processFixture, id int64, file []byte, w, h int, edit func(view, picture map[string]any)) hub.DesignRef {
 	t.Helper()
 	d, ok := f.sim.Design(1003)
 	if !ok {
@@ -172,7 +172,10 @@ func addUnderDeclaredDesign(t *testing.T, f *processFixture, id int64, file []by
 			el := e.(map[string]any)
 			if el["type"] == "picture" {
 				el["value"] = map[string]any{"_id": mediaID, "originalname": "photo.png", "token": token,
-					"mimetype": "image/png", "size": len(file), "meta": map[string]any{"hasAlpha": true, "width": 200, "height": 200}}
+					"mimetype": "image/png", "size": len(file), "meta": map[string]any{"hasAlpha": true, "width": w, "height": h}}
+				if edit != nil {
+					edit(v.(map[string]any), el)
+				}
 			}
 		}
 	}

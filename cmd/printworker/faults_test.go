@@ -1,14 +1,28 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"image"
+	"image/png"
+	"io"
+	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/internal/testredis"
@@ -85,6 +99,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		t.Fatal(err)
 	}
 	listed := map[string]bool{}
+	var bytes int64
 	for id, n := range want {
 		mkey := f.store + "/2024-07-01/" + storage.KeyValue(id) + "/" + storage.ManifestName
 		var m worker.Manifest
@@ -98,6 +113,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		}
 		for _, fr := range m.Files {
 			listed[fr.Key] = true
+			bytes += fr.Bytes
 			b := readObject(t, f.st, fr.Key)
 			sum := sha256.Sum256(b)
 			if h := hex.EncodeToString(sum[:]); h != fr.SHA256 || int64(len(b)) != fr.Bytes {
@@ -117,7 +133,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 			t.Errorf("archived %s task %s: %s", q, a.Type, a.LastErr)
 		}
 	}
-	t.Logf("%d orders verified: %d objects, each listed by its manifest with its SHA-256", len(want), len(objs))
+	t.Logf("%d orders verified: %d objects, each listed by its manifest with its SHA-256 (%.1f MiB of print files)", len(want), len(objs), float64(bytes)/(1<<20))
 }
 
 // tally counts log records by message.
@@ -196,4 +212,170 @@ func orderStateExists(t *testing.T, f *processFixture, id string) bool {
 		t.Fatal(err)
 	}
 	return snap.Exists
+}
+
+// TestWorkKilledDuringWrite: a worker is killed with SIGKILL while storage is reading
+// one of its writes, then a second worker finishes the batch (the killed worker's
+// tasks come back through lease expiry). Two writes are trialled: an order's manifest
+// (one PutObject), and a print file over the part size sent as a multipart upload
+// (--s3-part-size 5MiB, the kill during part 2). A proxy in front of the S3 server
+// reads the first KiB of the chosen request, then holds it unanswered; the kill lands
+// there. Right after the kill the key must hold nothing; at the end every order is
+// complete and right (verifyOrders).
+func TestWorkKilledDuringWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault trial: builds the binary, kills workers mid-upload, waits for lease recovery (about 3 min)")
+	}
+	bin := buildPrintworker(t)
+	tests := []struct {
+		name string
+		// match picks the request to hold.
+		match func(r *http.Request) bool
+		// orders enqueues the batch and returns the files each order must end with.
+		orders func(t *testing.T, f *processFixture) map[string]int
+		extra  []string
+	}{
+		{
+			name: "manifest write",
+			match: func(r *http.Request) bool {
+				return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+storage.ManifestName)
+			},
+			orders: func(t *testing.T, f *processFixture) map[string]int {
+				return f.enqueueOrders(t, "M", 5)
+			},
+			extra: []string{"--mode", "download"},
+		},
+		{
+			name: "multipart upload, part 2",
+			match: func(r *http.Request) bool {
+				return r.Method == http.MethodPut && r.URL.Query().Get("partNumber") == "2"
+			},
+			orders: func(t *testing.T, f *processFixture) map[string]int {
+				// A page of noise at 600 dpi: a pdf-simple file of tens of MB.
+				ref := addPictureDesign(t, f, 7100, noisePNG(t, 3200, 2200), 3200, 2200, func(view, pic map[string]any) {
+					view["export"].(map[string]any)["dpi"] = 600
+					pic["autoResize"], pic["scale"], pic["positionX"], pic["positionY"] = "fill", 1, 210, 149
+				})
+				enqueueTestOrder(t, f, "P-1", ref)
+				return map[string]int{"P-1": 1}
+			},
+			extra: []string{"--mode", "render", "--s3-part-size", "5MiB"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newProcessFixture(t, "kill", 0)
+			hs := httptest.NewServer(f.sim)
+			defer hs.Close()
+			proxy := newHoldingProxy(t, f.s3.Endpoint, tc.match)
+			want := tc.orders(t, f)
+			args := f.workArgs(hs.URL, append([]string{"--concurrency", "2", "--hub-rate-per-minute", "0",
+				"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json"}, tc.extra...)...)
+			for i, a := range args {
+				if a == "--s3-endpoint" {
+					args[i+1] = proxy.URL
+				}
+			}
+			first := startFleetWorker(t, bin, "first worker", args)
+			select {
+			case key := <-proxy.held:
+				if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				<-first.exited
+				proxy.release()
+				t.Logf("killed the worker while storage read %s", key)
+				if _, err := f.st.Stat(context.Background(), key); !errors.Is(err, storage.ErrNotFound) {
+					t.Errorf("after the kill %s is visible (%v), want nothing under the key", key, err)
+				}
+			case <-time.After(2 * time.Minute):
+				first.dumpLog(t)
+				t.Fatal("the chosen write never came")
+			}
+			killed := time.Now()
+			second := startFleetWorker(t, bin, "second worker", args)
+			waitUntil(t, 3*time.Minute, "every manifest after the kill", func() { second.dumpLog(t) },
+				func() bool { return f.manifests(t) >= len(want) })
+			t.Logf("all %d orders complete %s after the kill", len(want), time.Since(killed).Round(time.Second))
+			if err := second.stop(t, 30*time.Second, func() { second.dumpLog(t) }); err != nil {
+				t.Errorf("second worker exit: %v", err)
+			}
+			verifyOrders(t, f, want)
+			t.Logf("incomplete multipart uploads left in the bucket: %d (an AbortIncompleteMultipartUpload lifecycle rule removes them)", pendingUploads(t, f))
+		})
+	}
+}
+
+// holdingProxy forwards requests to an S3 server, except the first one match picks:
+// of that one it reads the first KiB, reports its key on held, and keeps it
+// unanswered until release, then drops the connection.
+type holdingProxy struct {
+	URL     string
+	held    chan string
+	release func()
+}
+
+func newHoldingProxy(t *testing.T, target string, match func(*http.Request) bool) *holdingProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p := &holdingProxy{held: make(chan string, 1)}
+	gate := make(chan struct{})
+	var once, taken sync.Once
+	p.release = func() { once.Do(func() { close(gate) }) }
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hold := false
+		if match(r) {
+			taken.Do(func() { hold = true })
+		}
+		if !hold {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		_, _ = io.CopyN(io.Discard, r.Body, 1024)
+		// Path style: /bucket/key.
+		_, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		p.held <- key
+		<-gate
+		panic(http.ErrAbortHandler)
+	}))
+	p.URL = hs.URL
+	// Cleanups run last-in first-out: the held request goes before the server closes.
+	t.Cleanup(hs.Close)
+	t.Cleanup(p.release)
+	return p
+}
+
+// noisePNG is a w x h opaque PNG of random pixels: it does not compress.
+func noisePNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = byte(rng.Uint32())
+		if i%4 == 3 {
+			img.Pix[i] = 255
+		}
+	}
+	var b bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// pendingUploads counts the bucket's incomplete multipart uploads.
+func pendingUploads(t *testing.T, f *processFixture) int {
+	t.Helper()
+	out, err := f.s3.Client().ListMultipartUploads(context.Background(), &s3.ListMultipartUploadsInput{Bucket: aws.String(f.s3.Bucket)})
+	if err != nil {
+		if strings.Contains(err.Error(), "NoSuchUpload") { // gofakes3's empty listing
+			return 0
+		}
+		t.Fatal(err)
+	}
+	return len(out.Uploads)
 }
