@@ -99,7 +99,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		t.Fatal(err)
 	}
 	listed := map[string]bool{}
-	var bytes int64
+	var total int64
 	for id, n := range want {
 		mkey := f.store + "/2024-07-01/" + storage.KeyValue(id) + "/" + storage.ManifestName
 		var m worker.Manifest
@@ -113,7 +113,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		}
 		for _, fr := range m.Files {
 			listed[fr.Key] = true
-			bytes += fr.Bytes
+			total += fr.Bytes
 			b := readObject(t, f.st, fr.Key)
 			sum := sha256.Sum256(b)
 			if h := hex.EncodeToString(sum[:]); h != fr.SHA256 || int64(len(b)) != fr.Bytes {
@@ -133,7 +133,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 			t.Errorf("archived %s task %s: %s", q, a.Type, a.LastErr)
 		}
 	}
-	t.Logf("%d orders verified: %d objects, each listed by its manifest with its SHA-256 (%.1f MiB of print files)", len(want), len(objs), float64(bytes)/(1<<20))
+	t.Logf("%d orders verified: %d objects, each listed by its manifest with its SHA-256 (%.1f MiB of print files)", len(want), len(objs), float64(total)/(1<<20))
 }
 
 // tally counts log records by message.
