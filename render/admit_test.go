@@ -165,3 +165,27 @@ func TestJPEGProgressive(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMeasureMedia: any bytes are measured without a panic, and an accepted raster
+// file is never counted at less than its own size.
+func FuzzMeasureMedia(f *testing.F) {
+	for _, name := range []string{"photo.jpg", "photo-exif6.jpg", "deep16.png", "interlaced.png", "anim.gif", "lossy.webp"} {
+		b, err := os.ReadFile("testdata/media/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{0xff, 0xd8, 0xff, 0xc2, 0x00, 0x02})
+	r := newRenderer(f, Options{MaxSourcePixels: 1 << 20})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = jpegProgressive(data)
+		_, p, err := r.measureMedia(data, model.Media{ID: "m"}, "")
+		if err != nil || p == nil {
+			return
+		}
+		if p.bytes < int64(len(data)) {
+			t.Fatalf("counted %d bytes for a %d-byte file", p.bytes, len(data))
+		}
+	})
+}

@@ -210,7 +210,9 @@ func (l Layout) expand(segs []segment, v KeyVars, last string) (string, error) {
 // trimmed). A value those rules leave as it is stays readable and unchanged ("COL1");
 // one they change gets '-' and the first 6 hex digits of the SHA-256 of the raw value
 // appended ("COL/1" -> "COL_1-<6 hex>"), so two values that clean alike ("COL/1",
-// "COL:1", "COL_1") still get keys of their own. "" means nothing is left.
+// "COL:1", "COL_1") still get keys of their own. A clean value that already ends in
+// '-' and 6 hex digits gets the fingerprint too, so that no clean value can pose as
+// another's fingerprinted one. "" means nothing is left.
 func KeyValue(raw string) string {
 	mapped := strings.Map(func(r rune) rune {
 		if strings.ContainsRune(`/\:*?"<>|`, r) {
@@ -219,11 +221,24 @@ func KeyValue(raw string) string {
 		return r
 	}, raw)
 	c := filenames.Clean(mapped)
-	if c == raw || c == "" {
+	if c == "" || c == raw && !looksFingerprinted(c) {
 		return c
 	}
 	sum := sha256.Sum256([]byte(raw))
 	return c + "-" + hex.EncodeToString(sum[:3])
+}
+
+// looksFingerprinted reports whether s ends in '-' and 6 lowercase hex digits.
+func looksFingerprinted(s string) bool {
+	if len(s) < 7 || s[len(s)-7] != '-' {
+		return false
+	}
+	for _, r := range s[len(s)-6:] {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Key returns the object key of one file.
