@@ -216,12 +216,9 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	v := x.v
 	rec := FileRecord{Filename: x.name, DesignID: x.ref.ID, ViewID: v.ID, ViewName: v.Name.Pick(""),
 		Type: v.Export.Type, ContentType: contentType(v.Export.Type), DPI: v.Export.DPI}
-	key, err := w.cfg.Layout.Key(storage.KeyVars{
-		Store: x.p.Store, Order: x.p.OrderID, Design: strconv.FormatInt(x.ref.ID, 10), View: v.ID,
-		Product: x.d.ProductID, Filename: x.name, Type: v.Export.Type, Date: x.orderDate,
-	})
+	key, err := w.objectKey(x, x.name, v.Export.Type)
 	if err != nil {
-		return rec, &PermanentError{Reason: fmt.Sprintf("object key: %v", err)}
+		return rec, err
 	}
 	rec.Key = key
 	rec.URL = w.objectURL(key)
@@ -326,12 +323,8 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	if dl.Length > 0 {
 		obj.Size = dl.Length
 	}
-	if want := kindOf(x.v.Export.Type); dl.Kind != "" && dl.Kind != hub.KindUnknown && dl.Kind != want {
-		rec.Warnings = append(rec.Warnings, render.Warning{Code: "type-mismatch", ViewID: x.v.ID,
-			Message: fmt.Sprintf("the hub sent a %s file for a %s view", dl.Kind, x.v.Export.Type)})
-		if dl.ContentType != "" {
-			obj.ContentType, rec.ContentType = dl.ContentType, dl.ContentType
-		}
+	if err := w.followKind(x, dl, &obj, rec); err != nil {
+		return storage.PutResult{}, err
 	}
 	return w.upload(ctx, kindFile, obj, dl.Body)
 }

@@ -157,6 +157,15 @@ func (s *Server) exportView(w http.ResponseWriter, r *http.Request, c call) {
 		writeError(w, http.StatusNotFound, "view not found", "")
 		return
 	}
+	if wt, ok := s.knobs.wrongTypeFor(v); ok {
+		data, ct, err := s.wrongFile(r, d, v.ID, wt)
+		if err != nil {
+			writeExportError(w, err)
+			return
+		}
+		writeFile(w, ct, viewFileName(d, v), data)
+		return
+	}
 	if rec, ok := w.(*recorder); ok && s.cfg.StreamExports {
 		s.streamView(r.Context(), rec, d, v)
 		return

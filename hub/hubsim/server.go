@@ -24,6 +24,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	faults *injector
+	knobs  knobs // FailFirstPerPath and WrongType (knobs.go)
 	mux    *http.ServeMux
 
 	mu        sync.Mutex
@@ -211,6 +212,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	limited := ""
 	if s.knownStore(e.Store) {
 		limited = e.Store
+	}
+	if status := s.knobs.failFirstStatus(r.URL.Path); status != 0 {
+		logged(status, faultError)
+		writeError(w, status, "injected server error (first calls of this path)", "")
+		return
 	}
 	switch f, wait := s.faults.before(limited, start); f {
 	case faultRateLimit:

@@ -1,0 +1,136 @@
+package hubsim
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/jung-kurt/gofpdf"
+
+	"github.com/printworker/printworker/hub"
+)
+
+// Two behaviours of real hubs that Faults (random shares, global counts) cannot
+// express, kept in this file apart from the fault injector:
+//
+//   - FailFirstPerPath: the first N requests to each path fail, then that path
+//     recovers; a client that restarts from scratch after a failure never finishes,
+//     one that retries each call with backoff and keeps its progress does.
+//   - WrongType: the hub answers a view's export with a file of another type (a PNG
+//     for a pdf view), as a hub whose export settings drifted from the template does.
+
+// FailFirstPerPath answers the first N requests to each URL path (query ignored)
+// with Status (default 503), before authentication. Paths with the prefix Only, when
+// set, are the only ones affected. N 0 disables it.
+type FailFirstPerPath struct {
+	N      int
+	Status int
+	Only   string
+}
+
+// WrongType makes the simulator answer exports of views whose export type is
+// ViewType with a file of type Serve ("png" or "pdf"). ContentType is the header sent:
+// "" sends Serve's own type (image/png, application/pdf); "application/octet-stream"
+// leaves the client only the magic bytes. The file is the configured Exporter's
+// rendering of the view as Serve, or, without an Exporter, a small valid placeholder
+// of that type (the stored exports hold only each view's own type). The zero value
+// disables it.
+type WrongType struct {
+	ViewType, Serve, ContentType string
+}
+
+// knobs hold the settings above and the per-path counts.
+type knobs struct {
+	mu        sync.Mutex
+	failFirst FailFirstPerPath
+	failed    map[string]int
+	wrongType WrongType
+}
+
+// SetFailFirstPerPath replaces the setting and forgets the counts so far.
+func (s *Server) SetFailFirstPerPath(f FailFirstPerPath) error {
+	if f.N < 0 || f.Status != 0 && (f.Status < 500 || f.Status > 599) {
+		return fmt.Errorf("hubsim: fail first per path: want N >= 0 and a 5xx status, got %d and %d", f.N, f.Status)
+	}
+	if f.Status == 0 {
+		f.Status = http.StatusServiceUnavailable
+	}
+	s.knobs.mu.Lock()
+	defer s.knobs.mu.Unlock()
+	s.knobs.failFirst, s.knobs.failed = f, map[string]int{}
+	return nil
+}
+
+// SetWrongType replaces the setting; WrongType{} restores correct answers.
+func (s *Server) SetWrongType(w WrongType) error {
+	if w.ViewType != "" && w.Serve != hub.ExportPNG && w.Serve != hub.ExportPDF {
+		return fmt.Errorf("hubsim: wrong type: serve %q, want png or pdf", w.Serve)
+	}
+	s.knobs.mu.Lock()
+	defer s.knobs.mu.Unlock()
+	s.knobs.wrongType = w
+	return nil
+}
+
+// failFirst reports the status to answer path with, 0 for none, and counts the call.
+func (k *knobs) failFirstStatus(path string) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	f := k.failFirst
+	if f.N == 0 || !strings.HasPrefix(path, f.Only) {
+		return 0
+	}
+	if len(k.failed) >= 100_000 { // bounded: a scan of made-up paths cannot grow it forever
+		return 0
+	}
+	if k.failed[path] >= f.N {
+		return 0
+	}
+	k.failed[path]++
+	return f.Status
+}
+
+// wrongTypeFor returns the setting when it applies to v.
+func (k *knobs) wrongTypeFor(v *hub.View) (WrongType, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	w := k.wrongType
+	return w, w.ViewType != "" && v.Export.Type == w.ViewType
+}
+
+// wrongFile renders view viewID of d as wt.Serve: through the configured Exporter on a
+// copy of the design whose view says wt.Serve, else a placeholder of that type.
+func (s *Server) wrongFile(r *http.Request, d *hub.DesignDetail, viewID string, wt WrongType) ([]byte, string, error) {
+	ct, _ := exportType(wt.Serve)
+	if wt.ContentType != "" {
+		ct = wt.ContentType
+	}
+	if s.cfg.Exporter != nil {
+		cp := *d
+		cp.Views = append([]hub.View(nil), d.Views...)
+		v, _ := cp.ViewByID(viewID)
+		v.Export.Type = wt.Serve
+		var buf bytes.Buffer
+		if _, err := s.cfg.Exporter.ExportView(r.Context(), &cp, viewID, s, &buf); err != nil {
+			return nil, "", fmt.Errorf("export of design %d view %s: %w", d.ConfigurationID, viewID, err)
+		}
+		return buf.Bytes(), ct, nil
+	}
+	var buf bytes.Buffer
+	if wt.Serve == hub.ExportPNG {
+		if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 8, 8))); err != nil {
+			return nil, "", err
+		}
+		return buf.Bytes(), ct, nil
+	}
+	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: 72, Ht: 72}})
+	pdf.AddPage()
+	if err := pdf.Output(&buf); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), ct, nil
+}
