@@ -22,6 +22,8 @@ import (
 //     one that retries each call with backoff and keeps its progress does.
 //   - WrongType: the hub answers a view's export with a file of another type (a PNG
 //     for a pdf view), as a hub whose export settings drifted from the template does.
+//   - ListWithoutIDs: the template list leaves out each template's _id (the spec shows
+//     it, some hubs omit it); clients must address templates by productId.
 
 // FailFirstPerPath answers the first N requests to each URL path (query ignored)
 // with Status (default 503), before authentication. Paths with the prefix Only, when
@@ -49,6 +51,21 @@ type knobs struct {
 	failFirst FailFirstPerPath
 	failed    map[string]int
 	wrongType WrongType
+	noListIDs bool
+}
+
+// SetListWithoutIDs makes the template list omit every template's _id (true) or send
+// it (false, the default). Get, update and delete still accept the productId.
+func (s *Server) SetListWithoutIDs(omit bool) {
+	s.knobs.mu.Lock()
+	defer s.knobs.mu.Unlock()
+	s.knobs.noListIDs = omit
+}
+
+func (k *knobs) listWithoutIDs() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.noListIDs
 }
 
 // SetFailFirstPerPath replaces the setting and forgets the counts so far.
