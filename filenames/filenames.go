@@ -93,8 +93,9 @@ type View struct {
 }
 
 // Ext returns the file extension, with its dot, for a hub export type: ".png" for
-// png, ".pdf" for pdf and pdf-simple, ".zip" for zip; also for the other file kinds a
-// hub may send instead (jpeg, gif, webp, svg). An unknown type gets "".
+// png, ".pdf" for pdf and pdf-simple, ".zip" for zip, ".tif" for tiff; also for the
+// other file kinds a hub may send instead (jpeg, gif, webp, svg). An unknown type
+// gets "".
 func Ext(exportType string) string {
 	switch strings.ToLower(strings.TrimSpace(exportType)) {
 	case "png":
@@ -103,6 +104,8 @@ func Ext(exportType string) string {
 		return ".pdf"
 	case "zip":
 		return ".zip"
+	case "tiff":
+		return ".tif"
 	case "jpeg", "jpg":
 		return ".jpg"
 	case "gif", "webp", "svg":

@@ -179,15 +179,16 @@ type result struct {
 
 // Outcomes, the metric label values and response statuses.
 const (
-	outcomeEnqueued      = "enqueued"
-	outcomeSkipped       = "skipped"
-	outcomeDuplicate     = "duplicate"
-	outcomeIgnored       = "ignored"
-	outcomeUnauthorized  = "unauthorized"
-	outcomeBadRequest    = "bad_request"
-	outcomeTooLarge      = "too_large"
-	outcomeUnprocessable = "unprocessable"
-	outcomeUnavailable   = "unavailable"
+	outcomeEnqueued       = "enqueued"
+	outcomeSkipped        = "skipped"
+	outcomeDuplicate      = "duplicate"
+	outcomeIgnored        = "ignored"
+	outcomeUnauthorized   = "unauthorized"
+	outcomeBadRequest     = "bad_request"
+	outcomeTooLarge       = "too_large"
+	outcomeHeaderTooLarge = "header_too_large"
+	outcomeUnprocessable  = "unprocessable"
+	outcomeUnavailable    = "unavailable"
 )
 
 // plan lists what a topic asks for: the push op ("" for none), and whether the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -143,19 +144,32 @@ func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*hub.Order, error) {
 		if !ok {
 			continue
 		}
-		price := 0.0
-		if p := li.Price.str(); p != "" {
-			price, err = strconv.ParseFloat(p, 64)
-			if err != nil || price < 0 {
-				return nil, badRequest(fmt.Sprintf("line_items[%d].price %q is not a non-negative number", i, p))
-			}
+		price, err := linePrice(li.Price.str())
+		if err != nil {
+			return nil, badRequest(fmt.Sprintf("line_items[%d].price %v", i, err))
 		}
-		if li.Quantity < 0 {
-			return nil, badRequest(fmt.Sprintf("line_items[%d].quantity %d is negative", i, li.Quantity))
+		if li.Quantity < 1 {
+			// The hub refuses a line without a copy to print (spec 2.3): a push
+			// would fail on every retry.
+			return nil, badRequest(fmt.Sprintf("line_items[%d].quantity %d: a personalized line needs at least 1", i, li.Quantity))
 		}
 		o.LineItems = append(o.LineItems, hub.LineItem{ID: ref.ID, Token: ref.Token, Quantity: li.Quantity, Price: price})
 	}
 	return o, nil
+}
+
+// linePrice reads a Shopify price (a decimal string, "" for none). strconv also
+// reads "NaN", "Inf" and "Infinity", which no JSON can carry to the hub: they once
+// failed later, as a 503 that Shopify retried for hours.
+func linePrice(p string) (float64, error) {
+	if p == "" {
+		return 0, nil
+	}
+	price, err := strconv.ParseFloat(p, 64)
+	if err != nil || math.IsNaN(price) || math.IsInf(price, 0) || price < 0 {
+		return 0, fmt.Errorf("%q is not a finite non-negative number", p)
+	}
+	return price, nil
 }
 
 // shopifyStatus is the hub's free-form status: "cancelled" for a cancelled order, else

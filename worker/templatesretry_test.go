@@ -36,8 +36,8 @@ func TestSyncTemplatesListWithoutIDs(t *testing.T) {
 	}
 }
 
-// TestQueuedSyncKeepsProgress: every template path fails its first four calls, more
-// than one task attempt retries a call, so the task fails several times. Each retry
+// TestQueuedSyncKeepsProgress: every path fails its first four calls (Faults.FailFirst),
+// more than one task attempt retries a call, so the task fails several times. Each retry
 // resumes where the last attempt stopped: no template is written twice, and the sync
 // completes.
 func TestQueuedSyncKeepsProgress(t *testing.T) {
@@ -52,7 +52,7 @@ func TestQueuedSyncKeepsProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.sim.SetFailFirstPerPath(hubsim.FailFirstPerPath{N: 4, Only: "/2022-08/templates/"}); err != nil {
+	if err := e.sim.SetFaults(hubsim.Faults{FailFirst: 4}); err != nil {
 		t.Fatal(err)
 	}
 	e.sim.ResetRequests()

@@ -17,6 +17,8 @@ type env struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
+	// redisLogs receives go-redis's log lines (nil: the library's default).
+	redisLogs *redisLogs
 }
 
 // command is one subcommand of printworker.
@@ -48,9 +50,13 @@ func commands() []command {
 
 // run is the whole program; tests call it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	e := env{getenv: getenv, stdout: stdout, stderr: stderr}
+	return runEnv(ctx, env{getenv: getenv, stdout: stdout, stderr: stderr}, args)
+}
+
+// runEnv is run with the whole env (main adds the go-redis log router).
+func runEnv(ctx context.Context, e env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stdout)
+		usage(e.stdout)
 		if len(args) == 0 {
 			return usageError("no command given")
 		}
@@ -61,7 +67,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return c.run(ctx, e, args[1:])
 		}
 	}
-	usage(stderr)
+	usage(e.stderr)
 	return usageError(fmt.Sprintf("unknown command %q", args[0]))
 }
 
@@ -91,13 +97,20 @@ func exitCode(err error) int {
 	return 1
 }
 
-// oneLine folds an error into one line for the final message.
+// oneLine folds an error into one line for the final message; the lines of a joined
+// error (every bad setting at once) stay apart as "; ".
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // envName is the one naming rule between flags and environment variables:
-// --hub-base-url <-> PRINTWORKER_HUB_BASE_URL.
+// --hub-url <-> PRINTWORKER_HUB_URL.
 func envName(flagName string) string {
 	return "PRINTWORKER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
@@ -110,7 +123,9 @@ func newFlagSet(e env, name, synopsis string) *flag.FlagSet {
 		fmt.Fprintf(e.stdout, "Usage: printworker %s\n\n", synopsis)
 		fs.VisitAll(func(f *flag.Flag) {
 			def := ""
-			if f.DefValue != "" && f.DefValue != "[]" {
+			// A usage that names its own default ("(default: CPUs)") says it better
+			// than the zero value standing for it.
+			if f.DefValue != "" && f.DefValue != "[]" && !strings.Contains(f.Usage, "(default") {
 				def = fmt.Sprintf(" (default %s)", f.DefValue)
 			}
 			fmt.Fprintf(e.stdout, "  --%s  [%s]\n      %s%s\n", f.Name, envName(f.Name), f.Usage, def)

@@ -143,7 +143,7 @@ func printTasks(w io.Writer, tasks []*asynq.TaskInfo) error {
 		if !t.LastFailedAt.IsZero() {
 			failed = t.LastFailedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", t.ID, t.Type, t.Retried, t.MaxRetry, failed, oneLineString(t.LastErr, 160))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", t.ID, t.Type, t.Retried, t.MaxRetry, failed, oneLineString(t.LastErr))
 	}
 	if len(tasks) == 0 {
 		fmt.Fprintln(tw, "(none)")
@@ -151,12 +151,11 @@ func printTasks(w io.Writer, tasks []*asynq.TaskInfo) error {
 	return tw.Flush()
 }
 
-func oneLineString(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
+// oneLineString folds s onto one line, whole: the hub's own message usually ends a
+// task's error, and an operator needs it to decide between retry and delete. The
+// error is the table's last column, so a long one does not shift the others.
+func oneLineString(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func queuesRetry(ctx context.Context, e env, args []string) error {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/jobs"
 )
@@ -46,7 +48,7 @@ func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
 	fs.Var(&f.ordersStoreSecrs, "orders-store-secret", "store id=secret for /webhooks/orders, repeatable; replaces --orders-secret for that store")
 	fs.DurationVar(&f.tolerance, "orders-tolerance", d.Orders.Tolerance, "how far X-Printworker-Timestamp may be from now")
 	fs.StringVar(&f.productionTopic, "production-topic", d.ProductionTopic, "topic that starts the exports: orders/paid, orders/create or orders/updated")
-	fs.Var(&f.maxBody, "max-body", "largest webhook body accepted (413 above), e.g. 2MiB (default 2MiB)")
+	fs.Var(&f.maxBody, "max-body", "largest webhook body accepted (413 above), e.g. 512KiB")
 	fs.DurationVar(&f.deliveryTTL, "delivery-ttl", d.DeliveryTTL, "how long webhook ids are remembered to drop duplicates")
 	fs.DurationVar(&f.enqueueTimeout, "enqueue-timeout", d.EnqueueTimeout, "bound of one webhook's enqueue; slower answers 503 so the store retries")
 	return f
@@ -104,6 +106,7 @@ func serveCommand() command {
 				return err
 			}
 			defer rdb.Close()
+			warnUnreachable(ctx, rdb, rf.url, log)
 			tr := setupTracing(ctx, e, "intake", log)
 			defer stopTracing(tr, log)
 			enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log, Propagator: tr.Propagator})
@@ -128,6 +131,21 @@ func serveCommand() command {
 	}
 }
 
+// warnUnreachable logs one warning when Redis does not answer at start: serve runs
+// on (so intake and Redis can start in any order), but an operator reading the log
+// should not have to find out from /readyz.
+func warnUnreachable(ctx context.Context, rdb redis.UniversalClient, url string, log *slog.Logger) {
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		log.Warn("redis unreachable at start: webhooks are answered 503 and /readyz fails until it answers",
+			"redis", redactRedisURL(url), "err", err)
+	}
+}
+
+// maxHeaderBytes caps a request's headers together (net/http adds 4 KiB of slack).
+const maxHeaderBytes = 64 << 10
+
 // serveHTTP serves h on ln until ctx ends, then stops taking connections and lets
 // requests in flight finish within grace: a webhook half-answered is one the store
 // retries, which is safe, but one answered is better.
@@ -138,7 +156,10 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, grace time.
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Webhook headers are small; net/http's default (1 MB) let an unauthenticated
+		// sender make the intake parse megabytes of header. Beyond it: 431.
+		MaxHeaderBytes: maxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -213,7 +234,20 @@ func (m *mapFlag) Set(v string) error {
 // byteSize is a size flag: 2097152, 512KiB, 2MiB, 1GiB (also KB/MB/GB as powers of 1000).
 type byteSize int64
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+// String is the size in the largest binary unit that holds it whole (1GiB, 512KiB,
+// 1000): help shows defaults as people write them, and Set reads them back.
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 func (b *byteSize) Set(v string) error {
 	s := strings.TrimSpace(v)

@@ -35,7 +35,7 @@ func TestTemplatesCommandsRetryAndListWithoutIDs(t *testing.T) {
 	fast := []string{"--hub-retry-base", "1ms"}
 	failTwice := func() {
 		t.Helper()
-		if err := sim.SetFailFirstPerPath(hubsim.FailFirstPerPath{N: 2}); err != nil {
+		if err := sim.SetFaults(hubsim.Faults{FailFirst: 2}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -169,8 +169,8 @@ func addHubFlags(fs *flag.FlagSet) *hubFlags {
 	fs.StringVar(&h.deleteDomain, "hub-delete-domain", hub.DomainInQuery, "how delete order sends the domain: query or header")
 	fs.StringVar(&h.mediaURL, "hub-media-url", hub.DefaultMediaURL, "media download address with {base} {_id} {token} {originalname}")
 	fs.DurationVar(&h.timeout, "hub-timeout", hub.DefaultTimeout, "bound of one hub call (headers only for downloads)")
-	fs.Var(&h.maxExport, "hub-max-export-bytes", "largest export download accepted, e.g. 1GiB")
-	fs.Var(&h.maxMedia, "hub-max-media-bytes", "largest media download accepted, e.g. 256MiB")
+	fs.Var(&h.maxExport, "hub-max-export-bytes", "largest export download accepted, e.g. 4GiB")
+	fs.Var(&h.maxMedia, "hub-max-media-bytes", "largest media download accepted, e.g. 512MiB")
 	return h
 }
 
@@ -316,6 +316,7 @@ type renderFlags struct {
 	maxPixels   int64
 	fontDirs    stringList
 	workers     int
+	colour      *colourFlags
 }
 
 func addRenderFlags(fs *flag.FlagSet) *renderFlags {
@@ -326,6 +327,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
+	r.colour = addColourFlags(fs)
 	return r
 }
 
@@ -352,9 +354,10 @@ type workerFlags struct {
 	rateBurst       int
 	filenamePattern string
 	fileDate        string
-	colorProfile    string
 	backoffBase     time.Duration
 	backoffMax      time.Duration
+	retryWindow     time.Duration
+	hubTries        int
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -373,9 +376,10 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit().Burst, "hub calls a store may make at once")
 	fs.StringVar(&w.filenamePattern, "filename-pattern", "", "file name pattern with [id] [date] [title] [product] (default: each view's own export filename)")
 	fs.StringVar(&w.fileDate, "filename-date", "design", "[date] in file names: design (its creation day) or order")
-	fs.StringVar(&w.colorProfile, "color-profile", "", "CMYK profile print staff expect; recorded in manifests (files stay sRGB)")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
+	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
+	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
 	return w
 }
 
@@ -397,8 +401,10 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
 		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
 		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
-		FileDate: w.fileDate, ColorProfile: w.colorProfile, Logger: log,
+		FileDate: w.fileDate, Logger: log,
 	}
+	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
+	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError(err.Error())
 	}
@@ -421,13 +427,17 @@ func (l *logFlags) logger(e env) (*slog.Logger, error) {
 		return nil, usageError("--log-level: " + err.Error())
 	}
 	opts := &slog.HandlerOptions{Level: lv}
+	var log *slog.Logger
 	switch l.format {
 	case "json":
-		return slog.New(slog.NewJSONHandler(e.stderr, opts)), nil
+		log = slog.New(slog.NewJSONHandler(e.stderr, opts))
 	case "text":
-		return slog.New(slog.NewTextHandler(e.stderr, opts)), nil
+		log = slog.New(slog.NewTextHandler(e.stderr, opts))
+	default:
+		return nil, usageError(fmt.Sprintf("--log-format %q: want json or text", l.format))
 	}
-	return nil, usageError(fmt.Sprintf("--log-format %q: want json or text", l.format))
+	e.redisLogs.use(log)
+	return log, nil
 }
 
 // setupTracing reads the OTEL_* environment (tracing is off without it) for a

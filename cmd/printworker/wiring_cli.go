@@ -50,7 +50,9 @@ func (h *hubFlags) client(log *slog.Logger) (*hub.Client, string, error) {
 // cliLogger logs warnings and errors to stderr: operator commands print their results
 // on stdout and keep stderr for trouble.
 func cliLogger(e env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e.redisLogs.use(log)
+	return log
 }
 
 // subcommand dispatches "<cmd> <action> [flags]".

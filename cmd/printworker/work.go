@@ -39,29 +39,31 @@ func workCommand() command {
 			if err != nil {
 				return err
 			}
-			cfg, err := wf.config(sf.layout, log)
-			if err != nil {
-				return err
-			}
+			cfg, cfgErr := wf.config(sf.layout, log)
+			var printErr error
+			cfg.Print, printErr = renf.colour.load()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
-			clients, err := hf.clients(log)
-			if err != nil {
-				return err
-			}
+			clients, hubErr := hf.clients(log)
 			deps := worker.Deps{Hubs: hubFor(clients), TracerProvider: tr.Provider, Propagator: tr.Propagator}
+			var renderErr error
 			if needsRenderer(cfg) {
-				rr, err := renf.renderer()
-				if err != nil {
-					return err
-				}
-				deps.Renderer = rr
+				deps.Renderer, renderErr = renf.renderer()
 			}
-			st, err := sf.open(ctx)
+			if err := joinErrors(cfgErr, printErr, sf.validate(), hubErr, renderErr); err != nil {
+				return err
+			}
+			st, undoStorage, err := sf.openForStart(ctx)
 			if err != nil {
 				return err
 			}
+			started := false
+			defer func() {
+				if !started {
+					undoStorage()
+				}
+			}()
 			deps.Storage = st
 			rdb, err := rf.connect(ctx)
 			if err != nil {
@@ -88,6 +90,7 @@ func workCommand() command {
 				}
 				stopMetrics = serveMetrics(ln, reg, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, log)
 			}
+			started = true
 			err = w.Run(ctx)
 			if stopMetrics != nil {
 				stopMetrics()

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/jung-kurt/gofpdf/contrib/gofpdi"
 
 	"github.com/printworker/printworker/filenames"

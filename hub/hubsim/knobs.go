@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/png"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/jung-kurt/gofpdf"
@@ -14,25 +13,15 @@ import (
 	"github.com/printworker/printworker/hub"
 )
 
-// Two behaviours of real hubs that Faults (random shares, global counts) cannot
-// express, kept in this file apart from the fault injector:
+// Behaviours of real hubs that Faults (random shares, global counts) cannot express,
+// kept in this file apart from the fault injector:
 //
-//   - FailFirstPerPath: the first N requests to each path fail, then that path
-//     recovers; a client that restarts from scratch after a failure never finishes,
-//     one that retries each call with backoff and keeps its progress does.
 //   - WrongType: the hub answers a view's export with a file of another type (a PNG
 //     for a pdf view), as a hub whose export settings drifted from the template does.
 //   - ListWithoutIDs: the template list leaves out each template's _id (the spec shows
 //     it, some hubs omit it); clients must address templates by productId.
-
-// FailFirstPerPath answers the first N requests to each URL path (query ignored)
-// with Status (default 503), before authentication. Paths with the prefix Only, when
-// set, are the only ones affected. N 0 disables it.
-type FailFirstPerPath struct {
-	N      int
-	Status int
-	Only   string
-}
+//
+// (A hub failing the first N calls of every path is Faults.FailFirst.)
 
 // WrongType makes the simulator answer exports of views whose export type is
 // ViewType with a file of type Serve ("png" or "pdf"). ContentType is the header sent:
@@ -45,11 +34,9 @@ type WrongType struct {
 	ViewType, Serve, ContentType string
 }
 
-// knobs hold the settings above and the per-path counts.
+// knobs hold the settings above.
 type knobs struct {
 	mu        sync.Mutex
-	failFirst FailFirstPerPath
-	failed    map[string]int
 	wrongType WrongType
 	noListIDs bool
 }
@@ -68,20 +55,6 @@ func (k *knobs) listWithoutIDs() bool {
 	return k.noListIDs
 }
 
-// SetFailFirstPerPath replaces the setting and forgets the counts so far.
-func (s *Server) SetFailFirstPerPath(f FailFirstPerPath) error {
-	if f.N < 0 || f.Status != 0 && (f.Status < 500 || f.Status > 599) {
-		return fmt.Errorf("hubsim: fail first per path: want N >= 0 and a 5xx status, got %d and %d", f.N, f.Status)
-	}
-	if f.Status == 0 {
-		f.Status = http.StatusServiceUnavailable
-	}
-	s.knobs.mu.Lock()
-	defer s.knobs.mu.Unlock()
-	s.knobs.failFirst, s.knobs.failed = f, map[string]int{}
-	return nil
-}
-
 // SetWrongType replaces the setting; WrongType{} restores correct answers.
 func (s *Server) SetWrongType(w WrongType) error {
 	if w.ViewType != "" && w.Serve != hub.ExportPNG && w.Serve != hub.ExportPDF {
@@ -91,24 +64,6 @@ func (s *Server) SetWrongType(w WrongType) error {
 	defer s.knobs.mu.Unlock()
 	s.knobs.wrongType = w
 	return nil
-}
-
-// failFirst reports the status to answer path with, 0 for none, and counts the call.
-func (k *knobs) failFirstStatus(path string) int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	f := k.failFirst
-	if f.N == 0 || !strings.HasPrefix(path, f.Only) {
-		return 0
-	}
-	if len(k.failed) >= 100_000 { // bounded: a scan of made-up paths cannot grow it forever
-		return 0
-	}
-	if k.failed[path] >= f.N {
-		return 0
-	}
-	k.failed[path]++
-	return f.Status
 }
 
 // wrongTypeFor returns the setting when it applies to v.

@@ -24,7 +24,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	faults *injector
-	knobs  knobs // FailFirstPerPath and WrongType (knobs.go)
+	knobs  knobs // WrongType and ListWithoutIDs (knobs.go)
 	mux    *http.ServeMux
 
 	mu        sync.Mutex
@@ -136,7 +136,8 @@ type LoggedRequest struct {
 	// handling, the handler's status when it was dropped or truncated after, 499 when
 	// the caller left during added latency.
 	Status int
-	// Fault names the injected fault: "", "error", "rate-limit", "drop", "truncate".
+	// Fault names the injected fault: "", "error", "fail-first", "rate-limit", "drop",
+	// "truncate".
 	Fault    string
 	Duration time.Duration
 }
@@ -213,12 +214,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.knownStore(e.Store) {
 		limited = e.Store
 	}
-	if status := s.knobs.failFirstStatus(r.URL.Path); status != 0 {
-		logged(status, faultError)
-		writeError(w, status, "injected server error (first calls of this path)", "")
-		return
-	}
-	switch f, wait := s.faults.before(limited, start); f {
+	switch f, wait := s.faults.before(limited, r.URL.Path, start); f {
 	case faultRateLimit:
 		logged(http.StatusTooManyRequests, f)
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
@@ -228,7 +224,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		logged(0, f)
 		dropConnection(w)
 		return
-	case faultError:
+	case faultError, faultFailFirst:
 		status := s.faults.get().ErrorStatus
 		logged(status, f)
 		writeError(w, status, "injected server error", "")
