@@ -199,7 +199,7 @@ func AlphaBounds(n *image.NRGBA) image.Rectangle {
 	b := n.Rect
 	minX, minY, maxX, maxY := b.Max.X, b.Max.Y, b.Min.X-1, b.Min.Y-1
 	for y := b.Min.Y; y < b.Max.Y; y++ {
-		row := n.Pix[n.PixOffset(b.Min.X, y):n.PixOffset(b.Min.X, y)+4*b.Dx()]
+		row := n.Pix[n.PixOffset(b.Min.X, y) : n.PixOffset(b.Min.X, y)+4*b.Dx()]
 		first := -1
 		for i := 3; i < len(row); i += 4 {
 			if row[i] != 0 {
