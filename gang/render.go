@@ -85,12 +85,12 @@ func Render(ctx context.Context, w io.Writer, l *Layout, i int, ld Loader, opt p
 func newSheetRenderer(l *Layout, s *Sheet, ld Loader, behind int) *sheetRenderer {
 	c := l.Config
 	r := &sheetRenderer{width: s.Width, glyph: newGlyphs()}
-	lastRow := map[string]int{}
+	spans := map[string][][2]int{}
 	for k := range s.Placements {
 		p := &s.Placements[k]
 		d := l.Designs[p.Design]
 		r.elems = append(r.elems, element{kind: elemArt, r: image.Rect(p.X, p.Y, p.X+p.W, p.Y+p.H), p: p, key: d.Key})
-		lastRow[d.Key] = max(lastRow[d.Key], p.Y+p.H)
+		spans[d.Key] = append(spans[d.Key], [2]int{p.Y, p.Y + p.H})
 		if c.Label > 0 {
 			r.elems = append(r.elems, r.label(c, d, p))
 		}
@@ -107,7 +107,7 @@ func newSheetRenderer(l *Layout, s *Sheet, ld Loader, behind int) *sheetRenderer
 			r.bands[b] = append(r.bands[b], int32(i))
 		}
 	}
-	r.cache = &designCache{ld: ld, lastRow: lastRow, behind: behind, entries: map[string]*cacheEntry{}, designs: map[string]Design{}}
+	r.cache = &designCache{ld: ld, spans: spans, behind: behind, entries: map[string]*cacheEntry{}, designs: map[string]Design{}}
 	for _, d := range l.Designs {
 		r.cache.designs[d.Key] = d
 	}
@@ -240,7 +240,7 @@ func cutMarks(c Config, p *Placement, w, h int) []element {
 type designCache struct {
 	ld      Loader
 	designs map[string]Design
-	lastRow map[string]int // last sheet row (exclusive) of any copy of the file
+	spans   map[string][][2]int // rows [y0, y1) of each copy of the file
 	behind  int
 
 	mu      sync.Mutex
@@ -254,17 +254,20 @@ type cacheEntry struct {
 	err  error
 }
 
-// get returns the file's pixels as NRGBA, loading them once; as the rows advance it
-// drops files whose copies all end more than c.behind rows above y.
+// get returns the file's pixels as NRGBA, loading them once while they are needed.
+// As the rows advance it drops files with no copy within c.behind rows of y (either
+// side: the encoder's workers ask for rows up to that far apart); a file with copies
+// far down the sheet is loaded again when they come, which costs a decode but keeps
+// memory to the copies near the current rows.
 func (c *designCache) get(ctx context.Context, key string, y int) (*image.NRGBA, error) {
 	c.mu.Lock()
-	if done := y - c.behind; done > c.swept+bandRows {
+	if y > c.swept+bandRows {
 		for k := range c.entries {
-			if c.lastRow[k] < done {
+			if !c.near(k, y) {
 				delete(c.entries, k)
 			}
 		}
-		c.swept = done
+		c.swept = y
 	}
 	e := c.entries[key]
 	if e == nil {
@@ -274,6 +277,16 @@ func (c *designCache) get(ctx context.Context, key string, y int) (*image.NRGBA,
 	c.mu.Unlock()
 	e.once.Do(func() { e.img, e.err = c.load(ctx, key) })
 	return e.img, e.err
+}
+
+// near reports whether a copy of key covers rows within c.behind of y.
+func (c *designCache) near(key string, y int) bool {
+	for _, s := range c.spans[key] {
+		if s[1] > y-c.behind && s[0] < y+c.behind {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *designCache) load(ctx context.Context, key string) (*image.NRGBA, error) {
