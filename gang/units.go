@@ -15,6 +15,12 @@ type Length struct {
 	px bool
 }
 
+// Bounds on a parsed length: no roll is longer than 100 m.
+const (
+	maxMM     = 100_000
+	maxPixels = 10_000_000
+)
+
 // ParseLength reads a length with its unit; a bare number is refused so "22" never
 // silently means millimetres to one user and inches to another.
 func ParseLength(s string) (Length, error) {
@@ -29,8 +35,11 @@ func ParseLength(s string) (Length, error) {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e6 {
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return Length{}, fmt.Errorf("length %q: want a non-negative number and a unit (mm, cm, m, in, px)", s)
+		}
+		if (u.suffix == "px" && v > maxPixels) || v*u.mm > maxMM {
+			return Length{}, fmt.Errorf("length %q: longer than any roll (at most 100 m or %d px)", s, maxPixels)
 		}
 		if u.suffix == "px" {
 			if v != math.Trunc(v) {
