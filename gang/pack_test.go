@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -167,7 +168,7 @@ func TestPlanBadInput(t *testing.T) {
 			}
 			l, err := Plan(tt.designs, cfg)
 			if tt.wantErr != "" {
-				if err == nil || !contains(err.Error(), tt.wantErr) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
 				}
 			} else if err != nil {
@@ -194,15 +195,6 @@ func TestPlanBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 func TestPlanSplitsRoll(t *testing.T) {

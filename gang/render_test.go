@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"image/png"
+	"strings"
 	"testing"
 
 	"github.com/printworker/printworker/render/pngenc"
@@ -136,7 +137,7 @@ func TestRenderLoadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Render(context.Background(), &bytes.Buffer{}, l, 0, failLoader{}, pngenc.Options{})
-	if err == nil || !contains(err.Error(), "file vanished") || !contains(err.Error(), "mixed-50/") {
+	if err == nil || !strings.Contains(err.Error(), "file vanished") || !strings.Contains(err.Error(), "mixed-50/") {
 		t.Fatalf("error %v", err)
 	}
 }

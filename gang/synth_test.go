@@ -10,12 +10,11 @@ import (
 // synthSet is a generated, deterministic set of designs for the packing and render
 // tests: no stored images.
 type synthSet struct {
-	name                 string
-	seed                 uint64
-	designs              int
-	minIn, maxIn         float64 // artwork side range in inches
-	minQty, maxQty       int
-	squareish, stickerIn float64 // share of near-square designs; unused when 0
+	name           string
+	seed           uint64
+	designs        int
+	minIn, maxIn   float64 // artwork side range in inches
+	minQty, maxQty int
 }
 
 var synthSets = []synthSet{

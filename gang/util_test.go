@@ -31,13 +31,12 @@ func measureSet(t testing.TB, s synthSet) utilRow {
 	checkLayout(t, ds, l)
 	var boxes []box
 	var art, padded int64
-	for i, d := range ds {
+	for _, d := range ds {
 		for range d.Quantity {
 			b := c.box(d, len(boxes))
 			boxes = append(boxes, b)
 			art += int64(d.Trim.Dx()) * int64(d.Trim.Dy())
 			padded += int64(b.W) * int64(b.H)
-			_ = i
 		}
 	}
 	sizes := map[int]box{}
