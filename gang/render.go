@@ -21,6 +21,11 @@ type Loader interface {
 	Load(ctx context.Context, key string) (image.Image, error)
 }
 
+// DefaultMemoryLimit is the soft Go memory limit printworker gang sets for itself
+// (runtime/debug.SetMemoryLimit): rendering decodes design after design, and without a
+// limit the collector lets the heap grow to twice the designs in use.
+const DefaultMemoryLimit = 300 << 20
+
 // bandRows is the row granularity of the element index.
 const bandRows = 64
 
@@ -298,7 +303,24 @@ func (c *designCache) load(ctx context.Context, key string) (*image.NRGBA, error
 	if b := img.Bounds(); b.Dx() != d.Width || b.Dy() != d.Height {
 		return nil, fmt.Errorf("gang: design %s is %dx%d px now, %dx%d px when planned", key, b.Dx(), b.Dy(), d.Width, d.Height)
 	}
-	return toNRGBA(img), nil
+	return trimmedCopy(img, d.Trim), nil
+}
+
+// trimmedCopy keeps only the trimmed box of img (in file coordinates, so Src
+// rectangles index it unchanged) as straight-alpha NRGBA: the transparent
+// surroundings of a design need no memory while the sheet renders.
+func trimmedCopy(img image.Image, trim image.Rectangle) *image.NRGBA {
+	b := img.Bounds()
+	n := image.NewNRGBA(trim)
+	if src, ok := img.(*image.NRGBA); ok {
+		for y := trim.Min.Y; y < trim.Max.Y; y++ {
+			so := src.PixOffset(b.Min.X+trim.Min.X, b.Min.Y+y)
+			copy(n.Pix[n.PixOffset(trim.Min.X, y):][:4*trim.Dx()], src.Pix[so:so+4*trim.Dx()])
+		}
+		return n
+	}
+	draw.Draw(n, trim, img, b.Min.Add(trim.Min), draw.Src)
+	return n
 }
 
 // toNRGBA gives img as straight-alpha NRGBA with its origin at (0,0), converting

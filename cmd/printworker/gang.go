@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/printworker/printworker/gang"
 	"github.com/printworker/printworker/render/pngenc"
@@ -23,6 +24,7 @@ type gangJob struct {
 	labels, cutMarks   bool
 	dryRun             bool
 	previewWidth       int
+	memoryLimitMiB     int
 }
 
 func gangCommand() command {
@@ -49,8 +51,12 @@ func gangCommand() command {
 			fs.BoolVar(&j.cutMarks, "cut-marks", false, "print corner cut marks in the gap around each copy")
 			fs.BoolVar(&j.dryRun, "dry-run", false, "print the layout and utilisation; write nothing")
 			fs.IntVar(&j.previewWidth, "preview-width", 800, "width in pixels of the staff preview PNG written next to each sheet (0: none)")
+			fs.IntVar(&j.memoryLimitMiB, "memory-limit", gang.DefaultMemoryLimit>>20, "soft memory limit of the process in MiB while rendering (0: Go's default, or GOMEMLIMIT)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
+			}
+			if j.memoryLimitMiB < 0 {
+				return usageError("gang: --memory-limit must not be negative")
 			}
 			if j.dir == "" || (j.out == "" && !j.dryRun) {
 				return usageError("gang: --dir and --out are required (--out not with --dry-run)")
@@ -114,6 +120,11 @@ func sheetName(i int) string { return fmt.Sprintf("sheet-%03d", i+1) }
 func writeSheets(ctx context.Context, e env, j gangJob, l *gang.Layout, fsys iofs.FS) error {
 	if err := os.MkdirAll(j.out, 0o755); err != nil {
 		return fmt.Errorf("gang: %w", err)
+	}
+	if j.memoryLimitMiB > 0 {
+		// Rendering decodes design after design; near the limit the collector reuses
+		// their freed buffers instead of letting the heap double (docs/gang.md).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(j.memoryLimitMiB) << 20))
 	}
 	for i := range l.Sheets {
 		name := sheetName(i)
