@@ -23,6 +23,7 @@ type gangJob struct {
 	rotate, sheets     bool
 	labels, cutMarks   bool
 	dryRun             bool
+	pdf                bool
 	previewWidth       int
 	memoryLimitMiB     int
 }
@@ -49,6 +50,7 @@ func gangCommand() command {
 			fs.BoolVar(&j.sheets, "sheets", false, "fixed sheets of --width x --max-length instead of a roll cut to the length used")
 			fs.BoolVar(&j.labels, "labels", false, "print a small order/line/copy label under each copy")
 			fs.BoolVar(&j.cutMarks, "cut-marks", false, "print corner cut marks in the gap around each copy")
+			fs.BoolVar(&j.pdf, "pdf", false, "also write each sheet as a PDF with the designs embedded at native resolution")
 			fs.BoolVar(&j.dryRun, "dry-run", false, "print the layout and utilisation; write nothing")
 			fs.IntVar(&j.previewWidth, "preview-width", 800, "width in pixels of the staff preview PNG written next to each sheet (0: none)")
 			fs.IntVar(&j.memoryLimitMiB, "memory-limit", gang.DefaultMemoryLimit>>20, "soft memory limit of the process in MiB while rendering (0: Go's default, or GOMEMLIMIT)")
@@ -132,6 +134,13 @@ func writeSheets(ctx context.Context, e env, j gangJob, l *gang.Layout, fsys iof
 			return gang.Render(ctx, w, l, i, gang.FolderLoader{FS: fsys}, pngenc.Options{})
 		}); err != nil {
 			return err
+		}
+		if j.pdf {
+			if err := writeGangFile(j.out, name+".pdf", func(w io.Writer) error {
+				return gang.RenderPDF(ctx, w, l, i, gang.FolderLoader{FS: fsys})
+			}); err != nil {
+				return err
+			}
 		}
 		m := l.Manifest(i, name+".png")
 		b, err := gang.MarshalManifest(m)

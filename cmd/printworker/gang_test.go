@@ -67,7 +67,7 @@ func TestGangCommand(t *testing.T) {
 	build := func(out string) (string, string, error) {
 		var so, se bytes.Buffer
 		err := run(context.Background(), []string{"gang", "--dir", dir, "--out", out, "--width", "4in", "--dpi", "100",
-			"--gap", "2mm", "--margin", "2mm", "--labels", "--cut-marks"}, func(string) string { return "" }, &so, &se)
+			"--gap", "2mm", "--margin", "2mm", "--labels", "--cut-marks", "--pdf"}, func(string) string { return "" }, &so, &se)
 		return so.String(), se.String(), err
 	}
 	out := t.TempDir()
@@ -127,7 +127,7 @@ func TestGangCommand(t *testing.T) {
 	// Re-building gives byte-identical files.
 	out2 := t.TempDir()
 	build(out2)
-	for _, name := range []string{"sheet-001.png", "sheet-001.json", "sheet-001-preview.png"} {
+	for _, name := range []string{"sheet-001.png", "sheet-001.json", "sheet-001-preview.png", "sheet-001.pdf"} {
 		a, _ := os.ReadFile(filepath.Join(out, name))
 		b, _ := os.ReadFile(filepath.Join(out2, name))
 		if len(a) == 0 || !bytes.Equal(a, b) {
