@@ -9,11 +9,9 @@ import (
 	"math"
 	"sync"
 
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
 	"github.com/printworker/printworker/render/svg"
-	xdraw "golang.org/x/image/draw"
-	"golang.org/x/image/font/sfnt"
-	"golang.org/x/image/math/f64"
-	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
 )
 
@@ -41,12 +39,15 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 		case LayerFill:
 			r.drawFill(canvas, clip, m, l)
 		case LayerImage:
-			r.drawImage(canvas, clip, m, l)
+			r.drawPicture(canvas, bounds(toPx, l.Clip), m, l)
 			l.Image = nil
 		case LayerSVG:
 			svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
 		case LayerText:
-			if err := drawText(canvas, clip, m, l); err != nil {
+			sh := r.shapers.get()
+			err := drawText(canvas, clip, m, l, sh)
+			r.shapers.put(sh)
+			if err != nil {
 				return nil, fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
 			}
 		}
@@ -86,66 +87,28 @@ func (r *Renderer) drawFill(dst *image.RGBA, clip image.Rectangle, m Matrix, l *
 // microseconds of stores.
 const fillBandPixels = 1 << 18
 
-// drawImage resamples the source straight into the canvas with Catmull-Rom (which
-// widens its support when shrinking, so downscaling does not alias), in parallel row
-// bands of the clip rectangle: separably for unrotated pictures (resample.go), else
-// through golang.org/x/image/draw's general transform.
-func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) {
-	src := l.Image.Image
-	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
-		scaleAxisAligned(dst, clip, src, m[0], m[4], m[3], m[5], r.opts.Workers)
-		return
-	}
-	s2d := f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}
-	var opts *xdraw.Options
-	if l.Opacity < 1 {
-		opts = &xdraw.Options{SrcMask: image.NewUniform(color.Alpha{A: uint8(math.Round(255 * l.Opacity))})}
-	}
-	// Only the rows the picture covers are worth a band.
-	area := pixelRect(m, Rect{0, 0, float64(l.Image.Width), float64(l.Image.Height)}).Inset(-2).Intersect(clip)
-	if area.Empty() {
-		return
-	}
-	bands := min(r.opts.Workers, max(1, area.Dy()/64))
-	var wg sync.WaitGroup
-	for i := range bands {
-		y0 := area.Min.Y + area.Dy()*i/bands
-		y1 := area.Min.Y + area.Dy()*(i+1)/bands
-		band := dst.SubImage(image.Rect(area.Min.X, y0, area.Max.X, y1)).(*image.RGBA)
-		wg.Go(func() {
-			xdraw.CatmullRom.Transform(band, s2d, src, src.Bounds(), xdraw.Over, opts)
-		})
-	}
-	wg.Wait()
-}
-
 // drawText fills the glyph outlines one glyph at a time, with a rasterizer sized to the
 // glyph's pixels (not the line's or the canvas's): large text at print dpi costs the
 // area of one glyph at a time.
-func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
+func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, sh *shaper) error {
 	t := l.Text
-	var buf sfnt.Buffer
-	upem := t.Font.SFNT.UnitsPerEm()
-	ppem := fixed.Int26_6(upem) << 6
-	k := t.Size / float64(upem)
 	src := image.NewUniform(premul(t.Color, l.Opacity))
 	var z vector.Rasterizer
 	var pts []svg.Point
 	for _, line := range t.Lines {
 		for _, g := range line.Glyphs {
-			segs, err := t.Font.SFNT.LoadGlyph(&buf, g.Index, ppem, nil)
-			if err != nil {
-				return fmt.Errorf("glyph %q: %w", g.Rune, err)
+			fc := sh.face(g.Font)
+			outline, ok := fc.GlyphDataOutline(font.GID(g.ID))
+			if !ok || len(outline.Segments) == 0 {
+				continue // a space, or a bitmap-only glyph
 			}
-			if len(segs) == 0 {
-				continue // a space
-			}
+			k := t.Size / float64(g.Font.Face.Upem())
 			// Map every point once; the control points bound the outline.
 			pts = pts[:0]
 			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-			for _, sg := range segs {
+			for _, sg := range outline.Segments {
 				for _, a := range sg.Args[:segArgs(sg.Op)] {
-					q := m.Apply(svg.Point{X: g.X + float64(a.X)/64*k, Y: line.Baseline + float64(a.Y)/64*k})
+					q := m.Apply(svg.Point{X: g.X + float64(a.X)*k, Y: line.Baseline + g.Y - float64(a.Y)*k})
 					pts = append(pts, q)
 					x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
 				}
@@ -158,19 +121,19 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 			ox, oy := float64(area.Min.X), float64(area.Min.Y)
 			at := func(i int) (float32, float32) { return float32(pts[i].X - ox), float32(pts[i].Y - oy) }
 			i := 0
-			for _, sg := range segs {
+			for _, sg := range outline.Segments {
 				switch sg.Op {
-				case sfnt.SegmentOpMoveTo:
+				case ot.SegmentOpMoveTo:
 					// The rasterizer does not close a contour on MoveTo.
 					z.ClosePath()
 					z.MoveTo(at(i))
-				case sfnt.SegmentOpLineTo:
+				case ot.SegmentOpLineTo:
 					z.LineTo(at(i))
-				case sfnt.SegmentOpQuadTo:
+				case ot.SegmentOpQuadTo:
 					ax, ay := at(i)
 					bx, by := at(i + 1)
 					z.QuadTo(ax, ay, bx, by)
-				case sfnt.SegmentOpCubeTo:
+				case ot.SegmentOpCubeTo:
 					ax, ay := at(i)
 					bx, by := at(i + 1)
 					cx, cy := at(i + 2)
@@ -186,11 +149,11 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 }
 
 // segArgs is the number of points a segment carries.
-func segArgs(op sfnt.SegmentOp) int {
+func segArgs(op ot.SegmentOp) int {
 	switch op {
-	case sfnt.SegmentOpQuadTo:
+	case ot.SegmentOpQuadTo:
 		return 2
-	case sfnt.SegmentOpCubeTo:
+	case ot.SegmentOpCubeTo:
 		return 3
 	}
 	return 1

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -37,8 +38,9 @@ type Manifest struct {
 	Shipping     hub.Address    `json:"shipping"`
 	LineItems    []ManifestLine `json:"lineItems"`
 	Files        []FileRecord   `json:"files"`
-	// ColorSpace is the colour space of the files (sRGB: local rendering does not
-	// convert); ColorProfile is the profile print staff expect, when configured.
+	// ColorSpace is the colour space of the files: sRGB, CMYK, or mixed (each file
+	// says its own); ColorProfile names the CMYK profile the files were made with
+	// (several: the first). Downloaded hub exports count as sRGB.
 	ColorSpace   string            `json:"colorSpace"`
 	ColorProfile string            `json:"colorProfile,omitempty"`
 	Warnings     []ManifestWarning `json:"warnings,omitempty"`
@@ -112,10 +114,20 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
+	// A manifest is never written over another order's: an existing one is replaced
+	// only when it is this order's, and a new one is created only if none appeared.
+	exists, err := w.manifestOwner(ctx, key, k)
+	if err != nil {
+		return err
+	}
 	put, err := w.upload(ctx, kindManifest, storage.Object{
 		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),
 		Metadata: map[string]string{"store": k.Store, "order": k.OrderID, "revision": strconv.FormatInt(snap.Rev, 10)},
+		IfAbsent: !exists,
 	}, &buf)
+	if errors.Is(err, storage.ErrExists) {
+		return errManifestRace(key, err)
+	}
 	if err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}
@@ -134,7 +146,7 @@ func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, 
 		Revision: snap.Rev, OrderStatus: o.Status, OrderCreated: o.Created, OrderUpdated: o.Updated,
 		GeneratedAt: time.Now().UTC().Format(time.RFC3339),
 		Customer:    Customer{FirstName: o.FirstName, LastName: o.LastName},
-		Shipping:    o.ShippingDetails, ColorSpace: "sRGB", ColorProfile: w.cfg.ColorProfile,
+		Shipping:    o.ShippingDetails, ColorSpace: "sRGB",
 		Files: []FileRecord{}, LineItems: []ManifestLine{},
 	}
 	results := map[string]DesignResult{}
@@ -169,6 +181,7 @@ func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, 
 		}
 		m.LineItems = append(m.LineItems, line)
 	}
+	m.ColorSpace, m.ColorProfile = manifestColour(m.Files)
 	return m, nil
 }
 

@@ -42,6 +42,9 @@ type FileRecord struct {
 	SHA256       string           `json:"sha256"`
 	Mode         string           `json:"mode"`
 	Warnings     []render.Warning `json:"warnings,omitempty"`
+	// Colour is the rendered file's colour space, profile (name, checksum, intent),
+	// trim and bleed, and highest ink coverage; absent for downloaded files.
+	Colour *render.ColourInfo `json:"colour,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -107,6 +110,11 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 	views := render.Views(d)
 	if len(views) == 0 {
 		return &PermanentError{Reason: fmt.Sprintf("design %d has no views to export", ref.ID)}
+	}
+	if w.cfg.modeFor(p.Store) != ModeDownload {
+		for _, v := range views {
+			v.Export.Type = w.exportType(p.Store, d.ProductID, v.Export.Type)
+		}
 	}
 	names := w.fileNames(ref, d, views, orderDate)
 	ids := make([]string, len(views))
@@ -219,6 +227,8 @@ type viewExport struct {
 	name      string
 	orderDate time.Time
 	mode      string
+	// r renders the view with its store's and product's colour settings.
+	r Renderer
 }
 
 // contentTypes of the export types.
@@ -228,6 +238,8 @@ func contentType(exportType string) string {
 		return "image/png"
 	case hub.ExportPDF, hub.ExportPDFSimple:
 		return "application/pdf"
+	case render.ExportTIFF:
+		return render.ContentTypeTIFF
 	}
 	return "application/octet-stream"
 }
@@ -250,7 +262,10 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	var plan render.Plan
 	planned := false
 	if w.deps.Renderer != nil {
-		plan, err = w.deps.Renderer.Plan(x.d, v.ID)
+		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID); err != nil {
+			return rec, err
+		}
+		plan, err = x.r.Plan(x.d, v.ID)
 		if err != nil && x.mode != ModeDownload {
 			return rec, err
 		}
@@ -276,7 +291,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	}}
 	var put storage.PutResult
 	if use == ModeRender {
-		put, err = w.renderView(ctx, x, plan, obj, &rec)
+		put, err = w.renderView(ctx, x, obj, &rec)
 	} else {
 		put, err = w.downloadView(ctx, x, obj, &rec)
 	}
@@ -294,15 +309,30 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 var errStorageStopped = errors.New("storage stopped reading the rendered file")
 
 // renderView renders into storage through a pipe, admitted by the memory budget.
-// The file is never held whole: the encoder writes while storage uploads, and the
-// SHA-256 is computed on the way through.
-func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
-	release, err := w.budget.Acquire(ctx, plan.PeakBytes())
+// The view's media are read and measured first (render.PrepareView), so the budget
+// admits the render at the size the files' own headers give, not the size the design
+// declares; nothing is decoded before that. The file is never held whole: the encoder
+// writes while storage uploads, and the SHA-256 is computed on the way through.
+func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
+	// The render span holds the media fetches and the drawing; the upload is its
+	// sibling, under the task's span.
+	sctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
+		attribute.String("printworker.view", x.v.ID),
+		attribute.String("printworker.export.type", x.v.Export.Type),
+		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+	prep, err := x.r.PrepareView(sctx, x.d, x.v.ID, mediaSource{x.h})
+	if err == nil {
+		var release func()
+		release, err = w.budget.Acquire(ctx, prep.Plan().PeakBytes())
+		if err == nil {
+			defer release()
+		}
+	}
 	if err != nil {
+		endSpan(span, err)
 		return storage.PutResult{}, err
 	}
-	defer release()
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancel(sctx)
 	defer cancel()
 	pr, pw := io.Pipe()
 	type out struct {
@@ -311,7 +341,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := w.render(rctx, x, pw)
+		res, err := w.render(rctx, x, prep, pw)
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
@@ -321,6 +351,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 		cancel()
 	}
 	o := <-done
+	endSpan(span, o.err)
 	var ie *render.InputError
 	switch {
 	case errors.As(o.err, &ie):
@@ -334,6 +365,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	rec.ContentType, rec.DPI = r.ContentType, r.DPI
 	rec.WidthPx, rec.HeightPx, rec.PageWidthPt, rec.PageHeightPt = r.WidthPx, r.HeightPx, r.PageWidthPt, r.PageHeightPt
 	rec.Warnings = append(rec.Warnings, r.Warnings...)
+	rec.Colour = &r.Colour
 	return put, nil
 }
 
@@ -357,22 +389,17 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	return w.upload(ctx, kindFile, obj, dl.Body)
 }
 
-// render renders one view into out inside a render span (the media it fetches from
-// the hub are the span's children), and records its duration and pixels.
-func (w *Worker) render(ctx context.Context, x viewExport, out io.Writer) (*render.Result, error) {
-	ctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
-		attribute.String("printworker.view", x.v.ID),
-		attribute.String("printworker.export.type", x.v.Export.Type),
-		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+// render decodes the prepared view's media and renders it into out, and records its
+// duration and pixels on the render span in ctx.
+func (w *Worker) render(ctx context.Context, x viewExport, prep *render.PreparedView, out io.Writer) (*render.Result, error) {
 	start := time.Now()
-	res, err := w.deps.Renderer.RenderView(ctx, x.d, x.v.ID, mediaSource{x.h}, out)
+	res, err := prep.Render(ctx, out)
 	if err == nil {
 		w.m.renderDur.WithLabelValues(x.v.Export.Type).Observe(time.Since(start).Seconds())
 		px := int64(res.WidthPx) * int64(res.HeightPx)
 		w.m.pixels.Add(float64(px))
-		span.SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
+		trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
 	}
-	endSpan(span, err)
 	return res, err
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
@@ -315,26 +316,47 @@ type renderFlags struct {
 	strict      bool
 	maxPixels   int64
 	fontDirs    stringList
+	fallback    string
+	fallbackDir stringList
 	workers     int
+	colour      *colourFlags
 }
 
 func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	r := &renderFlags{}
 	fs.StringVar(&r.basis, "render-basis", render.BasisPoint, "physical size basis: point (1 template px = 1 pt) or pixel")
 	fs.StringVar(&r.lang, "render-lang", "", "language of text values drawn (default: each value's first)")
-	fs.BoolVar(&r.strict, "render-strict", false, "fail a render on an unknown font instead of falling back with a warning")
+	fs.BoolVar(&r.strict, "render-strict", false, "fail a render on an unknown font or a character no font has, instead of falling back with a warning")
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
+	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
+	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto folders, where present)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
+	r.colour = addColourFlags(fs)
 	return r
 }
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
-	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels, FontDirs: r.fontDirs, Workers: r.workers})
+	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels,
+		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers})
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
 	return rr, nil
+}
+
+// fallbackFamilies parses --font-fallback: a comma-separated list, "none" for none.
+func fallbackFamilies(v string) []string {
+	out := []string{}
+	if strings.TrimSpace(v) == "none" {
+		return out
+	}
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // workerFlags are the worker's own settings.
@@ -352,9 +374,10 @@ type workerFlags struct {
 	rateBurst       int
 	filenamePattern string
 	fileDate        string
-	colorProfile    string
 	backoffBase     time.Duration
 	backoffMax      time.Duration
+	retryWindow     time.Duration
+	hubTries        int
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -373,9 +396,10 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit().Burst, "hub calls a store may make at once")
 	fs.StringVar(&w.filenamePattern, "filename-pattern", "", "file name pattern with [id] [date] [title] [product] (default: each view's own export filename)")
 	fs.StringVar(&w.fileDate, "filename-date", "design", "[date] in file names: design (its creation day) or order")
-	fs.StringVar(&w.colorProfile, "color-profile", "", "CMYK profile print staff expect; recorded in manifests (files stay sRGB)")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
+	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
+	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
 	return w
 }
 
@@ -397,8 +421,10 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
 		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
 		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
-		FileDate: w.fileDate, ColorProfile: w.colorProfile, Logger: log,
+		FileDate: w.fileDate, Logger: log,
 	}
+	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
+	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError(err.Error())
 	}

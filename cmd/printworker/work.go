@@ -40,6 +40,8 @@ func workCommand() command {
 				return err
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
+			var printErr error
+			cfg.Print, printErr = renf.colour.load()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
@@ -49,7 +51,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, sf.validate(), hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, printErr, sf.validate(), hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)
