@@ -169,3 +169,29 @@ func opaqueAround(src *image.NRGBA, sp image.Point) bool {
 	}
 	return true
 }
+
+// TestRenderPDFLongRoll: a roll longer than 200 in keeps every page number within the
+// 14400 unit limit by scaling the user unit.
+func TestRenderPDFLongRoll(t *testing.T) {
+	needTool(t, "qpdf")
+	d := Design{Key: "a.png", Quantity: 40, Width: 50, Height: 700, Trim: image.Rect(0, 0, 50, 700)}
+	// 10 dpi, one copy per row: 40 x 710 px = 2840 in = 204480 pt.
+	l, err := Plan([]Design{d}, Config{DPI: 10, Width: 60, MaxLength: 40000, Gap: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := RenderPDF(context.Background(), &buf, l, 0, newSynthLoader([]Design{d})); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("/UserUnit 15 ")) {
+		t.Fatalf("no /UserUnit 15 for a %d px (%.0f pt) page", l.Sheets[0].Length, float64(l.Sheets[0].Length)*7.2)
+	}
+	pdf := filepath.Join(t.TempDir(), "long.pdf")
+	if err := os.WriteFile(pdf, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("qpdf", "--check", pdf).CombinedOutput(); err != nil {
+		t.Fatalf("qpdf --check: %v\n%s", err, out)
+	}
+}
