@@ -10,9 +10,10 @@ import (
 // Length is a physical length in millimetres, parsed from "22in", "56cm", "5mm",
 // "1.5m" or "300px" (pixels, resolved against the sheet dpi).
 type Length struct {
-	MM float64
-	PX int // set instead of MM for a "px" value
-	px bool
+	MM   float64
+	PX   int // set instead of MM for a "px" value
+	px   bool
+	text string // as given, for String
 }
 
 // Bounds on a parsed length: no roll is longer than 100 m.
@@ -45,9 +46,9 @@ func ParseLength(s string) (Length, error) {
 			if v != math.Trunc(v) {
 				return Length{}, fmt.Errorf("length %q: pixels must be whole", s)
 			}
-			return Length{PX: int(v), px: true}, nil
+			return Length{PX: int(v), px: true, text: t}, nil
 		}
-		return Length{MM: v * u.mm}, nil
+		return Length{MM: v * u.mm, text: t}, nil
 	}
 	return Length{}, fmt.Errorf("length %q: missing unit (mm, cm, m, in or px)", s)
 }
@@ -60,8 +61,11 @@ func (l Length) Pixels(dpi float64) int {
 	return int(math.Round(l.MM / 25.4 * dpi))
 }
 
-// String gives the length back in the unit it is best read in.
+// String gives the length back as it was written.
 func (l Length) String() string {
+	if l.text != "" {
+		return l.text
+	}
 	if l.px {
 		return fmt.Sprintf("%dpx", l.PX)
 	}
