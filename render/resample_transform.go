@@ -45,6 +45,17 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 	if area.Empty() {
 		return
 	}
+	if swap, flipX, flipY, n, ok := orthogonalPlacement(m, sw, sh); ok {
+		// A quarter turn or mirror: an oriented copy drawn unrotated (resample_orient.go).
+		win := image.Rect(0, 0, l.Image.Width, l.Image.Height)
+		img := *l.Image
+		img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		img.Width, img.Height = img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
+		turned := *l
+		turned.Image = &img
+		r.drawPicture(dst, clip, n, &turned)
+		return
+	}
 	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
 		// The picture cut by the clip is a rectangle: its pixels wholly inside take the
 		// separable path; the partly covered ring around them, the general one.
@@ -237,7 +248,10 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	if win.Empty() {
 		return
 	}
-	rgba := premultipliedRGBA(src, win)
+	// Pass 1 runs along the source rows; transpose when they stand nearer vertical
+	// (converted and transposed in one copy).
+	swap := math.Abs(m[0]) < math.Abs(m[1])
+	rgba := orientedRGBA(src, win, swap, false, false)
 	opaque := false
 	switch src.(type) {
 	case *image.YCbCr, *image.Gray:
@@ -247,10 +261,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	}
 	m = m.Mul(svg.Translate(float64(win.Min.X), float64(win.Min.Y)))
 	sw, sh := rgba.Rect.Dx(), rgba.Rect.Dy()
-	// Pass 1 runs along the source rows; transpose when they stand nearer vertical.
-	if math.Abs(m[0]) < math.Abs(m[1]) {
-		rgba = transposeRGBA(rgba)
-		sw, sh = sh, sw
+	if swap {
 		m = Matrix{m[2], m[3], m[0], m[1], m[4], m[5]}
 	}
 	a, b, c, d, e, f := m[0], m[1], m[2], m[3], m[4], m[5]
@@ -739,18 +750,5 @@ func premultipliedRGBA(src image.Image, win image.Rectangle) *image.RGBA {
 	}
 	out := image.NewRGBA(image.Rect(0, 0, win.Dx(), win.Dy()))
 	draw.Draw(out, out.Rect, src, b.Min.Add(win.Min), draw.Src)
-	return out
-}
-
-// transposeRGBA returns the mirror of m about its main diagonal.
-func transposeRGBA(m *image.RGBA) *image.RGBA {
-	w, h := m.Rect.Dx(), m.Rect.Dy()
-	out := image.NewRGBA(image.Rect(0, 0, h, w))
-	for y := range h {
-		row := m.Pix[y*m.Stride:]
-		for x := range w {
-			copy(out.Pix[x*out.Stride+4*y:x*out.Stride+4*y+4], row[4*x:4*x+4])
-		}
-	}
 	return out
 }
