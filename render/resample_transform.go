@@ -597,8 +597,17 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, bw, ring, sh
 	mask := ring - 1
 	var wi [64]int32
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
-	vi -= dvi
-	for i, cv := range mrow {
+	lo, hi := nonZeroSpan(mrow)
+	if lo >= hi {
+		return
+	}
+	if first, last := vi+int64(lo)*dvi, vi+int64(hi-1)*dvi; k.stretch == 1 && min(first, last)>>32 >= 1 && max(first, last)>>32+2 < int64(sh) {
+		columnsRowInt4(dp, mrow, inter, stride, mask, lo, hi, vi, dvi, opacity)
+		return
+	}
+	vi += int64(lo-1) * dvi
+	for i := lo; i < hi; i++ {
+		cv := mrow[i]
 		vi += dvi
 		if cv == 0 {
 			continue
@@ -631,13 +640,20 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, bw, ring, sh
 			q[0], q[1], q[2], q[3] = toByte(r), toByte(g), toByte(b), 255
 			continue
 		}
-		f := float32(cv) / 255 * float32(opacity)
-		inv := 1 - f
-		q[0] = uint8(float32(toByte(r))*f + float32(q[0])*inv + 0.5)
-		q[1] = uint8(float32(toByte(g))*f + float32(q[1])*inv + 0.5)
-		q[2] = uint8(float32(toByte(b))*f + float32(q[2])*inv + 0.5)
-		q[3] = uint8(255*f + float32(q[3])*inv + 0.5)
+		blendOpaque(q, r, g, b, cv, opacity)
 	}
+}
+
+// blendOpaque composites an opaque pass-2 colour (at 2^(iBits+vBits)) Over q,
+// weighted by coverage cv and opacity.
+func blendOpaque(q []uint8, r, g, b int32, cv uint8, opacity float64) {
+	q = q[:4:4]
+	f := float32(cv) / 255 * float32(opacity)
+	inv := 1 - f
+	q[0] = uint8(float32(toByte(r))*f + float32(q[0])*inv + 0.5)
+	q[1] = uint8(float32(toByte(g))*f + float32(q[1])*inv + 0.5)
+	q[2] = uint8(float32(toByte(b))*f + float32(q[2])*inv + 0.5)
+	q[3] = uint8(255*f + float32(q[3])*inv + 0.5)
 }
 
 // coverage writes into mask the exact area of each pixel of band that poly covers.
@@ -650,10 +666,29 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 		mask.Pix = make([]uint8, w*h)
 	}
 	mask.Pix, mask.Stride, mask.Rect = mask.Pix[:w*h], w, image.Rect(0, 0, w, h)
+	// Rows the polygon wholly covers across the band are set without rasterizing:
+	// only the rows its edges cross are accumulated (resample_coverage.go).
+	in0, in1 := coveredRows(poly, band)
+	if in0 >= in1 {
+		coverageRows(acc, mask.Pix, poly, band)
+		return
+	}
+	coverageRows(acc, mask.Pix[:w*(in0-band.Min.Y)], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
+	fill255(mask.Pix[w*(in0-band.Min.Y) : w*(in1-band.Min.Y)])
+	coverageRows(acc, mask.Pix[w*(in1-band.Min.Y):], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
+}
+
+// coverageRows writes into pix (band's w x h pixels) the exact area of each pixel of
+// band that poly covers.
+func coverageRows(acc *[]float64, pix []uint8, poly []svg.Point, band image.Rectangle) {
+	w, h := band.Dx(), band.Dy()
+	if w <= 0 || h <= 0 {
+		return
+	}
 	// The polygon cut to the band keeps every point inside the accumulation buffer.
 	c := clipPolygon(poly, Rect{X: float64(band.Min.X), Y: float64(band.Min.Y), W: float64(w), H: float64(h)})
 	if len(c) < 3 {
-		clear(mask.Pix)
+		clear(pix)
 		return
 	}
 	if cap(*acc) < w*h+2 {
@@ -667,16 +702,16 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 		accumulateLine(a, w, h, p.X-ox, p.Y-oy, q.X-ox, q.Y-oy)
 	}
 	sum := 0.0
-	for i := range mask.Pix {
+	for i := range pix {
 		sum += a[i]
 		v := sum
 		if v < 0 {
 			v = -v
 		}
 		if v >= 1 {
-			mask.Pix[i] = 255
+			pix[i] = 255
 		} else {
-			mask.Pix[i] = uint8(v*255 + 0.5)
+			pix[i] = uint8(v*255 + 0.5)
 		}
 	}
 }
