@@ -106,3 +106,26 @@ func columnsRowInt4(dp, mrow []uint8, inter []int32, stride, mask, lo, hi int, v
 		blendOpaque(q, r, g, b, cv, opacity)
 	}
 }
+
+// rowRunInt4 is resampleRowInt's inner loop while enlarging: it fills out (RGB at
+// 2^iBits) from sample position ui (32.32, step dui) for as long as all four taps lie
+// inside the row of n RGBA pixels, and returns how many values it wrote (3 a sample).
+func rowRunInt4(out []int32, row []uint8, n int, ui, dui int64) int {
+	const round = 1 << (hBits - iBits - 1)
+	i := 0
+	for ; i+3 <= len(out); i, ui = i+3, ui+dui {
+		i0 := int(ui >> 32)
+		if uint(i0-1) >= uint(n-3) {
+			break
+		}
+		lw := &cmLUTInt[lutIndex(ui)]
+		p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
+		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
+		r := w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12])
+		g := w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13])
+		b := w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14])
+		o := out[i : i+3 : i+3]
+		o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
+	}
+	return i
+}

@@ -546,6 +546,14 @@ func resampleRowInt(out []int32, row []uint8, u0, du float64, k kernel1D, idx []
 	ui, dui := toFixed32(u0), toFixed32(du)
 	var wi [64]int32
 	for i := 0; i < len(out); i += 3 {
+		if k.stretch == 1 {
+			// A run of samples with all four taps inside (resample_coverage.go).
+			di := rowRunInt4(out[i:], row, n, ui, dui)
+			if i += di; i >= len(out) {
+				break
+			}
+			ui += int64(di/3) * dui
+		}
 		o := out[i : i+3 : i+3]
 		var r, g, b int32
 		if i0 := int(ui >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < n {
