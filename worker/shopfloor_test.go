@@ -59,7 +59,7 @@ func TestShopFloorHotFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	folder := filepath.Join(root, store, "2024-06-01", "SF-1")
-	m := waitManifest(t, filepath.Join(folder, "manifest.json"))
+	m := waitHotManifest(t, filepath.Join(folder, "manifest.json"))
 
 	// Thumbnails: the downloaded PNGs have one each, the downloaded PDF none.
 	thumbs := 0
@@ -108,8 +108,8 @@ func TestShopFloorHotFolder(t *testing.T) {
 	checkStaffPage(t, folder, thumbs)
 }
 
-// waitManifest waits for a hot folder manifest.
-func waitManifest(t *testing.T, path string) worker.Manifest {
+// waitHotManifest waits for a hot folder manifest.
+func waitHotManifest(t *testing.T, path string) worker.Manifest {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
