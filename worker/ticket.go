@@ -38,6 +38,8 @@ type ticketWriter struct {
 	pg  ticketPage
 	y   float64
 	tr  func(string) string
+	// order is the order number repeated on every further page.
+	order string
 }
 
 func (t *ticketWriter) fs(pt float64) float64 { return pt * t.pg.scale }
@@ -47,6 +49,11 @@ func (t *ticketWriter) need(h float64) {
 	if t.y+h > t.pg.h-t.pg.margin {
 		t.pdf.AddPage()
 		t.y = t.pg.margin
+		// A page that comes loose from the first still names its order.
+		size := t.fs(10)
+		t.pdf.SetFont("Helvetica", "B", size)
+		t.pdf.Text(t.pg.margin, t.y+size, t.fit(t.tr(fmt.Sprintf("Order %s (continued, page %d)", t.order, t.pdf.PageNo())), t.pg.w-2*t.pg.margin))
+		t.y += size * 1.8
 	}
 }
 
@@ -123,7 +130,7 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	pdf.SetCreator("printworker", true)
 	pdf.SetTitle(cp1252(pdf.UnicodeTranslatorFromDescriptor(""))("Job ticket, order "+m.OrderID), false)
 	pdf.AddPage()
-	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor(""))}
+	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor("")), order: m.OrderID}
 	x0 := pg.margin
 
 	// QR code top right, the order number and its barcode to its left.
