@@ -95,8 +95,11 @@ type Config struct {
 	Jobs *jobs.Options
 	// Print holds the colour settings per store and product (CMYK profile, bleed,
 	// black, ink limit; docs/colour.md); nil renders sRGB without bleed.
-	Print  *render.PrintSet
-	Logger *slog.Logger
+	Print *render.PrintSet
+	// Routing sends files to a key prefix and/or bucket by product, type, quantity,
+	// rush and store (docs/routing.md); nil keeps every file at its layout key.
+	Routing Router
+	Logger  *slog.Logger
 }
 
 // Defaults.

@@ -59,6 +59,8 @@ type Deps struct {
 	Hubs  HubFor
 	// Storage receives print files and manifests.
 	Storage Storage
+	// Buckets are the storages of the buckets the routing rules name.
+	Buckets map[string]Storage
 	// Renderer renders views; nil allows only download mode.
 	Renderer Renderer
 	// Registerer receives the worker's metrics; nil registers nowhere.
@@ -105,6 +107,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	if deps.Storage == nil {
 		errs = append(errs, errors.New("worker: no storage"))
 	}
+	errs = append(errs, checkBuckets(cfg.Routing, deps.Buckets)...)
 	if deps.Renderer == nil {
 		if cfg.Mode != ModeDownload {
 			errs = append(errs, fmt.Errorf("worker: export mode %s needs a renderer", cfg.Mode))
