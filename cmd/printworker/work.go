@@ -31,6 +31,7 @@ func workCommand() command {
 			sf := addStorageFlags(fs)
 			renf := addRenderFlags(fs)
 			wf := addWorkerFlags(fs)
+			rof := addRoutingFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -40,6 +41,8 @@ func workCommand() command {
 				return err
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
+			router, rules, routeErr := rof.load(sf.kind)
+			cfg.Routing = router
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
 			tr := setupTracing(ctx, e, "worker", log)
@@ -51,7 +54,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, printErr, sf.validate(), hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, printErr, sf.validate(), routeErr, hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)
@@ -65,6 +68,9 @@ func workCommand() command {
 				}
 			}()
 			deps.Storage = st
+			if deps.Buckets, err = openBuckets(ctx, sf, rules); err != nil {
+				return err
+			}
 			rdb, err := rf.connect(ctx)
 			if err != nil {
 				return err
