@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -185,38 +184,18 @@ func (w *Worker) completeIfDone(ctx context.Context, k jobs.OrderKey, ref string
 	return nil
 }
 
-// fileNames names the views' files. The configured pattern, when set, names every
-// view; else each view uses its own export filename pattern (spec 2.8: export
-// settings belong to the design's view), with the views told apart by a suffix when
-// there are several. Should two views still collide, the default pattern names all.
+// fileNames names the views' files through the naming path `printworker render` and
+// the hub simulator share (filenames.ForDesign): the configured pattern, when set,
+// names every view; else each view's own export filename pattern (spec 2.8). [id] is
+// the reference's design id; [date] the design's creation day, or the order's with
+// --filename-date order (or when the design has no usable date).
 func (w *Worker) fileNames(ref hub.DesignRef, d *hub.DesignDetail, views []*hub.View, orderDate time.Time) []string {
-	date := orderDate
-	if w.cfg.FileDate == "design" {
-		if t, err := time.Parse(time.RFC3339Nano, d.Created); err == nil {
-			date = t
-		}
+	f := filenames.DesignFields(d)
+	f.ID = strconv.FormatInt(ref.ID, 10)
+	if w.cfg.FileDate != "design" || f.Date.IsZero() {
+		f.Date = orderDate
 	}
-	f := filenames.Fields{ID: strconv.FormatInt(ref.ID, 10), Date: date, Title: d.Name, Product: d.ProductID}
-	fv := make([]filenames.View, len(views))
-	for i, v := range views {
-		fv[i] = filenames.View{ID: v.ID, Name: v.Name.Pick(""), Type: v.Export.Type}
-	}
-	ext := func(v filenames.View) string { return filenames.Ext(v.Type) }
-	if w.cfg.Filenames.Pattern != "" {
-		return filenames.ForViews(w.cfg.Filenames, f, fv, ext)
-	}
-	names := make([]string, len(views))
-	seen := map[string]bool{}
-	for i, v := range views {
-		opts := w.cfg.Filenames
-		opts.Pattern = v.Export.Filename
-		names[i] = filenames.ForViews(opts, f, fv, ext)[i]
-		if seen[strings.ToLower(names[i])] {
-			return filenames.ForViews(w.cfg.Filenames, f, fv, ext)
-		}
-		seen[strings.ToLower(names[i])] = true
-	}
-	return names
+	return filenames.ForDesign(w.cfg.Filenames, f, views)
 }
 
 // viewExport is one view to export.
@@ -253,12 +232,9 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	v := x.v
 	rec := FileRecord{Filename: x.name, DesignID: x.ref.ID, ViewID: v.ID, ViewName: v.Name.Pick(""),
 		Type: v.Export.Type, ContentType: contentType(v.Export.Type), DPI: v.Export.DPI}
-	key, err := w.cfg.Layout.Key(storage.KeyVars{
-		Store: x.p.Store, Order: x.p.OrderID, Design: strconv.FormatInt(x.ref.ID, 10), View: v.ID,
-		Product: x.d.ProductID, Filename: x.name, Type: v.Export.Type, Date: x.orderDate,
-	})
+	key, err := w.objectKey(x, x.name, v.Export.Type)
 	if err != nil {
-		return rec, &PermanentError{Reason: fmt.Sprintf("object key: %v", err)}
+		return rec, err
 	}
 	if key, x.bucket, err = w.routeView(ctx, x, key); err != nil {
 		return rec, err
@@ -298,7 +274,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	}}
 	var put storage.PutResult
 	if use == ModeRender {
-		put, err = w.renderView(ctx, x, plan, obj, &rec)
+		put, err = w.renderView(ctx, x, obj, &rec)
 	} else {
 		put, err = w.downloadView(ctx, x, obj, &rec)
 	}
@@ -316,15 +292,30 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 var errStorageStopped = errors.New("storage stopped reading the rendered file")
 
 // renderView renders into storage through a pipe, admitted by the memory budget.
-// The file is never held whole: the encoder writes while storage uploads, and the
-// SHA-256 is computed on the way through.
-func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
-	release, err := w.budget.Acquire(ctx, plan.PeakBytes())
+// The view's media are read and measured first (render.PrepareView), so the budget
+// admits the render at the size the files' own headers give, not the size the design
+// declares; nothing is decoded before that. The file is never held whole: the encoder
+// writes while storage uploads, and the SHA-256 is computed on the way through.
+func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
+	// The render span holds the media fetches and the drawing; the upload is its
+	// sibling, under the task's span.
+	sctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
+		attribute.String("printworker.view", x.v.ID),
+		attribute.String("printworker.export.type", x.v.Export.Type),
+		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+	prep, err := x.r.PrepareView(sctx, x.d, x.v.ID, mediaSource{x.h})
+	if err == nil {
+		var release func()
+		release, err = w.budget.Acquire(ctx, prep.Plan().PeakBytes())
+		if err == nil {
+			defer release()
+		}
+	}
 	if err != nil {
+		endSpan(span, err)
 		return storage.PutResult{}, err
 	}
-	defer release()
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancel(sctx)
 	defer cancel()
 	pr, pw := io.Pipe()
 	type out struct {
@@ -333,7 +324,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := w.render(rctx, x, pw)
+		res, err := w.render(rctx, x, prep, pw)
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
@@ -343,6 +334,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 		cancel()
 	}
 	o := <-done
+	endSpan(span, o.err)
 	var ie *render.InputError
 	switch {
 	case errors.As(o.err, &ie):
@@ -370,32 +362,23 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	if dl.Length > 0 {
 		obj.Size = dl.Length
 	}
-	if want := kindOf(x.v.Export.Type); dl.Kind != "" && dl.Kind != hub.KindUnknown && dl.Kind != want {
-		rec.Warnings = append(rec.Warnings, render.Warning{Code: "type-mismatch", ViewID: x.v.ID,
-			Message: fmt.Sprintf("the hub sent a %s file for a %s view", dl.Kind, x.v.Export.Type)})
-		if dl.ContentType != "" {
-			obj.ContentType, rec.ContentType = dl.ContentType, dl.ContentType
-		}
+	if err := w.followKind(x, dl, &obj, rec); err != nil {
+		return storage.PutResult{}, err
 	}
 	return w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, dl.Body)
 }
 
-// render renders one view into out inside a render span (the media it fetches from
-// the hub are the span's children), and records its duration and pixels.
-func (w *Worker) render(ctx context.Context, x viewExport, out io.Writer) (*render.Result, error) {
-	ctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
-		attribute.String("printworker.view", x.v.ID),
-		attribute.String("printworker.export.type", x.v.Export.Type),
-		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+// render decodes the prepared view's media and renders it into out, and records its
+// duration and pixels on the render span in ctx.
+func (w *Worker) render(ctx context.Context, x viewExport, prep *render.PreparedView, out io.Writer) (*render.Result, error) {
 	start := time.Now()
-	res, err := x.r.RenderView(ctx, x.d, x.v.ID, mediaSource{x.h}, out)
+	res, err := prep.Render(ctx, out)
 	if err == nil {
 		w.m.renderDur.WithLabelValues(x.v.Export.Type).Observe(time.Since(start).Seconds())
 		px := int64(res.WidthPx) * int64(res.HeightPx)
 		w.m.pixels.Add(float64(px))
-		span.SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
+		trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
 	}
-	endSpan(span, err)
 	return res, err
 }
 
