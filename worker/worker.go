@@ -152,6 +152,9 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeDesignExport, w.handleExport)
 	w.mux.HandleFunc(jobs.TypeOrderComplete, w.handleComplete)
 	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
+	if err := w.registerEvents(); err != nil {
+		return nil, err
+	}
 
 	w.srv = asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{
 		Concurrency:     cfg.Concurrency,
@@ -198,6 +201,7 @@ func (w *Worker) reportError(ctx context.Context, t *asynq.Task, err error) {
 	if errors.Is(err, asynq.SkipRetry) || retried >= maxRetry {
 		id, _ := asynq.GetTaskID(ctx)
 		w.log.ErrorContext(ctx, "task failed for good, archived", "task_id", id, "type", t.Type(), "attempt", retried+1, "err", err)
+		w.publishJobFailed(ctx, t, err)
 	}
 }
 
