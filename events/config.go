@@ -129,8 +129,17 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("events: %s (%s): %w", where, e.Redacted(), err))
 		}
 	}
+	// Deliveries name their endpoint by URL digest: one URL has one secret.
+	secrets := map[string]string{}
+	same := func(where string, e Endpoint) {
+		if s, ok := secrets[e.URL]; ok && s != e.Secret {
+			errs = append(errs, fmt.Errorf("events: %s: url %s appears with two different secrets", where, e.Redacted()))
+		}
+		secrets[e.URL] = e.Secret
+	}
 	for i, e := range c.Default {
 		check(fmt.Sprintf("default endpoint %d", i+1), e)
+		same(fmt.Sprintf("default endpoint %d", i+1), e)
 	}
 	for store, eps := range c.Stores {
 		if store == "" {
@@ -138,6 +147,7 @@ func (c Config) Validate() error {
 		}
 		for i, e := range eps {
 			check(fmt.Sprintf("store %q endpoint %d", store, i+1), e)
+			same(fmt.Sprintf("store %q endpoint %d", store, i+1), e)
 		}
 	}
 	if c.Timeout < 0 {

@@ -27,13 +27,13 @@ type Enqueuer interface {
 // Publisher handles the event tasks: publish (fan out to the store's endpoints) and
 // deliver (sign and POST to one endpoint).
 type Publisher struct {
-	cfg     Config
-	signers map[string]*standardwebhooks.Webhook // by endpoint id
-	eps     map[string]Endpoint                  // by endpoint id
-	rdb     redis.UniversalClient
-	prefix  string
-	enq     Enqueuer
-	now     func() time.Time
+	cfg    Config
+	keys   map[string][]byte   // signing keys by endpoint id
+	eps    map[string]Endpoint // by endpoint id
+	rdb    redis.UniversalClient
+	prefix string
+	enq    Enqueuer
+	now    func() time.Time
 }
 
 // NewPublisher checks cfg and returns a publisher; keyPrefix prefixes its Redis keys
@@ -43,12 +43,11 @@ func NewPublisher(cfg Config, rdb redis.UniversalClient, keyPrefix string, enq E
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	p := &Publisher{cfg: cfg, signers: map[string]*standardwebhooks.Webhook{}, eps: map[string]Endpoint{},
+	p := &Publisher{cfg: cfg, keys: map[string][]byte{}, eps: map[string]Endpoint{},
 		rdb: rdb, prefix: keyPrefix, enq: enq, now: time.Now}
 	add := func(e Endpoint) {
 		key, _ := DecodeSecret(e.Secret) // checked by Validate
-		wh, _ := standardwebhooks.NewWebhookRaw(key)
-		p.signers[e.ID()], p.eps[e.ID()] = wh, e
+		p.keys[e.ID()], p.eps[e.ID()] = key, e
 	}
 	for _, e := range cfg.Default {
 		add(e)
@@ -182,7 +181,7 @@ func (e *DeliveryError) Retryable() bool { return e.Status != http.StatusGone }
 // deduplicate by it).
 func (p *Publisher) send(ctx context.Context, e Endpoint, d jobs.EventDeliver) error {
 	ts := p.now()
-	sig, err := p.signers[d.Endpoint].Sign(d.ID, ts, d.Body)
+	sig, err := Sign(p.keys[d.Endpoint], d.ID, ts, d.Body)
 	if err != nil {
 		return fmt.Errorf("sign event %s: %w", d.ID, err)
 	}
