@@ -31,6 +31,7 @@ func workCommand() command {
 			sf := addStorageFlags(fs)
 			renf := addRenderFlags(fs)
 			wf := addWorkerFlags(fs)
+			ef := addEventFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -40,6 +41,8 @@ func workCommand() command {
 				return err
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
+			var eventsErr error
+			cfg.Events, eventsErr = ef.config()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
@@ -49,7 +52,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, sf.validate(), hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, eventsErr, sf.validate(), hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)
