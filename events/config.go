@@ -74,8 +74,10 @@ type Config struct {
 	// Timeout bounds one delivery attempt (connect to last response byte);
 	// default DefaultTimeout.
 	Timeout time.Duration
-	// RetryFor bounds how long one delivery is retried, counted from the event;
-	// default DefaultRetryFor. The last failure after it archives the delivery.
+	// RetryFor bounds how long one delivery is retried, counted from its first
+	// failure; default DefaultRetryFor. The worker applies it as the retry window of
+	// delivery tasks: the first failure after it archives the delivery, and an
+	// operator's retry of the archived task gets a whole window again.
 	RetryFor time.Duration
 	// HTTPClient sends deliveries; default a client with Timeout.
 	HTTPClient *http.Client
@@ -101,6 +103,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// RetryWindow is RetryFor or its default.
+func (c Config) RetryWindow() time.Duration { return c.withDefaults().RetryFor }
 
 // Enabled reports whether any endpoint is configured.
 func (c Config) Enabled() bool { return len(c.Default) > 0 || len(c.Stores) > 0 }

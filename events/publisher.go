@@ -105,7 +105,7 @@ func (p *Publisher) HandlePublish(ctx context.Context, t *asynq.Task) error {
 	}
 	var errs []error
 	for _, e := range eps {
-		if _, err := p.enq.DeliverEvent(ctx, jobs.EventDeliver{ID: ev.ID, Store: ev.Store, Endpoint: e.ID(), Body: body, Since: ev.At}); err != nil {
+		if _, err := p.enq.DeliverEvent(ctx, jobs.EventDeliver{ID: ev.ID, Store: ev.Store, Endpoint: e.ID(), Body: body}); err != nil {
 			errs = append(errs, fmt.Errorf("endpoint %s: %w", e.Redacted(), err))
 		}
 	}
@@ -146,10 +146,6 @@ func (p *Publisher) HandleDeliver(ctx context.Context, t *asynq.Task) error {
 		}
 		log.WarnContext(ctx, "endpoint answered 410 Gone: its deliveries are stopped")
 		return fmt.Errorf("%w; deliveries to this endpoint are stopped: %w", err, asynq.SkipRetry)
-	}
-	if elapsed := p.now().Sub(d.Since); elapsed >= p.cfg.RetryFor {
-		n, _ := asynq.GetRetryCount(ctx)
-		return fmt.Errorf("%w; gave up after %d attempts over %s (retry limit %s): %w", err, n+1, elapsed.Round(time.Second), p.cfg.RetryFor, asynq.SkipRetry)
 	}
 	return err
 }

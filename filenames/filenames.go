@@ -102,6 +102,8 @@ func Ext(exportType string) string {
 		return ".pdf"
 	case "zip":
 		return ".zip"
+	case "tiff":
+		return ".tif"
 	}
 	return ""
 }

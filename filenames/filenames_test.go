@@ -150,7 +150,7 @@ func TestForViews(t *testing.T) {
 }
 
 func TestExt(t *testing.T) {
-	for in, want := range map[string]string{"png": ".png", "PDF": ".pdf", "pdf-simple": ".pdf", "zip": ".zip", "tiff": ""} {
+	for in, want := range map[string]string{"png": ".png", "PDF": ".pdf", "pdf-simple": ".pdf", "zip": ".zip", "tiff": ".tif", "bmp": ""} {
 		if got := Ext(in); got != want {
 			t.Errorf("Ext(%q) = %q, want %q", in, got, want)
 		}

@@ -228,7 +228,8 @@ func isToken(s string) bool {
 // exports and media. Every call is signed per spec section 5 with the verification
 // string of its operation and carries the header names of its resource's version.
 //
-// The client never retries. Each call makes exactly one request (the order push
+// The client never retries, and neither does its transport (noReplay: net/http would
+// re-send a GET on a reused connection that closed). Each call makes exactly one request (the order push
 // helpers at most two, to converge duplicates: 409 on create -> update, 404 on
 // update -> create, 404 on delete -> done). Failures come back as *Error, which tells
 // through Retryable and RetryAfter whether and when the job queue should try again.
@@ -252,6 +253,9 @@ func NewClient(cfg Config) (*Client, error) {
 	if base == nil {
 		base = &http.Client{}
 	}
+	// Every send is the caller's: the transport must not re-send a GET behind the
+	// rate limiter's back (noreplay.go).
+	base = withoutReplay(base)
 	api := *base
 	// The signature and API key ride in custom headers, which net/http forwards on
 	// redirects even to other hosts. The interface has no redirects; refuse any that

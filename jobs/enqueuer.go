@@ -240,7 +240,7 @@ func (e *Enqueuer) Complete(ctx context.Context, k OrderKey, rev int64) (Enqueue
 	if err != nil {
 		return Enqueued{}, err
 	}
-	return e.enqueue(ctx, t, CompleteTaskID(k, rev), QueueExports)
+	return e.enqueue(ctx, t, CompleteTaskID(k, rev), QueueComplete)
 }
 
 // ReExport is the operator's explicit path past deduplication: it starts a new export

@@ -48,12 +48,11 @@ type EventPublish struct {
 // endpoint's URL and secret are looked up by Endpoint (an id derived from the URL)
 // in the worker's configuration, so no secret is ever stored in Redis.
 type EventDeliver struct {
-	V        int       `json:"v"`
-	ID       string    `json:"id"`
-	Store    string    `json:"store"`
-	Endpoint string    `json:"endpoint"`
-	Body     []byte    `json:"body"`
-	Since    time.Time `json:"since"`
+	V        int    `json:"v"`
+	ID       string `json:"id"`
+	Store    string `json:"store"`
+	Endpoint string `json:"endpoint"`
+	Body     []byte `json:"body"`
 }
 
 // EventID is the webhook-id of an event of typ about order k; disc tells apart
@@ -64,7 +63,8 @@ func EventID(typ string, k OrderKey, disc string) string {
 }
 
 // EventOptions are the options of event tasks. The retry bound that matters is the
-// publisher's time bound (events.Config.RetryFor); MaxRetry is only a backstop.
+// worker's retry window of deliveries (events.Config.RetryFor); MaxRetry is only a
+// backstop.
 func EventOptions() TaskOptions {
 	return TaskOptions{MaxRetry: 200, Timeout: time.Minute, Retention: 72 * time.Hour}
 }

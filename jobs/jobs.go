@@ -40,6 +40,13 @@ const (
 	QueueSync    = "sync"
 )
 
+// QueueComplete is the queue of order completions (manifests): the orders queue, the
+// heaviest. A manifest follows its own order's last export, not the whole export
+// backlog behind it: FIFO in the exports queue, it waited for every export enqueued
+// before it, of every other order. A completion is as small as a push (one Redis
+// read, one small object) and needs no hub call.
+const QueueComplete = QueueOrders
+
 // PayloadVersion is the version every payload is written with. A worker that meets
 // a version it does not know ends the task (SkipRetry) rather than guessing.
 const PayloadVersion = 1
@@ -169,13 +176,20 @@ type Options struct {
 	Push, Export, Complete, Sync TaskOptions
 }
 
+// WindowedMaxRetry is the MaxRetry of task types whose retries the worker bounds by
+// a time window instead (worker.Config.RetryWindows): high enough that asynq's count
+// never decides (at the 10-minute backoff cap, about ten weeks), while asynq keeps
+// an archived task's count, which would leave an operator's retry one attempt.
+const WindowedMaxRetry = 10000
+
 // DefaultOptions: pushes retry long (the spec wants every order on the hub) with
-// short attempts; exports retry a handful of times with long attempts (a 300 dpi
-// render or a large download); completion is quick; sync runs once.
+// short attempts; exports retry for a time window the worker keeps (their count is
+// WindowedMaxRetry), with long attempts (a 300 dpi render or a large download);
+// completion is quick; sync runs once.
 func DefaultOptions() Options {
 	return Options{
 		Push:     TaskOptions{MaxRetry: 20, Timeout: 2 * time.Minute, Retention: 24 * time.Hour},
-		Export:   TaskOptions{MaxRetry: 8, Timeout: 15 * time.Minute, Retention: 72 * time.Hour},
+		Export:   TaskOptions{MaxRetry: WindowedMaxRetry, Timeout: 15 * time.Minute, Retention: 72 * time.Hour},
 		Complete: TaskOptions{MaxRetry: 10, Timeout: 2 * time.Minute, Retention: 72 * time.Hour},
 		Sync:     TaskOptions{MaxRetry: 3, Timeout: 30 * time.Minute, Retention: 24 * time.Hour},
 	}
@@ -299,9 +313,9 @@ func NewOrderCompleteTask(p OrderComplete, o TaskOptions) (*asynq.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: complete payload: %w", err)
 	}
-	// Completion shares the exports queue: it is the tail of an export and must not
-	// wait behind a backlog of pushes, nor jump ahead of the exports it follows.
-	return asynq.NewTask(TypeOrderComplete, b, o.asynq(QueueExports, CompleteTaskID(p.OrderKey, p.Rev))...), nil
+	// Enqueued once its order's last export is done, so it cannot jump ahead of the
+	// exports it follows; in the heaviest queue it does not wait for other orders'.
+	return asynq.NewTask(TypeOrderComplete, b, o.asynq(QueueComplete, CompleteTaskID(p.OrderKey, p.Rev))...), nil
 }
 
 // NewTemplatesSyncTask builds a template sync task with its options.

@@ -43,7 +43,7 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 	s := &Scene{
 		ViewID: v.ID, Type: p.Type, Basis: p.Basis, DPI: p.DPI, Box: p.Box,
 		PageWidthPt: p.PageWidthPt, PageHeightPt: p.PageHeightPt,
-		WidthPx: p.WidthPx, HeightPx: p.HeightPx,
+		WidthPx: p.WidthPx, HeightPx: p.HeightPx, Trim: p.Trim, BleedPt: p.BleedPt,
 	}
 	for _, f := range unsupportedFeatures(v) {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnUnsupported, ElementID: f.elementID, Message: f.what + " is not rendered"})
@@ -74,6 +74,7 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 			return nil, err
 		}
 	}
+	s.checkBleed()
 	for i := range s.Warnings {
 		s.Warnings[i].ViewID = v.ID
 	}
@@ -114,7 +115,7 @@ func (b *sceneBuilder) clip(e *model.Element) (Rect, error) {
 	if a, ok, err := b.areaRect(e.Area, e.ID); err != nil {
 		return c, err
 	} else if ok {
-		c = c.Intersect(a)
+		c = b.scene.intoBleed(c.Intersect(a))
 	}
 	return c, nil
 }
@@ -294,7 +295,7 @@ func (b *sceneBuilder) recolour(e *model.Element) (string, error) {
 // checkClipped warns when the element's visible bounds (its box, cut to its area when
 // it has one: the area cutting is by design) leave the export box.
 func (b *sceneBuilder) checkClipped(e *model.Element, tr Matrix, local Rect) {
-	box := b.scene.Box
+	box := b.scene.Trim
 	bb := bounds(tr, local)
 	if a, ok, _ := b.areaRect(e.Area, e.ID); ok {
 		bb = bb.Intersect(a)

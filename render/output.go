@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/pngenc"
 )
@@ -37,18 +37,26 @@ func (r *Renderer) RenderView(ctx context.Context, d *model.DesignDetail, viewID
 		if err != nil {
 			return nil, err
 		}
+		if r.print.CMYK() {
+			r.softProof(canvas)
+		}
 		if err := r.encodePNG(ctx, cw, canvas, s.DPI); err != nil {
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
 		}
+	case ExportTIFF:
+		if err := r.writeTIFF(ctx, cw, s); err != nil {
+			return nil, err
+		}
 	case model.ExportPDFSimple, model.ExportPDF:
-		pdf := newPDF(d)
+		pdf := r.newPrintPDF(d)
 		if err := r.addPage(ctx, pdf, s); err != nil {
 			return nil, err
 		}
-		if err := writePDF(pdf, cw); err != nil {
+		if err := r.writePrintPDF(pdf, cw); err != nil {
 			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
 		}
 	}
+	res.Colour = r.colourInfo(s)
 	res.Bytes = cw.n
 	res.Warnings = s.Warnings
 	return res, nil
@@ -74,7 +82,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 	res := &Result{}
 	if allPDF {
 		res.Type, res.ContentType = model.ExportPDF, ContentTypePDF
-		pdf := newPDF(d)
+		pdf := r.newPrintPDF(d)
 		for _, v := range views {
 			s, err := r.BuildScene(ctx, d, v.ID, media)
 			if err != nil {
@@ -85,10 +93,12 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 			}
 			vr := resultOf(s)
 			vr.Warnings = s.Warnings
+			vr.Colour = r.colourInfo(s)
+			res.Colour = mergeColour(res.Colour, vr.Colour)
 			res.Views = append(res.Views, *vr)
 			res.Warnings = append(res.Warnings, s.Warnings...)
 		}
-		if err := writePDF(pdf, cw); err != nil {
+		if err := r.writePrintPDF(pdf, cw); err != nil {
 			return nil, fmt.Errorf("render: pdf: %w", err)
 		}
 		res.Bytes = cw.n
@@ -130,6 +140,8 @@ func resultOf(s *Scene) *Result {
 	}
 	if s.Type == model.ExportPNG {
 		res.ContentType = ContentTypePNG
+	} else if s.Type == ExportTIFF {
+		res.ContentType = ContentTypeTIFF
 	} else {
 		res.ContentType = ContentTypePDF
 	}
@@ -165,10 +177,21 @@ func newPDF(d *model.DesignDetail) *gofpdf.Fpdf {
 
 // addPage adds the view's page: the vector drawing for pdf, the raster for pdf-simple.
 func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
-	if s.Type == model.ExportPDF {
-		return r.addVectorPage(ctx, pdf, s)
+	var err error
+	switch {
+	case s.Type == model.ExportPDF:
+		err = r.addVectorPage(ctx, pdf, s)
+	case r.print.CMYK():
+		ink := r.inkMeter()
+		err = r.addRasterPageCMYK(ctx, pdf, s, ink)
+		ink.report(s)
+	default:
+		err = r.addRasterPage(ctx, pdf, s)
 	}
-	return r.addRasterPage(ctx, pdf, s)
+	if err == nil && r.print != nil {
+		setPageBoxes(pdf, s)
+	}
+	return err
 }
 
 // addRasterPage adds one page of the scene's size holding its raster at the export dpi.
@@ -223,7 +246,7 @@ func flattenOnWhite(img *image.RGBA) {
 // encodePNG writes img as an 8-bit PNG (RGB when every pixel is opaque, RGBA
 // otherwise) with its dpi in a pHYs chunk, compressing row strips on all workers.
 func (r *Renderer) encodePNG(ctx context.Context, w io.Writer, img image.Image, dpi float64) error {
-	return pngenc.EncodeContext(ctx, w, img, pngenc.Options{DPI: dpi, Workers: r.opts.Workers})
+	return pngenc.EncodeContext(ctx, w, img, pngenc.Options{DPI: dpi, Workers: r.opts.Workers, SRGB: r.print.CMYK()})
 }
 
 type countingWriter struct {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )
@@ -32,7 +32,8 @@ import (
 func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
 	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
 	page := s.ToPage()
-	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1}
+	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1, ink: r.inkMeter()}
+	defer v.ink.report(s)
 	for i := range s.Layers {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -58,8 +59,8 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene
 		}
 		pdf.TransformEnd()
 		pdf.ClipEnd()
-		// Q restored the page's graphics state: full opacity again.
-		v.alpha = 1
+		// Q restored the page's graphics state: full opacity again, no overprint.
+		v.alpha, v.overprint = 1, false
 		if err != nil {
 			return err
 		}
@@ -78,6 +79,10 @@ type vectorPage struct {
 	// the page state (alpha 1, default colours), so per-layer state is set inside the
 	// layer and never assumed from an earlier one.
 	alpha float64
+	// ink converts colours to CMYK when the output is CMYK (pdfcmyk.go); nil for sRGB.
+	ink *inkMeter
+	// overprint is whether the overprint graphics state is in force.
+	overprint bool
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).
@@ -95,6 +100,7 @@ func (v *vectorPage) flipConj(m Matrix) gofpdf.TransformMatrix {
 // setAlpha sets fill and stroke alpha, skipping redundant graphics states.
 func (v *vectorPage) setAlpha(a float64) {
 	a = math.Max(0, math.Min(1, a))
+	v.knockout()
 	if a == v.alpha {
 		return
 	}
@@ -105,7 +111,7 @@ func (v *vectorPage) setAlpha(a float64) {
 func (v *vectorPage) fill(l *Layer) {
 	f := l.Fill
 	v.setAlpha(l.Opacity * float64(f.Color.A) / 255)
-	v.pdf.SetFillColor(int(f.Color.R), int(f.Color.G), int(f.Color.B))
+	v.setFill(f.Color)
 	v.pdf.Rect(f.Rect.X, f.Rect.Y, f.Rect.W, f.Rect.H, "F")
 }
 
@@ -115,6 +121,9 @@ func (v *vectorPage) fill(l *Layer) {
 // Anything else (recoloured pixels, PNGs gofpdf cannot copy) is encoded once as PNG.
 func (v *vectorPage) image(l *Layer) error {
 	im := l.Image
+	if v.ink != nil {
+		return v.cmykImage(l)
+	}
 	data, typ, err := pdfImageData(im)
 	if err != nil {
 		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
@@ -165,9 +174,12 @@ func (v *vectorPage) svg(l *Layer) {
 	doc := l.SVG.Doc
 	for i := range doc.Shapes {
 		sh := &doc.Shapes[i]
-		if sh.Fill != nil && sh.Fill.A > 0 {
+		if sh.Fill != nil && sh.Fill.A > 0 && sh.FillGradient != nil &&
+			v.svgGradient(sh.Path, sh.FillRule == "evenodd", sh.FillGradient, l.Opacity*sh.Opacity*sh.FillGradient.Opacity) {
+			// drawn as a shading
+		} else if sh.Fill != nil && sh.Fill.A > 0 {
 			v.setAlpha(l.Opacity * sh.Opacity * sh.Fill.A)
-			v.pdf.SetFillColor(paintByte(sh.Fill.R), paintByte(sh.Fill.G), paintByte(sh.Fill.B))
+			v.setFill(paintColour(sh.Fill.R, sh.Fill.G, sh.Fill.B))
 			v.path(sh.Path)
 			if sh.FillRule == "evenodd" {
 				v.pdf.DrawPath("F*")
@@ -175,9 +187,12 @@ func (v *vectorPage) svg(l *Layer) {
 				v.pdf.DrawPath("F")
 			}
 		}
-		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
+		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 && sh.StrokeGradient != nil &&
+			v.svgGradient(svg.StrokeToPath(*sh, gradientStrokeTol), false, sh.StrokeGradient, l.Opacity*sh.Opacity*sh.StrokeGradient.Opacity) {
+			// the stroke's outline filled with a shading
+		} else if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
 			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
-			v.pdf.SetDrawColor(paintByte(sh.Stroke.R), paintByte(sh.Stroke.G), paintByte(sh.Stroke.B))
+			v.setStroke(paintColour(sh.Stroke.R, sh.Stroke.G, sh.Stroke.B))
 			v.pdf.SetLineWidth(sh.StrokeWidth)
 			v.pdf.SetLineCapStyle(orDefault(sh.LineCap, "butt"))
 			v.pdf.SetLineJoinStyle(orDefault(sh.LineJoin, "miter"))
@@ -228,10 +243,7 @@ func (v *vectorPage) text(l *Layer) {
 	v.pdf.AddUTF8FontFromBytes(pdfFontFamily(t.Font), "", t.Font.Data)
 	v.pdf.SetFont(pdfFontFamily(t.Font), "", t.Size)
 	v.setAlpha(l.Opacity * float64(t.Color.A) / 255)
-	// gofpdf writes no colour for text when it believes the fill colour already equals
-	// the text colour; after a layer's Q that belief can be stale, so set both here.
-	v.pdf.SetTextColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
-	v.pdf.SetFillColor(int(t.Color.R), int(t.Color.G), int(t.Color.B))
+	v.setTextColour(t.Color)
 	// Tolerance for "follows from the previous advance": gofpdf rounds widths to 1/1000 em.
 	tol := t.Size / 1000
 	for _, line := range t.Lines {

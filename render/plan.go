@@ -17,8 +17,13 @@ type Plan struct {
 	Type   string
 	Basis  string
 	DPI    float64
-	// Box is the export box in template units.
-	Box                       Rect
+	// Box is the export box in template units, grown by the bleed when there is one:
+	// the page (PDF MediaBox, raster size).
+	Box Rect
+	// Trim is the export box itself (the PDF TrimBox); Box without bleed.
+	Trim Rect
+	// BleedPt is the bleed around Trim in points (Print.BleedPt).
+	BleedPt                   float64
 	WidthPx, HeightPx         int
 	PageWidthPt, PageHeightPt float64
 	// CanvasBytes is the output raster (4 bytes a pixel); 0 for vector pdf.
@@ -67,9 +72,14 @@ func Views(d *model.DesignDetail) []*model.View {
 
 func (r *Renderer) plan(v *model.View) (Plan, error) {
 	x := v.Export
+	x.Type = r.print.ExportType(x.Type)
 	p := Plan{ViewID: v.ID, Type: x.Type, Basis: r.opts.Basis, DPI: x.DPI}
 	switch x.Type {
 	case model.ExportPNG, model.ExportPDF, model.ExportPDFSimple:
+	case ExportTIFF:
+		if !r.print.CMYK() {
+			return p, inputErr(v.ID, "", nil, "export type %q needs a CMYK output profile (--color-profile)", x.Type)
+		}
 	case "":
 		return p, inputErr(v.ID, "", nil, "export type missing")
 	default:
@@ -93,6 +103,10 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 	default:
 		p.WidthPx, p.HeightPx = int(math.Round(box.W*x.DPI/72)), int(math.Round(box.H*x.DPI/72))
 		p.PageWidthPt, p.PageHeightPt = box.W, box.H
+	}
+	p.Trim = box
+	if err := r.addBleed(&p); err != nil {
+		return p, err
 	}
 	if p.WidthPx < 1 || p.HeightPx < 1 {
 		return p, inputErr(v.ID, "", nil, "export box %gx%g is smaller than one pixel at %g dpi", box.W, box.H, x.DPI)

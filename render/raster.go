@@ -10,9 +10,7 @@ import (
 	"sync"
 
 	"github.com/printworker/printworker/render/svg"
-	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/font/sfnt"
-	"golang.org/x/image/math/f64"
 	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
 )
@@ -41,7 +39,7 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 		case LayerFill:
 			r.drawFill(canvas, clip, m, l)
 		case LayerImage:
-			r.drawImage(canvas, clip, m, l)
+			r.drawPicture(canvas, bounds(toPx, l.Clip), m, l)
 			l.Image = nil
 		case LayerSVG:
 			svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
@@ -85,39 +83,6 @@ func (r *Renderer) drawFill(dst *image.RGBA, clip image.Rectangle, m Matrix, l *
 // fillBandPixels is the smallest fill band worth a goroutine: a few hundred
 // microseconds of stores.
 const fillBandPixels = 1 << 18
-
-// drawImage resamples the source straight into the canvas with Catmull-Rom (which
-// widens its support when shrinking, so downscaling does not alias), in parallel row
-// bands of the clip rectangle: separably for unrotated pictures (resample.go), else
-// through golang.org/x/image/draw's general transform.
-func (r *Renderer) drawImage(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) {
-	src := l.Image.Image
-	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
-		scaleAxisAligned(dst, clip, src, m[0], m[4], m[3], m[5], r.opts.Workers)
-		return
-	}
-	s2d := f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}
-	var opts *xdraw.Options
-	if l.Opacity < 1 {
-		opts = &xdraw.Options{SrcMask: image.NewUniform(color.Alpha{A: uint8(math.Round(255 * l.Opacity))})}
-	}
-	// Only the rows the picture covers are worth a band.
-	area := pixelRect(m, Rect{0, 0, float64(l.Image.Width), float64(l.Image.Height)}).Inset(-2).Intersect(clip)
-	if area.Empty() {
-		return
-	}
-	bands := min(r.opts.Workers, max(1, area.Dy()/64))
-	var wg sync.WaitGroup
-	for i := range bands {
-		y0 := area.Min.Y + area.Dy()*i/bands
-		y1 := area.Min.Y + area.Dy()*(i+1)/bands
-		band := dst.SubImage(image.Rect(area.Min.X, y0, area.Max.X, y1)).(*image.RGBA)
-		wg.Go(func() {
-			xdraw.CatmullRom.Transform(band, s2d, src, src.Bounds(), xdraw.Over, opts)
-		})
-	}
-	wg.Wait()
-}
 
 // drawText fills the glyph outlines one glyph at a time, with a rasterizer sized to the
 // glyph's pixels (not the line's or the canvas's): large text at print dpi costs the

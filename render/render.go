@@ -106,6 +106,8 @@ type MediaSource interface {
 type Renderer struct {
 	opts  Options
 	fonts *fonts.Registry
+	// print is the print-grade output (print.go); nil for sRGB without bleed.
+	print *Print
 }
 
 // New builds a renderer: the font registry (embedded fonts plus opts.FontDirs) is
@@ -142,6 +144,8 @@ type Result struct {
 	Warnings []Warning
 	// Views holds the per-view results of a RenderAll package.
 	Views []Result
+	// Colour describes the file's colour and page geometry (print.go).
+	Colour ColourInfo
 }
 
 // Warning codes (preflight).

@@ -30,8 +30,13 @@ type Scene struct {
 	// Basis is "point" or "pixel" (Options.Basis).
 	Basis string
 	DPI   float64
-	// Box is the export box in template units (by export.areaType).
+	// Box is the page in template units: the export box (by export.areaType), grown
+	// by the bleed when there is one.
 	Box Rect
+	// Trim is the export box itself; equal to Box without bleed.
+	Trim Rect
+	// BleedPt is the bleed around Trim in points.
+	BleedPt float64
 	// PageWidthPt and PageHeightPt are the physical size in PDF points: the box in the
 	// point basis, the pixel size at DPI in the pixel basis.
 	PageWidthPt, PageHeightPt float64
@@ -41,6 +46,9 @@ type Scene struct {
 	Layers []Layer
 	// Warnings met while resolving (preflight); backends append their own.
 	Warnings []Warning
+	// MaxInkPercent is the highest total ink coverage a CMYK backend wrote (0..400);
+	// backends set it.
+	MaxInkPercent float64
 }
 
 // ToPixel maps template space to output pixels of the raster.

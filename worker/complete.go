@@ -37,8 +37,9 @@ type Manifest struct {
 	Shipping     hub.Address    `json:"shipping"`
 	LineItems    []ManifestLine `json:"lineItems"`
 	Files        []FileRecord   `json:"files"`
-	// ColorSpace is the colour space of the files (sRGB: local rendering does not
-	// convert); ColorProfile is the profile print staff expect, when configured.
+	// ColorSpace is the colour space of the files: sRGB, CMYK, or mixed (each file
+	// says its own); ColorProfile names the CMYK profile the files were made with
+	// (several: the first). Downloaded hub exports count as sRGB.
 	ColorSpace   string            `json:"colorSpace"`
 	ColorProfile string            `json:"colorProfile,omitempty"`
 	Warnings     []ManifestWarning `json:"warnings,omitempty"`
@@ -137,7 +138,7 @@ func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, 
 		Revision: snap.Rev, OrderStatus: o.Status, OrderCreated: o.Created, OrderUpdated: o.Updated,
 		GeneratedAt: time.Now().UTC().Format(time.RFC3339),
 		Customer:    Customer{FirstName: o.FirstName, LastName: o.LastName},
-		Shipping:    o.ShippingDetails, ColorSpace: "sRGB", ColorProfile: w.cfg.ColorProfile,
+		Shipping:    o.ShippingDetails, ColorSpace: "sRGB",
 		Files: []FileRecord{}, LineItems: []ManifestLine{},
 	}
 	results := map[string]DesignResult{}
@@ -172,6 +173,7 @@ func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, 
 		}
 		m.LineItems = append(m.LineItems, line)
 	}
+	m.ColorSpace, m.ColorProfile = manifestColour(m.Files)
 	return m, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/printworker/printworker/events"
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -75,6 +76,12 @@ type Config struct {
 	RateLimits map[string]RateLimit
 	// Backoff of transient failures; default 5s doubling to 10m.
 	Backoff Backoff
+	// HubRetry bounds the retries of idempotent hub reads inside one attempt;
+	// default DefaultHubRetry.
+	HubRetry HubRetry
+	// RetryWindows bounds the retries of a task type by time since its first failure
+	// (retrywindow.go); given types override DefaultRetryWindows one at a time.
+	RetryWindows map[string]time.Duration
 	// Layout names objects; default storage.DefaultLayout.
 	Layout storage.Layout
 	// Filenames names the files; an empty pattern takes the design view's own export
@@ -87,9 +94,9 @@ type Config struct {
 	KeyPrefix string
 	// Jobs are the options of tasks the worker enqueues itself (completion).
 	Jobs *jobs.Options
-	// ColorProfile names the CMYK profile print staff expect; the renderer writes
-	// sRGB, and the manifest says so when this is set.
-	ColorProfile string
+	// Print holds the colour settings per store and product (CMYK profile, bleed,
+	// black, ink limit; docs/colour.md); nil renders sRGB without bleed.
+	Print *render.PrintSet
 	// Events are the order events' endpoints and delivery settings; none: no events.
 	Events events.Config
 	Logger *slog.Logger
@@ -150,6 +157,12 @@ func (c Config) withDefaults() Config {
 	if c.FileDate == "" {
 		c.FileDate = "design"
 	}
+	c.HubRetry = c.HubRetry.withDefaults()
+	rw := DefaultRetryWindows()
+	for k, v := range c.RetryWindows {
+		rw[k] = v
+	}
+	c.RetryWindows = rw
 	if c.KeyPrefix == "" {
 		c.KeyPrefix = jobs.DefaultKeyPrefix
 	}
@@ -198,6 +211,14 @@ func (c Config) Validate() error {
 	}
 	if c.Backoff.Base <= 0 || c.Backoff.Max < c.Backoff.Base {
 		bad("backoff base %s max %s: want 0 < base <= max", c.Backoff.Base, c.Backoff.Max)
+	}
+	if err := c.HubRetry.validate(); err != nil {
+		bad("%v", err)
+	}
+	for typ, d := range c.RetryWindows {
+		if d < time.Second {
+			bad("%s retry window %s: want >= 1s", typ, d)
+		}
 	}
 	if c.FileDate != "design" && c.FileDate != "order" {
 		bad("file date %q: want design or order", c.FileDate)

@@ -97,6 +97,11 @@ func (b Backoff) retryDelay(n int, err error, _ *asynq.Task) time.Duration {
 		// The worker died: the work was not at fault, resume it now.
 		return time.Second
 	}
+	return b.delay(n)
+}
+
+// delay is Base x 2^n capped at Max, drawn between half and all of it.
+func (b Backoff) delay(n int) time.Duration {
 	d := b.Max
 	if n < 30 {
 		d = min(b.Base<<n, b.Max)

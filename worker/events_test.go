@@ -297,7 +297,7 @@ func TestEventsEndToEnd(t *testing.T) {
 		}
 		return downTask != nil && goneTask != nil
 	}, report)
-	for _, want := range []string{"503 Service Unavailable", "gave up after", "retry limit 8s", down.srv.URL + "/down"} {
+	for _, want := range []string{"503 Service Unavailable", "retry window 8s: archived", down.srv.URL + "/down"} {
 		if !strings.Contains(downTask.LastErr, want) {
 			t.Errorf("archived reason %q does not say %q", downTask.LastErr, want)
 		}

@@ -42,6 +42,9 @@ type FileRecord struct {
 	SHA256       string           `json:"sha256"`
 	Mode         string           `json:"mode"`
 	Warnings     []render.Warning `json:"warnings,omitempty"`
+	// Colour is the rendered file's colour space, profile (name, checksum, intent),
+	// trim and bleed, and highest ink coverage; absent for downloaded files.
+	Colour *render.ColourInfo `json:"colour,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -107,6 +110,11 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 	views := render.Views(d)
 	if len(views) == 0 {
 		return &PermanentError{Reason: fmt.Sprintf("design %d has no views to export", ref.ID)}
+	}
+	if w.cfg.modeFor(p.Store) != ModeDownload {
+		for _, v := range views {
+			v.Export.Type = w.exportType(p.Store, d.ProductID, v.Export.Type)
+		}
 	}
 	names := w.fileNames(ref, d, views, orderDate)
 	ids := make([]string, len(views))
@@ -219,6 +227,8 @@ type viewExport struct {
 	name      string
 	orderDate time.Time
 	mode      string
+	// r renders the view with its store's and product's colour settings.
+	r Renderer
 }
 
 // contentTypes of the export types.
@@ -228,6 +238,8 @@ func contentType(exportType string) string {
 		return "image/png"
 	case hub.ExportPDF, hub.ExportPDFSimple:
 		return "application/pdf"
+	case render.ExportTIFF:
+		return render.ContentTypeTIFF
 	}
 	return "application/octet-stream"
 }
@@ -250,7 +262,10 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	var plan render.Plan
 	planned := false
 	if w.deps.Renderer != nil {
-		plan, err = w.deps.Renderer.Plan(x.d, v.ID)
+		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID); err != nil {
+			return rec, err
+		}
+		plan, err = x.r.Plan(x.d, v.ID)
 		if err != nil && x.mode != ModeDownload {
 			return rec, err
 		}
@@ -334,6 +349,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	rec.ContentType, rec.DPI = r.ContentType, r.DPI
 	rec.WidthPx, rec.HeightPx, rec.PageWidthPt, rec.PageHeightPt = r.WidthPx, r.HeightPx, r.PageWidthPt, r.PageHeightPt
 	rec.Warnings = append(rec.Warnings, r.Warnings...)
+	rec.Colour = &r.Colour
 	return put, nil
 }
 
@@ -365,7 +381,7 @@ func (w *Worker) render(ctx context.Context, x viewExport, out io.Writer) (*rend
 		attribute.String("printworker.export.type", x.v.Export.Type),
 		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
 	start := time.Now()
-	res, err := w.deps.Renderer.RenderView(ctx, x.d, x.v.ID, mediaSource{x.h}, out)
+	res, err := x.r.RenderView(ctx, x.d, x.v.ID, mediaSource{x.h}, out)
 	if err == nil {
 		w.m.renderDur.WithLabelValues(x.v.Export.Type).Observe(time.Since(start).Seconds())
 		px := int64(res.WidthPx) * int64(res.HeightPx)

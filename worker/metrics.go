@@ -18,6 +18,7 @@ type metrics struct {
 	duration    *prometheus.HistogramVec
 	bytes       *prometheus.CounterVec
 	hubCalls    *prometheus.CounterVec
+	hubRetries  *prometheus.CounterVec
 	rateWait    prometheus.Histogram
 	budgetInUse prometheus.Gauge
 	budgetTotal prometheus.Gauge
@@ -46,6 +47,10 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 		hubCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "printworker", Name: "hub_calls_total",
 			Help: "Hub API calls, by operation and status class (2xx, 4xx, 429, 5xx, network; error: refused before sending, e.g. an invalid order).",
+		}, []string{"op", "class"}),
+		hubRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "printworker", Name: "hub_retries_total",
+			Help: "Hub reads retried inside a task attempt, by operation and the status class of the failed try.",
 		}, []string{"op", "class"}),
 		rateWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "printworker", Name: "ratelimit_wait_seconds",
@@ -97,7 +102,7 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 	}
 	m.budgetTotal.Set(float64(budget))
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.tasks, m.duration, m.bytes, m.hubCalls, m.rateWait, m.budgetInUse, m.budgetTotal, m.viewsByMode,
+		for _, c := range []prometheus.Collector{m.tasks, m.duration, m.bytes, m.hubCalls, m.hubRetries, m.rateWait, m.budgetInUse, m.budgetTotal, m.viewsByMode,
 			m.renderDur, m.uploadDur, m.pixels, m.storageErrs} {
 			if err := reg.Register(c); err != nil {
 				return nil, err

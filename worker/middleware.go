@@ -89,6 +89,7 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 				err = fmt.Errorf("panic in %s handler: %v", t.Type(), p)
 			}
 			outcome, out := classify(err)
+			outcome, out = w.applyWindow(ctx, t.Type(), outcome, out)
 			if outcome == OutcomeSuccess && skip.reason != "" {
 				outcome = OutcomeSkipped
 			}

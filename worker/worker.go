@@ -80,6 +80,7 @@ type Worker struct {
 	state   *jobs.State
 	enq     *jobs.Enqueuer
 	limiter *Limiter
+	windows *retryWindows
 	budget  *Budget
 	m       *metrics
 	tracer  trace.Tracer
@@ -143,6 +144,9 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		prop:   deps.Propagator,
 	}
 	w.limiter = NewLimiter(deps.Redis, cfg.KeyPrefix, cfg.rateFor)
+	// Event deliveries are bounded by time as exports are (events.Config.RetryFor).
+	cfg.RetryWindows[jobs.TypeEventDeliver] = cfg.Events.RetryWindow()
+	w.windows = &retryWindows{rdb: deps.Redis, prefix: cfg.KeyPrefix, windows: cfg.RetryWindows}
 	w.limiter.observe = func(_ string, d time.Duration) { m.rateWait.Observe(d.Seconds()) }
 	w.budget.changed = func(n int64) { m.budgetInUse.Set(float64(n)) }
 
@@ -201,6 +205,10 @@ func (w *Worker) reportError(ctx context.Context, t *asynq.Task, err error) {
 	if errors.Is(err, asynq.SkipRetry) || retried >= maxRetry {
 		id, _ := asynq.GetTaskID(ctx)
 		w.log.ErrorContext(ctx, "task failed for good, archived", "task_id", id, "type", t.Type(), "attempt", retried+1, "err", err)
+		// An operator's retry of the archived task gets a whole retry window.
+		if rerr := w.windows.reset(ctx, t.Type(), id); rerr != nil {
+			w.log.WarnContext(ctx, "retry window not reset", "task_id", id, "err", rerr)
+		}
 		w.publishJobFailed(ctx, t, err)
 	}
 }
@@ -216,11 +224,13 @@ func (a asynqLogger) Fatal(args ...any) {
 	a.l.Error(fmt.Sprint(args...), "component", "asynq", "fatal", true)
 }
 
-// hubFor returns the store's hub behind the fleet-wide rate limit.
+// hubFor returns the store's hub behind the fleet-wide rate limit, its idempotent
+// reads retried inside the attempt (each try through the limit).
 func (w *Worker) hubFor(store string) (Hub, error) {
 	h, err := w.deps.Hubs(store)
 	if err != nil {
 		return nil, &PermanentError{Reason: fmt.Sprintf("store %q: %v", store, err)}
 	}
-	return &limitedHub{h: h, store: store, lim: w.limiter, m: w.m}, nil
+	limited := &limitedHub{h: h, store: store, lim: w.limiter, m: w.m}
+	return &retryingHub{Hub: limited, cfg: w.cfg.HubRetry, w: w, store: store}, nil
 }

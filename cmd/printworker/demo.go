@@ -383,6 +383,9 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Print, err = d.o.render.colour.load(); err != nil {
+		return err
+	}
 	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store, TracerProvider: d.tr.Provider, Propagator: d.tr.Propagator}
 	if needsRenderer(cfg) {
 		r, err := d.o.render.renderer()

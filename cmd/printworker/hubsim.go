@@ -71,6 +71,7 @@ func addHubsimFlags(fs *flag.FlagSet) *hubsimFlags {
 	fs.Float64Var(&f.faults.ErrorRate, "error-rate", 0, "fault: share (0..1) of requests answered with --error-status")
 	fs.IntVar(&f.faults.ErrorStatus, "error-status", 503, "fault: status of injected errors (5xx)")
 	fs.IntVar(&f.faults.ErrorCount, "error-count", 0, "fault: stop after this many injected errors (0: never stop)")
+	fs.IntVar(&f.faults.FailFirst, "fail-first", 0, "fault: answer the first N requests of every path with --error-status (0: off)")
 	fs.IntVar(&f.faults.RateLimit, "rate-limit", 0, "fault: requests per --rate-period a store may make before 429 with Retry-After (0: off)")
 	fs.DurationVar(&f.faults.RatePeriod, "rate-period", time.Second, "fault: window of --rate-limit")
 	fs.Float64Var(&f.faults.DropRate, "drop-rate", 0, "fault: share (0..1) of connections closed without an answer")

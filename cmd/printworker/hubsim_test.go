@@ -24,7 +24,7 @@ func TestHubsimHelp(t *testing.T) {
 	}
 	for _, want := range []string{"--addr", "PRINTWORKER_ADDR", "--designs", "--store", "--key", "--secret-file",
 		"--stores-file", "--encoding", "--word-2023-10", "PRINTWORKER_WORD_2023_10", "--page-size", "--media-path",
-		"--latency", "--error-rate", "--rate-limit", "--drop-rate", "--drop-after", "--truncate-rate", "--seed"} {
+		"--latency", "--error-rate", "--fail-first", "--rate-limit", "--drop-rate", "--drop-after", "--truncate-rate", "--seed"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %s", want)
 		}

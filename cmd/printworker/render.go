@@ -30,6 +30,8 @@ type renderFile struct {
 	Bytes        int64            `json:"bytes"`
 	SHA256       string           `json:"sha256"`
 	Warnings     []render.Warning `json:"warnings"`
+	// Colour is the file's colour space, profile, trim, bleed and ink coverage.
+	Colour render.ColourInfo `json:"colour"`
 }
 
 func renderCommand() command {
@@ -74,10 +76,14 @@ func renderCommand() command {
 			if err != nil {
 				return err
 			}
+			prints, err := rf.colour.load()
+			if err != nil {
+				return err
+			}
 			if *all && *view != "" {
 				return usageError("render: --all and --view exclude each other")
 			}
-			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON})
+			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON, print: prints})
 		},
 	}
 }
@@ -86,6 +92,8 @@ func renderCommand() command {
 type renderJob struct {
 	design, media, out, view string
 	all, json                bool
+	// print holds the colour settings; the design's shop and productId pick them.
+	print *render.PrintSet
 }
 
 func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob) error {
@@ -104,6 +112,11 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 	views := render.Views(&d)
 	if len(views) == 0 {
 		return fmt.Errorf("render: design %s has no views", d.ID)
+	}
+	p := job.print.For(d.Shop, d.ProductID)
+	r = r.WithPrint(p)
+	for _, v := range views {
+		v.Export.Type = p.ExportType(v.Export.Type)
 	}
 	names := render.FileNames(&d, views)
 	if viewID != "" {
@@ -198,6 +211,6 @@ func fileOf(res *render.Result, h hash.Hash) *renderFile {
 	return &renderFile{
 		ViewID: res.ViewID, Type: res.Type, DPI: res.DPI, WidthPx: res.WidthPx, HeightPx: res.HeightPx,
 		PageWidthPt: res.PageWidthPt, PageHeightPt: res.PageHeightPt, Bytes: res.Bytes,
-		SHA256: hex.EncodeToString(h.Sum(nil)), Warnings: w,
+		SHA256: hex.EncodeToString(h.Sum(nil)), Warnings: w, Colour: res.Colour,
 	}
 }

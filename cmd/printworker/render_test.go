@@ -119,6 +119,12 @@ func TestRenderCommandBadInput(t *testing.T) {
 	design := filepath.Join(renderTestdata, "designs/basic.json")
 	notJSON := filepath.Join(t.TempDir(), "x.json")
 	renderMust(t, os.WriteFile(notJSON, []byte("{nope"), 0o644))
+	icc, err := os.ReadFile(cmykProfile)
+	if err != nil {
+		t.Skipf("%s: %v (apt-get install libgs-common)", cmykProfile, err)
+	}
+	truncated := filepath.Join(t.TempDir(), "cut.icc")
+	renderMust(t, os.WriteFile(truncated, icc[:len(icc)/3], 0o644))
 	tests := []struct {
 		name string
 		args []string
@@ -133,6 +139,12 @@ func TestRenderCommandBadInput(t *testing.T) {
 		{"not a design", []string{"render", "--design", notJSON, "--media", media, "--out", t.TempDir()}, "is not a design detail", 1},
 		{"no media folder", []string{"render", "--design", design, "--media", "/nonexistent", "--out", t.TempDir()}, "is not a folder", 1},
 		{"empty media folder", []string{"render", "--design", design, "--media", t.TempDir(), "--out", t.TempDir()}, "no file template.*", 1},
+		{"missing profile", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", "/nonexistent.icc"}, "/nonexistent.icc", 2},
+		{"truncated profile", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", truncated}, "truncated", 2},
+		{"rgb profile", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", "/usr/share/color/icc/ghostscript/default_rgb.icc"}, "CMYK", 2},
+		{"unknown intent", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", cmykProfile, "--color-intent", "vivid"}, `"vivid"`, 2},
+		{"bleed without unit", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--bleed", "3"}, "bleed", 2},
+		{"bleed over an inch", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--bleed", "2in"}, "0..72pt", 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,6 +200,70 @@ func TestRenderCommandBasis(t *testing.T) {
 			renderMust(t, json.Unmarshal([]byte(stdout), &f))
 			if f.WidthPx != tc.width {
 				t.Errorf("width %d px, want %d", f.WidthPx, tc.width)
+			}
+		})
+	}
+}
+
+// cmykProfile is Debian's Ghostscript CMYK profile (libgs-common).
+const cmykProfile = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
+
+// TestRenderCommandCMYK renders the basic design offline with a CMYK profile and a
+// 3 mm bleed as pdf, as png (the soft proof) and as CMYK TIFF: the --json lines say
+// CMYK (the PNG sRGB) with the profile's name and checksum, the trim and the bleed,
+// and the files are what they say.
+func TestRenderCommandCMYK(t *testing.T) {
+	icc, err := os.ReadFile(cmykProfile)
+	if err != nil {
+		t.Skipf("%s: %v (apt-get install libgs-common)", cmykProfile, err)
+	}
+	sum := sha256.Sum256(icc)
+	media := filepath.Join(renderTestdata, "media")
+	design := filepath.Join(renderTestdata, "designs/basic.json")
+	for _, tc := range []struct {
+		raster, space, ext string
+		pdf                bool
+	}{{"png", "sRGB", ".png", false}, {"tiff", "CMYK", ".tif", false}, {"png", "CMYK", ".pdf", true}} {
+		t.Run(tc.ext, func(t *testing.T) {
+			dir := t.TempDir()
+			d := design
+			if tc.pdf {
+				b, _ := os.ReadFile(design)
+				d = filepath.Join(dir, "d.json")
+				renderMust(t, os.WriteFile(d, []byte(strings.Replace(string(b), `"type": "png"`, `"type": "pdf"`, 1)), 0o644))
+			}
+			out := filepath.Join(dir, "out")
+			stdout, _, err := runCLI(t, nil, "render", "--design", d, "--media", media, "--out", out, "--json", "--view", "front",
+				"--color-profile", cmykProfile, "--color-intent", "perceptual", "--bleed", "3mm", "--color-raster", tc.raster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f renderFile
+			renderMust(t, json.Unmarshal([]byte(strings.TrimSpace(stdout)), &f))
+			c := f.Colour
+			if c.Space != tc.space || c.SHA256 != hex.EncodeToString(sum[:]) || c.Intent != "perceptual" || c.TrimWidthPt != 200 || c.BleedPt < 8.5 || c.BleedPt > 8.51 {
+				t.Errorf("colour %+v", c)
+			}
+			if !strings.HasSuffix(f.Name, tc.ext) {
+				t.Errorf("file %s, want %s", f.Name, tc.ext)
+			}
+			b, err := os.ReadFile(filepath.Join(out, f.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tc.ext {
+			case ".png":
+				if _, err := png.Decode(strings.NewReader(string(b))); err != nil {
+					t.Error(err)
+				}
+			case ".tif":
+				if !strings.HasPrefix(string(b), "II*\x00") || !strings.Contains(string(b), string(icc)) {
+					t.Error("not a TIFF with the profile embedded")
+				}
+			case ".pdf":
+				if !strings.Contains(string(b), "GTS_PDFXVersion (PDF/X-4)") {
+					t.Error("not PDF/X-4")
+				}
 			}
 		})
 	}

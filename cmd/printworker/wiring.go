@@ -317,6 +317,7 @@ type renderFlags struct {
 	maxPixels   int64
 	fontDirs    stringList
 	workers     int
+	colour      *colourFlags
 }
 
 func addRenderFlags(fs *flag.FlagSet) *renderFlags {
@@ -327,6 +328,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
+	r.colour = addColourFlags(fs)
 	return r
 }
 
@@ -353,9 +355,10 @@ type workerFlags struct {
 	rateBurst       int
 	filenamePattern string
 	fileDate        string
-	colorProfile    string
 	backoffBase     time.Duration
 	backoffMax      time.Duration
+	retryWindow     time.Duration
+	hubTries        int
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
@@ -374,9 +377,10 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit().Burst, "hub calls a store may make at once")
 	fs.StringVar(&w.filenamePattern, "filename-pattern", "", "file name pattern with [id] [date] [title] [product] (default: each view's own export filename)")
 	fs.StringVar(&w.fileDate, "filename-date", "design", "[date] in file names: design (its creation day) or order")
-	fs.StringVar(&w.colorProfile, "color-profile", "", "CMYK profile print staff expect; recorded in manifests (files stay sRGB)")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
+	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
+	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
 	return w
 }
 
@@ -398,8 +402,10 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
 		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
 		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
-		FileDate: w.fileDate, ColorProfile: w.colorProfile, Logger: log,
+		FileDate: w.fileDate, Logger: log,
 	}
+	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
+	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usageError(err.Error())
 	}

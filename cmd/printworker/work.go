@@ -41,6 +41,8 @@ func workCommand() command {
 				return err
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
+			var printErr error
+			cfg.Print, printErr = renf.colour.load()
 			var eventsErr error
 			cfg.Events, eventsErr = ef.config()
 			tr := setupTracing(ctx, e, "worker", log)
@@ -52,7 +54,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, eventsErr, sf.validate(), hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, printErr, eventsErr, sf.validate(), hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/jung-kurt/gofpdf/contrib/gofpdi"
 
 	"github.com/printworker/printworker/hub"

@@ -30,6 +30,13 @@ type Faults struct {
 	RateLimit  int
 	RatePeriod time.Duration
 
+	// FailFirst answers the first FailFirst requests of every path (media included)
+	// with ErrorStatus, then lets that path through: a hub that is flaky everywhere
+	// but never down, so a caller that retries each call a few times always gets
+	// through. The paths are counted apart (at most maxFailFirstPaths of them; paths
+	// beyond are not failed, so made-up paths cannot grow the table).
+	FailFirst int
+
 	// DropRate is the share of requests whose connection is closed without an answer.
 	// With DropAfterHandling the request is processed first (an order is stored) and
 	// only the answer is lost, as when a network fails on the way back.
@@ -60,7 +67,7 @@ func (f Faults) Validate() error {
 	if f.ErrorStatus != 0 && (f.ErrorStatus < 500 || f.ErrorStatus > 599) {
 		errs = append(errs, fmt.Errorf("hubsim: error status %d: want 5xx", f.ErrorStatus))
 	}
-	if f.Latency < 0 || f.RatePeriod < 0 || f.RateLimit < 0 || f.ErrorCount < 0 || f.DropCount < 0 || f.TruncateCount < 0 {
+	if f.Latency < 0 || f.RatePeriod < 0 || f.RateLimit < 0 || f.ErrorCount < 0 || f.DropCount < 0 || f.TruncateCount < 0 || f.FailFirst < 0 {
 		errs = append(errs, errors.New("hubsim: fault latency, rate and counts must not be negative"))
 	}
 	return errors.Join(errs...)
@@ -72,6 +79,7 @@ type fault string
 const (
 	faultNone      fault = ""
 	faultError     fault = "error"
+	faultFailFirst fault = "fail-first"
 	faultRateLimit fault = "rate-limit"
 	faultDrop      fault = "drop"
 	faultTruncate  fault = "truncate"
@@ -86,7 +94,12 @@ type injector struct {
 	drops     int
 	truncates int
 	windows   map[string]*window
+	// perPath counts the requests of each path for FailFirst.
+	perPath map[string]int
 }
+
+// maxFailFirstPaths bounds the paths FailFirst counts.
+const maxFailFirstPaths = 1 << 16
 
 type window struct {
 	start time.Time
@@ -112,6 +125,7 @@ func (in *injector) set(f Faults) {
 	in.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15))
 	in.errors, in.drops, in.truncates = 0, 0, 0
 	in.windows = map[string]*window{}
+	in.perPath = map[string]int{}
 }
 
 func (in *injector) get() Faults {
@@ -132,11 +146,12 @@ func (in *injector) hit(rate float64, count int, done *int) bool {
 	return true
 }
 
-// before decides the faults that answer instead of the handler: the rate limit, a 5xx
-// or a drop before handling. retryAfter is set for a rate-limit answer. store is the
-// configured store the request names, "" for none (unknown stores get no window, so
-// made-up store ids cannot grow the table).
-func (in *injector) before(store string, now time.Time) (f fault, retryAfter time.Duration) {
+// before decides the faults that answer instead of the handler: the rate limit, a
+// drop before handling, a fail-first 5xx or a random 5xx. retryAfter is set for a
+// rate-limit answer. store is the configured store the request names, "" for none
+// (unknown stores get no window, so made-up store ids cannot grow the table); path is
+// the request's path.
+func (in *injector) before(store, path string, now time.Time) (f fault, retryAfter time.Duration) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.f.RateLimit > 0 && store != "" {
@@ -153,10 +168,30 @@ func (in *injector) before(store string, now time.Time) (f fault, retryAfter tim
 	if !in.f.DropAfterHandling && in.hit(in.f.DropRate, in.f.DropCount, &in.drops) {
 		return faultDrop, 0
 	}
+	if in.failFirst(path) {
+		return faultFailFirst, 0
+	}
 	if in.hit(in.f.ErrorRate, in.f.ErrorCount, &in.errors) {
 		return faultError, 0
 	}
 	return faultNone, 0
+}
+
+// failFirst counts a request of path and reports whether it is among the path's first
+// FailFirst. The caller holds the lock.
+func (in *injector) failFirst(path string) bool {
+	if in.f.FailFirst <= 0 {
+		return false
+	}
+	n, ok := in.perPath[path]
+	if !ok && len(in.perPath) >= maxFailFirstPaths {
+		return false
+	}
+	if n >= in.f.FailFirst {
+		return false
+	}
+	in.perPath[path] = n + 1
+	return true
 }
 
 // after decides the faults that spoil a handled answer: a drop after handling or a

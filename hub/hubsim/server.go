@@ -135,7 +135,8 @@ type LoggedRequest struct {
 	// handling, the handler's status when it was dropped or truncated after, 499 when
 	// the caller left during added latency.
 	Status int
-	// Fault names the injected fault: "", "error", "rate-limit", "drop", "truncate".
+	// Fault names the injected fault: "", "error", "fail-first", "rate-limit", "drop",
+	// "truncate".
 	Fault    string
 	Duration time.Duration
 }
@@ -212,7 +213,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.knownStore(e.Store) {
 		limited = e.Store
 	}
-	switch f, wait := s.faults.before(limited, start); f {
+	switch f, wait := s.faults.before(limited, r.URL.Path, start); f {
 	case faultRateLimit:
 		logged(http.StatusTooManyRequests, f)
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
@@ -222,7 +223,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		logged(0, f)
 		dropConnection(w)
 		return
-	case faultError:
+	case faultError, faultFailFirst:
 		status := s.faults.get().ErrorStatus
 		logged(status, f)
 		writeError(w, status, "injected server error", "")

@@ -16,7 +16,7 @@ import (
 )
 
 // File checks b, the content of the file name of export type typ (png, pdf,
-// pdf-simple), and reports problems on t.
+// pdf-simple, tiff), and reports problems on t.
 func File(t testing.TB, name, typ string, b []byte) {
 	t.Helper()
 	switch typ {
@@ -26,6 +26,11 @@ func File(t testing.TB, name, typ string, b []byte) {
 		}
 	case hub.ExportPDF, hub.ExportPDFSimple:
 		PDF(t, name, b)
+	case "tiff":
+		// The CMYK TIFF (render's tiff export): a little-endian TIFF header.
+		if !bytes.HasPrefix(b, []byte("II*\x00")) {
+			t.Errorf("%s: not a little-endian TIFF", name)
+		}
 	default:
 		t.Errorf("%s: unexpected export type %q", name, typ)
 	}

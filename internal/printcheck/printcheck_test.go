@@ -6,7 +6,7 @@ import (
 	"image/png"
 	"testing"
 
-	"github.com/jung-kurt/gofpdf"
+	gofpdf "codeberg.org/go-pdf/fpdf"
 )
 
 // recorder is a testing.TB that records failures instead of failing the test.

@@ -72,6 +72,9 @@ type Options struct {
 	StripRows int
 	// DPI, when > 0, is written as a pHYs chunk in pixels per metre.
 	DPI float64
+	// SRGB writes an sRGB chunk (perceptual intent): the pixels are sRGB, as a
+	// soft proof of a CMYK print is (docs/colour.md).
+	SRGB bool
 	// Filter is one of FilterAuto (default: per strip, the filter with the smallest
 	// sum of absolute values on a sample of rows, Paeth only when clearly ahead since it
 	// costs twice the CPU), FilterNone, FilterSub, FilterUp or FilterPaeth.
@@ -137,13 +140,14 @@ type config struct {
 	workers   int
 	stripRows int
 	dpi       float64
+	srgb      bool
 	filter    int // ftNone.. or -1 for auto
 }
 
 const filterAuto = -1
 
 func (o Options) resolve() (config, error) {
-	c := config{level: o.Level, workers: o.Workers, stripRows: o.StripRows, dpi: o.DPI}
+	c := config{level: o.Level, workers: o.Workers, stripRows: o.StripRows, dpi: o.DPI, srgb: o.SRGB}
 	var errs []error
 	if c.level == 0 {
 		c.level = DefaultLevel
@@ -236,6 +240,9 @@ func encode(ctx context.Context, w io.Writer, src source, cfg config, ff flateFa
 	}
 	bw := &chunkWriter{w: w}
 	bw.writeHeader(src, cfg.dpi)
+	if cfg.srgb {
+		bw.writeChunk("sRGB", []byte{0})
+	}
 	if bw.err != nil {
 		return fmt.Errorf("pngenc: write header: %w", bw.err)
 	}

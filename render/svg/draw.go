@@ -49,11 +49,11 @@ func Draw(dst *image.RGBA, d *Doc, m Matrix, clip image.Rectangle, opacity float
 			continue
 		}
 		if s.Fill != nil && s.Fill.A > 0 {
-			r.fill(dst, clip, s.Path.Transform(m), s.FillRule == "evenodd", *s.Fill, alpha)
+			r.fill(dst, clip, s.Path.Transform(m), s.FillRule == "evenodd", newShader(*s.Fill, s.FillGradient, m, alpha))
 		}
 		if s.Stroke != nil && s.Stroke.A > 0 && s.StrokeWidth > 0 {
 			outline := StrokeToPath(s, drawTol/scale)
-			r.fill(dst, clip, outline.Transform(m), false, *s.Stroke, alpha)
+			r.fill(dst, clip, outline.Transform(m), false, newShader(*s.Stroke, s.StrokeGradient, m, alpha))
 		}
 	}
 }
@@ -77,7 +77,10 @@ type rasterizer struct {
 	diff []float32
 }
 
-func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd bool, c Paint, alpha float64) {
+func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd bool, sh shader) {
+	if sh.skip {
+		return
+	}
 	x0, y0, x1, y1, ok := p.bounds()
 	if !ok {
 		return
@@ -105,8 +108,9 @@ func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd
 	if len(r.edges) == 0 {
 		return
 	}
+	c, alpha := sh.color, sh.alpha
 	pa := uint32(clamp01(c.A*alpha)*255 + 0.5)
-	if pa == 0 {
+	if pa == 0 && sh.grad == nil {
 		return
 	}
 	cr := uint32(clamp01(c.R)*255 + 0.5)
@@ -127,7 +131,11 @@ func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd
 		} else {
 			r.nonZero(band)
 		}
-		composite(dst, band, r.mask.Pix, cr, cg, cb, pa)
+		if sh.grad != nil {
+			compositeGradient(dst, band, r.mask.Pix, &sh)
+		} else {
+			composite(dst, band, r.mask.Pix, cr, cg, cb, pa)
+		}
 	}
 }
 

@@ -93,7 +93,7 @@ func renderGolden(t testing.TB, src string, scale float64) *image.RGBA {
 }
 
 func TestGolden(t *testing.T) {
-	for _, tc := range goldenCases {
+	for _, tc := range append(goldenCases[:len(goldenCases):len(goldenCases)], gradientCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := renderGolden(t, tc.svg, tc.scale)
 			path := filepath.Join("testdata", tc.name+".png")

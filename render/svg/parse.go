@@ -601,8 +601,20 @@ func (p *parser) emit(path Path, ctm Matrix, st *computedStyle, opacity float64)
 	if v := st.get("visibility"); v == "hidden" || v == "collapse" {
 		return
 	}
-	fill := p.resolvePaint(st.get("fill"), st, parseOpacity(st.get("fill-opacity")))
-	stroke := p.resolvePaint(st.get("stroke"), st, parseOpacity(st.get("stroke-opacity")))
+	fillOp, strokeOp := parseOpacity(st.get("fill-opacity")), parseOpacity(st.get("stroke-opacity"))
+	fill, fillGrad := p.paint(st.get("fill"), st, fillOp)
+	stroke, strokeGrad := p.paint(st.get("stroke"), st, strokeOp)
+	var fg, sg *Gradient
+	if fillGrad != nil {
+		if fg = fillGrad.instantiate(path, ctm, fillOp); fg == nil {
+			fill = nil
+		}
+	}
+	if strokeGrad != nil {
+		if sg = strokeGrad.instantiate(path, ctm, strokeOp); sg == nil {
+			stroke = nil
+		}
+	}
 	scale := ctm.meanScale()
 	diag := math.Hypot(p.vpW, p.vpH) / math.Sqrt2
 	sw, ok := parseLength(st.get("stroke-width"), diag)
@@ -625,6 +637,12 @@ func (p *parser) emit(path Path, ctm Matrix, st *computedStyle, opacity float64)
 		LineJoin:    "miter",
 		MiterLimit:  4,
 		Opacity:     opacity,
+	}
+	if fill != nil {
+		s.FillGradient = fg
+	}
+	if stroke != nil {
+		s.StrokeGradient = sg
 	}
 	if st.get("fill-rule") == "evenodd" {
 		s.FillRule = "evenodd"
@@ -676,7 +694,32 @@ func parseDashes(v string, diag, scale float64) []float64 {
 	return out
 }
 
-// resolvePaint turns a fill or stroke value into a paint, nil for none.
+// paint turns a fill or stroke value into a paint, nil for none. A gradient
+// reference also returns its template; the paint is then the gradient's mean
+// colour, for backends that draw no gradients.
+func (p *parser) paint(v string, st *computedStyle, alpha float64) (*Paint, *gradientTemplate) {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "url(") {
+		if end := strings.IndexByte(v, ')'); end >= 0 {
+			ref := strings.Trim(strings.TrimSpace(v[4:end]), `"'`)
+			if strings.HasPrefix(ref, "#") {
+				if g := p.ids[ref[1:]]; g != nil && (g.name == "linearGradient" || g.name == "radialGradient") {
+					t, ok := p.resolveGradient(g)
+					if !ok {
+						// No stops: painted as none (SVG 1.1 13.2.4).
+						return nil, nil
+					}
+					c := t.mean
+					c.A *= alpha
+					return &c, &t
+				}
+			}
+		}
+	}
+	return p.resolvePaint(v, st, alpha), nil
+}
+
+// resolvePaint turns a fill or stroke value into a solid paint, nil for none.
 func (p *parser) resolvePaint(v string, st *computedStyle, alpha float64) *Paint {
 	v = strings.TrimSpace(v)
 	mk := func(c Paint) *Paint { c.A *= alpha; return &c }
@@ -705,12 +748,7 @@ func (p *parser) resolvePaint(v string, st *computedStyle, alpha float64) *Paint
 		if target != nil {
 			switch target.name {
 			case "linearGradient", "radialGradient":
-				p.unsupportedf("gradient")
-				if fallback == "" {
-					if c, ok := p.gradientColor(target); ok {
-						return mk(c)
-					}
-				}
+				// Handled by paint; reached only as a fallback value.
 			case "pattern":
 				p.unsupportedf("pattern")
 			}
@@ -725,52 +763,6 @@ func (p *parser) resolvePaint(v string, st *computedStyle, alpha float64) *Paint
 		return nil
 	}
 	return mk(c)
-}
-
-// gradientColor approximates a gradient by the mean colour of its stops, so
-// that gradient clipart still prints in about the right colour (and a
-// warning names the feature).
-func (p *parser) gradientColor(g *node) (Paint, bool) {
-	for range 8 { // follow href chains for inherited stops, bounded
-		if hasStops(g) {
-			break
-		}
-		href := g.attr("href")
-		next := p.ids[strings.TrimPrefix(href, "#")]
-		if !strings.HasPrefix(href, "#") || next == nil {
-			break
-		}
-		g = next
-	}
-	var sum Paint
-	n := 0
-	for _, c := range g.children {
-		if c.name != "stop" {
-			continue
-		}
-		st := p.computeStyle(c, rootStyle())
-		v := st.own("stop-color")
-		if v == "" {
-			v = "black"
-		}
-		col, ok := parseColor(v)
-		if !ok {
-			continue
-		}
-		if o := st.own("stop-opacity"); o != "" {
-			col.A *= parseOpacity(o)
-		}
-		sum.R += col.R
-		sum.G += col.G
-		sum.B += col.B
-		sum.A += col.A
-		n++
-	}
-	if n == 0 {
-		return Paint{}, false
-	}
-	f := float64(n)
-	return Paint{sum.R / f, sum.G / f, sum.B / f, sum.A / f}, true
 }
 
 func hasStops(g *node) bool {

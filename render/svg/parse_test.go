@@ -190,10 +190,18 @@ func TestStyleCascade(t *testing.T) {
 			t.Errorf("shape %d stroke width %g", i, s.StrokeWidth)
 		}
 	}
-	for _, f := range []string{"css selector", "css at-rule", "gradient", "text", "image"} {
+	for _, f := range []string{"css selector", "css at-rule", "text", "image"} {
 		if !strings.Contains(strings.Join(d.Unsupported, "|"), f) {
 			t.Errorf("unsupported %v lacks %q", d.Unsupported, f)
 		}
+	}
+	// Gradients are drawn now: no warning, and the shape carries the gradient
+	// (its Fill is the mean colour, checked above).
+	if strings.Contains(strings.Join(d.Unsupported, "|"), "gradient") {
+		t.Errorf("unsupported %v names gradient", d.Unsupported)
+	}
+	if g := d.Shapes[5].FillGradient; g == nil || len(g.Stops) != 2 || g.Stops[1].Color != (Paint{1, 1, 1, 1}) {
+		t.Errorf("shape 5 gradient %+v", g)
 	}
 	d.Recolor(Paint{1, 0, 0, 1})
 	if s := d.Shapes[4]; *s.Fill != (Paint{1, 0, 0, 0.5}) {
@@ -310,6 +318,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`<svg><path d="M0 0 a1e308 1e308 0 1 1 1e308 0 z" stroke="red" stroke-dasharray="1e-9"/></svg>`))
 	f.Add([]byte(`<svg><g transform="scale(1e300)"><rect width="1e300" height="1" stroke="#000"/></g></svg>`))
+	// Gradients: every feature, and the hostile shapes of TestHostileGradients.
+	for _, tc := range gradientCases {
+		f.Add([]byte(tc.svg))
+	}
+	f.Add([]byte(`<svg><linearGradient id="a" href="#b" x2="1e-300" spreadMethod="repeat"><stop offset="NaN"/><stop offset="1" stop-opacity=".5"/></linearGradient><radialGradient id="b" href="#a" fr="2" fx="9" gradientTransform="scale(0 1)"/><rect width="9" height="9" fill="url(#a)" stroke="url(#b)"/></svg>`))
 	lim := Limits{MaxBytes: 1 << 16, MaxElements: 200, MaxDepth: 16}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse(strings.NewReader(string(data)), lim)

@@ -74,6 +74,12 @@ type Shape struct {
 	// fill-opacity and stroke-opacity are already folded into Fill.A and
 	// Stroke.A.
 	Opacity float64
+
+	// FillGradient and StrokeGradient, when set, paint the fill or stroke
+	// instead of the solid colour; Fill or Stroke then holds the
+	// gradient's mean colour (times fill- or stroke-opacity), for backends
+	// that cannot draw gradients.
+	FillGradient, StrokeGradient *Gradient
 }
 
 // Error is a permanent failure to read an SVG: malformed input, a refused
@@ -107,6 +113,7 @@ func (d *Doc) Recolor(p Paint) {
 		if s.Fill != nil {
 			s.Fill = &Paint{p.R, p.G, p.B, s.Fill.A}
 		}
+		s.FillGradient, s.StrokeGradient = nil, nil
 		if s.Stroke != nil {
 			s.Stroke = &Paint{p.R, p.G, p.B, s.Stroke.A}
 		}

@@ -1,0 +1,321 @@
+package render
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	gofpdf "codeberg.org/go-pdf/fpdf"
+	"github.com/printworker/printworker/hub/model"
+)
+
+// PDF/X-4 (ISO 15930-7) for pdf and pdf-simple when a CMYK output profile is set
+// (docs/colour.md "PDF/X-4 output"): the catalog's OutputIntent (GTS_PDFX) embeds the
+// profile; the Info dictionary says GTS_PDFXVersion (PDF/X-4) and Trapped False, and
+// so does the XMP metadata; the trailer has a document ID; every page has a TrimBox
+// (the export box) inside a BleedBox (trim plus bleed) equal to the MediaBox.
+//
+// fpdf writes most of it through its API (page boxes, output intent, XMP). Four things
+// it cannot say are patched in its output by pdfxWriter, each replacement the same
+// length as what it replaces so every xref offset stays right (as subsetTagWriter
+// does for font names):
+//   - the output profile's stream: fpdf always declares "/N 3 /Alternate /DeviceRGB";
+//   - the pages' transparency group, which fpdf blends in DeviceRGB: CMYK instead;
+//   - the Info keys: the Producer is written as a placeholder the writer expands;
+//   - overprint: fpdf only makes transparency graphics states, so the overprint state
+//     is registered as an opaque "Multiply" state and the knockout state as an opaque
+//     "Screen" state (blend modes the renderer never uses otherwise) and rewritten;
+//   - the trailer /ID, which fpdf writes only for encrypted files: it is inserted
+//     after the cross-reference table, where no offset points past it.
+
+// pdfxVersion is the Info and XMP value of GTS_PDFXVersion.
+const pdfxVersion = "PDF/X-4"
+
+// Byte patches of pdfxWriter (see the file comment).
+var (
+	iccFrom = []byte("<< /N 3 /Alternate /DeviceRGB ")
+	iccTo   = []byte("<</N 4 /Alternate /DeviceCMYK ")
+
+	infoTo   = []byte("/Producer (printworker) /GTS_PDFXVersion (" + pdfxVersion + ") /Trapped /False")
+	producer = producerMarker()
+
+	groupFrom = []byte("/Group <</Type /Group /S /Transparency /CS /DeviceRGB>>")
+	groupTo   = []byte("/Group <</Type/Group /S /Transparency /CS /DeviceCMYK>>")
+
+	overprintFrom = []byte("/ca 1.000 /CA 1.000 /BM /Multiply")
+	overprintTo   = pad("/OP true /op true /OPM 1", len(overprintFrom))
+	knockoutFrom  = []byte("/ca 1.000 /CA 1.000 /BM /Screen")
+	knockoutTo    = pad("/OP false /op false", len(knockoutFrom))
+)
+
+// producerMarker is the Producer value whose Info line "/Producer (marker)" is as
+// long as infoTo.
+func producerMarker() string {
+	n := len(infoTo) - len("/Producer ()")
+	return ("printworker-pdfx-marker" + strings.Repeat("0", n))[:n]
+}
+
+func pad(s string, n int) []byte { return []byte(s + strings.Repeat(" ", n-len(s))) }
+
+// Blend modes standing for the overprint and knockout states (see the file comment).
+const (
+	blendOverprint = "Multiply"
+	blendKnockout  = "Screen"
+)
+
+// setupPDFX declares the document PDF/X-4 with the profile as its output intent.
+func setupPDFX(pdf *gofpdf.Fpdf, p *OutputProfile, title string, created time.Time) {
+	pdf.SetProducer(producer, false)
+	pdf.AddOutputIntent(gofpdf.OutputIntentType{
+		SubtypeIdent: gofpdf.OutputIntent_GTS_PDFX,
+		// Not a registered characterization: "Custom" with the profile's own name,
+		// as ISO 15930-7 asks when the profile is embedded.
+		OutputConditionIdentifier: "Custom",
+		Info:                      pdfLiteral(p.Name),
+		ICCProfile:                p.ICC,
+	})
+	pdf.SetXmpMetadata(pdfxXMP(title, created))
+}
+
+// pdfLiteral makes s safe inside a PDF literal string written without escaping:
+// printable ASCII without parentheses or backslashes.
+func pdfLiteral(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			return '-'
+		case r < 0x20 || r > 0x7e:
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// pdfxXMP is the XMP packet PDF/X-4 requires: version, dates, ids, title. The
+// document id is derived from the title and date, so the same design gives the same
+// bytes.
+func pdfxXMP(title string, created time.Time) []byte {
+	sum := sha256.Sum256([]byte(title + "\x00" + created.Format(time.RFC3339Nano)))
+	h := hex.EncodeToString(sum[:16])
+	uuid := h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+	date := created.UTC().Format("2006-01-02T15:04:05Z")
+	var b bytes.Buffer
+	b.WriteString("<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n")
+	b.WriteString(`<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` + "\n")
+	b.WriteString(`<rdf:Description rdf:about="" xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/" xmlns:pdf="http://ns.adobe.com/pdf/1.3/" xmlns:dc="http://purl.org/dc/elements/1.1/">` + "\n")
+	fmt.Fprintf(&b, "<pdfxid:GTS_PDFXVersion>%s</pdfxid:GTS_PDFXVersion>\n", pdfxVersion)
+	fmt.Fprintf(&b, "<xmp:CreateDate>%s</xmp:CreateDate><xmp:ModifyDate>%s</xmp:ModifyDate><xmp:MetadataDate>%s</xmp:MetadataDate>\n", date, date, date)
+	b.WriteString("<xmp:CreatorTool>printworker</xmp:CreatorTool><pdf:Producer>printworker</pdf:Producer><pdf:Trapped>False</pdf:Trapped>\n")
+	fmt.Fprintf(&b, "<xmpMM:DocumentID>uuid:%s</xmpMM:DocumentID><xmpMM:InstanceID>uuid:%s</xmpMM:InstanceID><xmpMM:VersionID>1</xmpMM:VersionID><xmpMM:RenditionClass>default</xmpMM:RenditionClass>\n", uuid, uuid)
+	b.WriteString("<dc:format>application/pdf</dc:format><dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">")
+	xmlEscape(&b, title)
+	b.WriteString("</rdf:li></rdf:Alt></dc:title>\n</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end=\"w\"?>")
+	return b.Bytes()
+}
+
+func xmlEscape(b *bytes.Buffer, s string) {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+	b.WriteString(r.Replace(s))
+}
+
+// setPageBoxes gives the current page its TrimBox (the export box) and BleedBox (the
+// whole page: trim plus bleed, equal to the MediaBox). fpdf writes boxes in PDF
+// coordinates (y up); the bleed is the same on every side.
+func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene) {
+	b := s.BleedPt
+	pdf.SetPageBox("trim", b, b, s.PageWidthPt-2*b, s.PageHeightPt-2*b)
+	pdf.SetPageBox("bleed", 0, 0, s.PageWidthPt, s.PageHeightPt)
+}
+
+// pdfxWriter applies the byte patches of the file comment to fpdf's output and adds
+// the trailer /ID: the first 16 bytes of the SHA-256 of everything before it, so the
+// same document gets the same id.
+type pdfxWriter struct {
+	w     io.Writer
+	carry []byte
+	sum   hash.Hash
+	err   error
+}
+
+func newPDFXWriter(w io.Writer) *pdfxWriter { return &pdfxWriter{w: w, sum: sha256.New()} }
+
+// pdfxHold is the tail held back between writes: enough for any patch to be seen
+// whole, and for the trailer to be in hand at the end.
+const pdfxHold = 4096
+
+var pdfxPatches = [][2][]byte{
+	{iccFrom, iccTo},
+	{[]byte("/Producer (" + producer + ")"), infoTo},
+	{groupFrom, groupTo},
+	{overprintFrom, overprintTo},
+	{knockoutFrom, knockoutTo},
+}
+
+func (x *pdfxWriter) Write(p []byte) (int, error) {
+	if x.err != nil {
+		return 0, x.err
+	}
+	buf := append(x.carry, p...)
+	for _, pt := range pdfxPatches {
+		// Only the patterns fpdf writes in uncompressed dictionaries; a match cannot
+		// straddle the held-back tail because the tail is longer than any pattern
+		// and is searched again with the next write.
+		for i := 0; ; {
+			j := bytes.Index(buf[i:], pt[0])
+			if j < 0 {
+				break
+			}
+			copy(buf[i+j:], pt[1])
+			i += j + len(pt[1])
+		}
+	}
+	keep := min(len(buf), pdfxHold)
+	out := buf[:len(buf)-keep]
+	x.sum.Write(out)
+	if _, err := x.w.Write(out); err != nil {
+		x.err = err
+		return 0, err
+	}
+	x.carry = append(x.carry[:0:0], buf[len(buf)-keep:]...)
+	return len(p), nil
+}
+
+// flush writes the tail with the /ID inserted into the trailer dictionary.
+func (x *pdfxWriter) flush() error {
+	if x.err != nil {
+		return x.err
+	}
+	tail := x.carry
+	marker := []byte("\ntrailer\n<<\n")
+	at := bytes.LastIndex(tail, marker)
+	if at < 0 {
+		return fmt.Errorf("pdf/x: no trailer in the document's tail")
+	}
+	at += len(marker)
+	x.sum.Write(tail[:at])
+	id := hex.EncodeToString(x.sum.Sum(nil)[:16])
+	rest, err := fixInfoRef(tail[at:])
+	if err != nil {
+		return err
+	}
+	out := make([]byte, 0, len(tail)+80)
+	out = append(out, tail[:at]...)
+	out = append(out, fmt.Sprintf("/ID [<%s> <%s>]\n", id, id)...)
+	out = append(out, rest...)
+	_, err = x.w.Write(out)
+	x.carry = nil
+	return err
+}
+
+// imageCarrier puts an image fpdf cannot parse (raw CMYK, with a soft mask) into a
+// document: fpdf's Template interface is the one public way to hand it a ready
+// ImageInfoType (built with GobDecode), which UseTemplate registers under a name
+// ImageOptions then draws. The template itself is an empty form.
+type imageCarrier struct {
+	id     string
+	images map[string]*gofpdf.ImageInfoType
+}
+
+func (c *imageCarrier) ID() string { return c.id }
+func (c *imageCarrier) Size() (gofpdf.PointType, gofpdf.SizeType) {
+	return gofpdf.PointType{}, gofpdf.SizeType{Wd: 1, Ht: 1}
+}
+func (c *imageCarrier) Bytes() []byte                            { return nil }
+func (c *imageCarrier) Images() map[string]*gofpdf.ImageInfoType { return c.images }
+func (c *imageCarrier) Templates() []gofpdf.Template             { return nil }
+func (c *imageCarrier) NumPages() int                            { return 1 }
+func (c *imageCarrier) FromPage(int) (gofpdf.Template, error)    { return c, nil }
+func (c *imageCarrier) FromPages() []gofpdf.Template             { return []gofpdf.Template{c} }
+func (c *imageCarrier) Serialize() ([]byte, error)               { return nil, fmt.Errorf("not serializable") }
+func (c *imageCarrier) GobDecode([]byte) error                   { return fmt.Errorf("not serializable") }
+func (c *imageCarrier) GobEncode() ([]byte, error)               { return nil, fmt.Errorf("not serializable") }
+
+// rawImage describes a ready image stream for registerRawImage.
+type rawImage struct {
+	w, h int
+	// cs is the PDF colour space: DeviceCMYK (fpdf then declares Decode [1 0 1 0 1 0
+	// 1 0], so the samples are stored inverted, as Adobe CMYK JPEGs are) or DeviceGray.
+	cs string
+	// data is the stream: zlib (FlateDecode) samples, rows without predictor bytes.
+	data []byte
+	// smask, when set, is the zlib soft mask: each row a PNG filter byte (0) and w
+	// alpha bytes (fpdf declares the PNG predictor for soft masks).
+	smask []byte
+}
+
+// registerRawImage makes a raw image drawable by name with ImageOptions. The
+// ImageInfoType is assembled through its GobDecode, whose field order is fpdf's
+// (def.go: data, smask, n, w, h, cs, pal, bpc, f, dp, trns, scale, dpi).
+func registerRawImage(pdf *gofpdf.Fpdf, name string, im rawImage) error {
+	var buf bytes.Buffer
+	enc := gob.NewEncoder(&buf)
+	fields := []any{im.data, im.smask, 0, float64(im.w), float64(im.h), im.cs,
+		[]byte{}, 8, "FlateDecode", "", []int{}, 1.0, 72.0}
+	for _, f := range fields {
+		if err := enc.Encode(f); err != nil {
+			return fmt.Errorf("pdf image %s: %w", name, err)
+		}
+	}
+	info := new(gofpdf.ImageInfoType)
+	if err := info.GobDecode(buf.Bytes()); err != nil {
+		return fmt.Errorf("pdf image %s: %w", name, err)
+	}
+	c := &imageCarrier{id: "c" + name, images: map[string]*gofpdf.ImageInfoType{name: info}}
+	// The carrier registers the image as "t<id>-<name>"; drawing its empty form at
+	// zero size leaves no mark.
+	pdf.UseTemplateScaled(c, gofpdf.PointType{}, gofpdf.SizeType{Wd: 0, Ht: 0})
+	return pdf.Error()
+}
+
+// carriedName is the name registerRawImage's image is drawn by.
+func carriedName(name string) string { return "tc" + name + "-" + name }
+
+// newPrintPDF starts a document: newPDF, declared PDF/X-4 when the output is CMYK.
+func (r *Renderer) newPrintPDF(d *model.DesignDetail) *gofpdf.Fpdf {
+	pdf := newPDF(d)
+	if r.print.CMYK() {
+		setupPDFX(pdf, r.print.Profile, d.Name, designTime(d))
+	}
+	return pdf
+}
+
+// writePrintPDF writes the document, through pdfxWriter when it is PDF/X.
+func (r *Renderer) writePrintPDF(pdf *gofpdf.Fpdf, w io.Writer) error {
+	if !r.print.CMYK() {
+		return writePDF(pdf, w)
+	}
+	x := newPDFXWriter(w)
+	if err := writePDF(pdf, x); err != nil {
+		return err
+	}
+	return x.flush()
+}
+
+// trailerRefs reads fpdf's trailer lines "/Root n 0 R" and "/Info m 0 R".
+var trailerRefs = regexp.MustCompile(`/Root (\d+) 0 R\n/Info (\d+) 0 R`)
+
+// fixInfoRef corrects fpdf's trailer /Info reference. fpdf writes the Info
+// dictionary, then the output intent's profile stream, then the catalog, and points
+// /Info at the object before the catalog: the profile. The Info dictionary is the
+// object before that one.
+func fixInfoRef(trailer []byte) ([]byte, error) {
+	m := trailerRefs.FindSubmatchIndex(trailer)
+	if m == nil {
+		return nil, fmt.Errorf("pdf/x: trailer without /Root and /Info")
+	}
+	root, err := strconv.Atoi(string(trailer[m[2]:m[3]]))
+	if err != nil || root < 3 {
+		return nil, fmt.Errorf("pdf/x: trailer /Root %q", trailer[m[2]:m[3]])
+	}
+	out := append([]byte{}, trailer[:m[4]]...)
+	out = strconv.AppendInt(out, int64(root-2), 10)
+	return append(out, trailer[m[5]:]...), nil
+}

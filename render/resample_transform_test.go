@@ -1,0 +1,193 @@
+package render
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"testing"
+
+	"github.com/printworker/printworker/render/svg"
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
+)
+
+// smoothSource is a photo-like source: smooth ramps and one hard-edged block.
+func smoothSource(w, h int) *image.RGBA {
+	src := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.RGBA{uint8(128 + 100*math.Sin(float64(x)/7)), uint8(y * 200 / h), uint8(128 + 100*math.Cos(float64(x+y)/11)), 255}
+			if x > w/2 && y > h/2 {
+				c = color.RGBA{250, 20, 20, 255}
+			}
+			src.SetRGBA(x, y, c)
+		}
+	}
+	return src
+}
+
+// The two-pass transform draws the interior of a rotated picture (pixels wholly
+// covered) close to golang.org/x/image/draw's direct 2D Catmull-Rom, for enlarging and
+// shrinking at angles on both sides of 45°, mirrored too.
+func TestTransformMatchesDirect2D(t *testing.T) {
+	src := smoothSource(80, 60)
+	for _, tc := range []struct{ deg, scale float64 }{
+		{0, 1}, {0, 2.3}, {180, 1}, {1, 1}, {30, 2.3}, {-20, 1.7}, {60, 2}, {135, 1.4}, {30, 0.6}, {10, 0.35}, {90, 1.5}, {200, 1},
+	} {
+		t.Run(fmt.Sprintf("%g°x%g", tc.deg, tc.scale), func(t *testing.T) {
+			m := svg.Translate(100, 90).Mul(svg.Rotate(tc.deg)).Mul(svg.Scale(tc.scale, tc.scale)).Mul(svg.Translate(-40, -30))
+			want := image.NewRGBA(image.Rect(0, 0, 200, 180))
+			got := image.NewRGBA(want.Rect)
+			xdraw.CatmullRom.Transform(want, f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}, src, src.Bounds(), xdraw.Over, nil)
+			poly := clipPolygon(placedQuad(m, 80, 60), Rect{0, 0, 200, 180})
+			drawTransformed(got, got.Rect, poly, src, m, 1, 3)
+			// Compare pixels at least 3 output pixels inside the picture (both
+			// kernels see the same source there).
+			inner := clipPolygon(placedQuad(m, 80, 60), Rect{0, 0, 200, 180})
+			var sum, n float64
+			worst := 0
+			for y := range 180 {
+				for x := range 200 {
+					if !deepInside(inner, float64(x)+0.5, float64(y)+0.5, 3) {
+						continue
+					}
+					for c := range 3 {
+						d := int(got.Pix[got.PixOffset(x, y)+c]) - int(want.Pix[want.PixOffset(x, y)+c])
+						if d < 0 {
+							d = -d
+						}
+						worst = max(worst, d)
+						sum += float64(d)
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatal("no interior pixel compared")
+			}
+			mean := sum / n
+			t.Logf("mean |diff| %.2f, worst %d over %.0f samples", mean, worst, n)
+			if mean > 0.75 {
+				t.Errorf("mean difference %.2f levels from the direct 2D kernel", mean)
+			}
+		})
+	}
+}
+
+// deepInside reports whether (x, y) lies inside the convex polygon by at least dist.
+func deepInside(poly []svg.Point, x, y, dist float64) bool {
+	// Signed distance to each edge, with the polygon's orientation.
+	area := 0.0
+	for i, a := range poly {
+		b := poly[(i+1)%len(poly)]
+		area += a.X*b.Y - b.X*a.Y
+	}
+	for i, a := range poly {
+		b := poly[(i+1)%len(poly)]
+		ex, ey := b.X-a.X, b.Y-a.Y
+		l := math.Hypot(ex, ey)
+		if l == 0 {
+			continue
+		}
+		s := (ex*(y-a.Y) - ey*(x-a.X)) / l
+		if area < 0 {
+			s = -s
+		}
+		if s < dist {
+			return false
+		}
+	}
+	return true
+}
+
+func solidSource(w, h int, c color.RGBA) *image.RGBA {
+	src := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(src.Pix); i += 4 {
+		copy(src.Pix[i:i+4], []uint8{c.R, c.G, c.B, c.A})
+	}
+	return src
+}
+
+func pictureLayer(src image.Image, opacity float64) *Layer {
+	b := src.Bounds()
+	return &Layer{Kind: LayerImage, Opacity: opacity, Image: &ImageLayer{Image: src, Width: b.Dx(), Height: b.Dy()}}
+}
+
+// A clip edge between pixels covers the pixel column it cuts by the covered fraction,
+// as a browser's canvas does: a clip from x = 10.5 to 30.5 leaves columns 10 and 30
+// half covered, for unrotated (fast path) and rotated pictures alike.
+func TestClipBetweenPixels(t *testing.T) {
+	r := newRenderer(t, Options{Workers: 3})
+	src := solidSource(40, 40, color.RGBA{200, 0, 0, 255})
+	for _, tc := range []struct {
+		name string
+		m    Matrix
+	}{
+		{"unrotated", svg.Identity},
+		{"rotated 90", svg.Translate(40, 0).Mul(svg.Rotate(90))},
+		{"opacity path", svg.Scale(1, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := image.NewRGBA(image.Rect(0, 0, 40, 40))
+			l := pictureLayer(src, 1)
+			if tc.name == "opacity path" {
+				l.Opacity = 0.999 // the general path even though unrotated
+			}
+			r.drawPicture(dst, Rect{X: 10.5, Y: 0, W: 20, H: 40}, tc.m, l)
+			for y := 5; y < 35; y++ {
+				for _, c := range []struct {
+					x, lo, hi int
+				}{{9, 0, 0}, {10, 126, 129}, {11, 255, 255}, {29, 255, 255}, {30, 126, 129}, {31, 0, 0}} {
+					a := int(dst.Pix[dst.PixOffset(c.x, y)+3])
+					if a < c.lo || a > c.hi {
+						t.Fatalf("(%d,%d) alpha %d, want %d..%d", c.x, y, a, c.lo, c.hi)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The edges of a rotated picture are antialiased by coverage: every pixel along an
+// edge gets the alpha of the area the picture covers in it (checked against a 16x16
+// supersampled point-in-polygon count), not a staircase of 0 and 255.
+func TestRotatedEdgeCoverage(t *testing.T) {
+	r := newRenderer(t, Options{Workers: 3})
+	src := solidSource(120, 80, color.RGBA{0, 0, 255, 255})
+	m := svg.Translate(100, 100).Mul(svg.Rotate(30)).Mul(svg.Scale(1.3, 1.3)).Mul(svg.Translate(-60, -40))
+	dst := image.NewRGBA(image.Rect(0, 0, 200, 200))
+	r.drawPicture(dst, Rect{0, 0, 200, 200}, m, pictureLayer(src, 1))
+	poly := placedQuad(m, 120, 80)
+	partial, worst := 0, 0
+	for y := range 200 {
+		for x := range 200 {
+			const n = 16
+			in := 0
+			for j := range n {
+				for i := range n {
+					if deepInside(poly, float64(x)+(float64(i)+0.5)/n, float64(y)+(float64(j)+0.5)/n, 0) {
+						in++
+					}
+				}
+			}
+			want := 255 * in / (n * n)
+			got := int(dst.Pix[dst.PixOffset(x, y)+3])
+			if d := got - want; d > worst || -d > worst {
+				worst = max(d, -d)
+			}
+			if got > 0 && got < 255 {
+				partial++
+			}
+		}
+	}
+	// The perimeter is 2 * (120 + 80) * 1.3 = 520 px long: about that many pixels
+	// straddle it.
+	t.Logf("%d partly covered pixels, worst alpha error %d", partial, worst)
+	if partial < 400 {
+		t.Errorf("only %d partly covered pixels along a 520 px perimeter", partial)
+	}
+	if worst > 8 {
+		t.Errorf("alpha off the covered area by up to %d levels", worst)
+	}
+}
