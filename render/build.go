@@ -18,11 +18,14 @@ import (
 // media it needs. Errors from the design are *InputError; media source errors are
 // passed through wrapped (their own classification decides retries).
 func (r *Renderer) BuildScene(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource) (*Scene, error) {
-	v, ok := d.ViewByID(viewID)
-	if !ok {
-		return nil, inputErr(viewID, "", nil, "no such view in design %s", d.ID)
+	p, err := r.PrepareView(ctx, d, viewID, media)
+	if err != nil {
+		return nil, err
 	}
-	return r.buildScene(ctx, v, media)
+	if err := p.decode(ctx); err != nil {
+		return nil, err
+	}
+	return p.scene, nil
 }
 
 type sceneBuilder struct {
@@ -32,13 +35,15 @@ type sceneBuilder struct {
 	media *mediaCache
 }
 
-func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSource) (*Scene, error) {
+// buildScene resolves the view into a scene whose raster media are measured but not
+// decoded yet: it returns them as pending, with the plan computed from the design.
+func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSource) (*Scene, Plan, []*pendingDecode, error) {
 	p, err := r.plan(v)
 	if err != nil {
-		return nil, err
+		return nil, p, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, p, nil, err
 	}
 	s := &Scene{
 		ViewID: v.ID, Type: p.Type, Basis: p.Basis, DPI: p.DPI, Box: p.Box,
@@ -51,7 +56,7 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 	b := &sceneBuilder{r: r, view: v, scene: s, media: newMediaCache(r, src, v.ID)}
 	if v.Export.ExportTemplate {
 		if err := b.template(ctx); err != nil {
-			return nil, err
+			return nil, p, nil, err
 		}
 	}
 	for _, e := range elementsByWeight(v) {
@@ -59,7 +64,7 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, p, nil, err
 		}
 		var err error
 		switch e.Type {
@@ -71,14 +76,14 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 			err = b.text(e)
 		}
 		if err != nil {
-			return nil, err
+			return nil, p, nil, err
 		}
 	}
 	s.checkBleed()
 	for i := range s.Warnings {
 		s.Warnings[i].ViewID = v.ID
 	}
-	return s, nil
+	return s, p, b.media.pending, nil
 }
 
 // elementsByWeight returns the elements in ascending weight, ties in array order.

@@ -45,13 +45,15 @@ func (s *source) unsupported() []string {
 	return s.doc.Unsupported
 }
 
-// mediaCache reads and decodes each media file once per view; the same file recoloured
-// in two ways is decoded twice (the recoloured pixels differ).
+// mediaCache reads and measures each media file once per view; the same file
+// recoloured in two ways is decoded twice (the recoloured pixels differ). Raster files
+// are decoded later, from pending, once their measured size is admitted.
 type mediaCache struct {
-	r      *Renderer
-	src    MediaSource
-	viewID string
-	byKey  map[string]*source
+	r       *Renderer
+	src     MediaSource
+	viewID  string
+	byKey   map[string]*source
+	pending []*pendingDecode
 }
 
 func newMediaCache(r *Renderer, src MediaSource, viewID string) *mediaCache {
@@ -70,7 +72,7 @@ func (c *mediaCache) get(ctx context.Context, m model.Media, tint string) (*sour
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.r.decodeMedia(data, m, tint)
+	s, p, err := c.r.measureMedia(data, m, tint)
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) {
@@ -79,6 +81,9 @@ func (c *mediaCache) get(ctx context.Context, m model.Media, tint string) (*sour
 		return nil, err
 	}
 	c.byKey[key] = s
+	if p != nil {
+		c.pending = append(c.pending, p)
+	}
 	return s, nil
 }
 
@@ -143,54 +148,95 @@ func sniff(data []byte, mime string) string {
 	return ""
 }
 
-// decodeMedia decodes a media file, refusing bombs before decoding and recolouring
-// when tint is set.
+// decodeMedia measures and decodes a media file at once (measureMedia, then decode).
 func (r *Renderer) decodeMedia(data []byte, m model.Media, tint string) (*source, error) {
+	s, p, err := r.measureMedia(data, m, tint)
+	if err != nil || p == nil {
+		return s, err
+	}
+	if err := p.decode(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// measureMedia reads a media file's header and returns its source sized by that
+// header, refusing bombs before anything is decoded. An SVG is parsed (and recoloured
+// when tint is set) at once; a raster file is returned with its pixels still to decode
+// (the pendingDecode), so a caller can admit the decoded size before paying for it.
+func (r *Renderer) measureMedia(data []byte, m model.Media, tint string) (*source, *pendingDecode, error) {
 	kind := sniff(data, m.MimeType)
 	switch kind {
 	case kindSVG:
 		doc, err := svg.Parse(bytes.NewReader(data), r.opts.SVG)
 		if err != nil {
-			return nil, inputErr("", "", err, "media %s", m.ID)
+			return nil, nil, inputErr("", "", err, "media %s", m.ID)
 		}
 		if tint != "" {
 			c, _ := parseHexColor(tint)
 			doc.Recolor(svg.Paint{R: float64(c.R) / 255, G: float64(c.G) / 255, B: float64(c.B) / 255, A: 1})
 		}
-		return &source{doc: doc, orient: svg.Identity, w: doc.Width, h: doc.Height}, nil
+		return &source{doc: doc, orient: svg.Identity, w: doc.Width, h: doc.Height}, nil, nil
 	}
-	decodeConfig, decode, ok := rasterCodec(kind)
+	decodeConfig, _, ok := rasterCodec(kind)
 	if !ok {
-		return nil, inputErr("", "", nil, "media %s (%s): not a PNG, JPEG, GIF, WebP or SVG file", m.ID, m.MimeType)
+		return nil, nil, inputErr("", "", nil, "media %s (%s): not a PNG, JPEG, GIF, WebP or SVG file", m.ID, m.MimeType)
 	}
 	cfg, err := decodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, inputErr("", "", err, "media %s: unreadable %s header", m.ID, kind)
+		return nil, nil, inputErr("", "", err, "media %s: unreadable %s header", m.ID, kind)
 	}
 	if px := float64(cfg.Width) * float64(cfg.Height); px > float64(r.opts.MaxSourcePixels) {
-		return nil, inputErr("", "", nil, "media %s declares %dx%d px (%.3g megapixels), over the cap of %.3g megapixels",
+		return nil, nil, inputErr("", "", nil, "media %s declares %dx%d px (%.3g megapixels), over the cap of %.3g megapixels",
 			m.ID, cfg.Width, cfg.Height, px/1e6, float64(r.opts.MaxSourcePixels)/1e6)
 	}
-	img, err := decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, inputErr("", "", err, "media %s: cannot decode %s", m.ID, kind)
-	}
 	il := &ImageLayer{Width: cfg.Width, Height: cfg.Height, MimeType: kind}
-	il.Image, il.HasAlpha = normalize(img)
-	if tint != "" {
-		c, _ := parseHexColor(tint)
-		il.Image = tinted(il.Image, c)
-		il.HasAlpha = true
-	} else {
-		il.Data = data
-	}
 	src := &source{img: il}
 	o := 1
 	if kind == kindJPEG {
 		o = jpegOrientation(data)
 	}
 	src.orient, src.w, src.h = orientation(o, float64(cfg.Width), float64(cfg.Height))
-	return src, nil
+	p := &pendingDecode{id: m.ID, kind: kind, data: data, tint: tint, cfg: cfg, il: il}
+	p.bytes = decodedBytes(kind, cfg, data, tint != "") + int64(len(data))
+	return src, p, nil
+}
+
+// pendingDecode is a raster media file measured by its header and not decoded yet.
+type pendingDecode struct {
+	id, kind, tint string
+	data           []byte
+	cfg            image.Config
+	// il is the layer image the scene already points at; decode fills its pixels.
+	il *ImageLayer
+	// bytes estimates the memory the decoded file holds at its peak, file included.
+	bytes int64
+}
+
+// decode decodes the file into the layer image. The decoder reads the same bytes whose
+// header was measured; a decoded image larger than that header (a codec that trusts
+// something else than the header) is refused rather than drawn, since its memory was
+// never admitted.
+func (p *pendingDecode) decode() error {
+	_, decode, _ := rasterCodec(p.kind)
+	img, err := decode(bytes.NewReader(p.data))
+	if err != nil {
+		return inputErr("", "", err, "media %s: cannot decode %s", p.id, p.kind)
+	}
+	if b := img.Bounds(); b.Dx() > p.cfg.Width || b.Dy() > p.cfg.Height {
+		return inputErr("", "", nil, "media %s decodes to %dx%d px, larger than its header's %dx%d",
+			p.id, b.Dx(), b.Dy(), p.cfg.Width, p.cfg.Height)
+	}
+	il := p.il
+	il.Image, il.HasAlpha = normalize(img)
+	if p.tint != "" {
+		c, _ := parseHexColor(p.tint)
+		il.Image = tinted(il.Image, c)
+		il.HasAlpha = true
+	} else {
+		il.Data = p.data
+	}
+	return nil
 }
 
 // normalize returns an 8-bit image type the resampler has fast paths for, with bounds

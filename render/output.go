@@ -25,10 +25,15 @@ const (
 // RenderView renders one view and writes it to w as the view's export type (png, pdf or
 // pdf-simple).
 func (r *Renderer) RenderView(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource, w io.Writer) (*Result, error) {
-	s, err := r.BuildScene(ctx, d, viewID, media)
+	p, err := r.PrepareView(ctx, d, viewID, media)
 	if err != nil {
 		return nil, err
 	}
+	return p.Render(ctx, w)
+}
+
+// renderScene writes a scene of design d whose media are decoded.
+func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Scene, w io.Writer) (*Result, error) {
 	cw := &countingWriter{w: w}
 	res := resultOf(s)
 	switch s.Type {

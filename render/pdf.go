@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/render/fonts"
@@ -34,6 +33,8 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene
 	page := s.ToPage()
 	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1, ink: r.inkMeter()}
 	defer v.ink.report(s)
+	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
+	v.shapers = r.shapers
 	for i := range s.Layers {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -83,6 +84,10 @@ type vectorPage struct {
 	ink *inkMeter
 	// overprint is whether the overprint graphics state is in force.
 	overprint bool
+	// textFallback is the font of the invisible text laid over outlined glyphs.
+	textFallback *fonts.Font
+	// shapers lend their font faces (outlines, advances) to the text layers.
+	shapers *shaperPool
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).
@@ -230,50 +235,6 @@ func (v *vectorPage) path(p svg.Path) {
 		case svg.Close:
 			v.pdf.ClosePath()
 			cur = start
-		}
-	}
-}
-
-// text draws each line as real text in the layer's embedded font. Glyphs whose pen
-// position follows from the previous glyph's plain advance are written as one string;
-// a kerning pair or charSpacing starts a new string at its exact position, so the page
-// matches the raster layout glyph for glyph.
-func (v *vectorPage) text(l *Layer) {
-	t := l.Text
-	v.pdf.AddUTF8FontFromBytes(pdfFontFamily(t.Font), "", t.Font.Data)
-	v.pdf.SetFont(pdfFontFamily(t.Font), "", t.Size)
-	v.setAlpha(l.Opacity * float64(t.Color.A) / 255)
-	v.setTextColour(t.Color)
-	// Tolerance for "follows from the previous advance": gofpdf rounds widths to 1/1000 em.
-	tol := t.Size / 1000
-	for _, line := range t.Lines {
-		if len(line.Glyphs) == 0 {
-			if strings.TrimSpace(line.Text) != "" {
-				v.pdf.Text(line.X, line.Baseline, line.Text)
-			}
-			continue
-		}
-		var run strings.Builder
-		runX := line.Glyphs[0].X
-		next := runX
-		for _, g := range line.Glyphs {
-			if run.Len() > 0 && math.Abs(g.X-next) > tol {
-				v.pdf.Text(runX, line.Baseline, run.String())
-				run.Reset()
-				runX = g.X
-			}
-			if run.Len() == 0 {
-				runX = g.X
-			}
-			r := g.Rune
-			if !utf8.ValidRune(r) {
-				r = utf8.RuneError
-			}
-			run.WriteRune(r)
-			next = g.X + g.Advance
-		}
-		if run.Len() > 0 {
-			v.pdf.Text(runX, line.Baseline, run.String())
 		}
 	}
 }

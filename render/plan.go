@@ -28,7 +28,9 @@ type Plan struct {
 	PageWidthPt, PageHeightPt float64
 	// CanvasBytes is the output raster (4 bytes a pixel); 0 for vector pdf.
 	CanvasBytes int64
-	// SourceBytes estimates the decoded media (4 bytes a pixel by media meta).
+	// SourceBytes estimates the decoded media: 4 bytes a pixel by the sizes the design
+	// declares in Plan; measured from the files' headers in PreparedView.Plan, which is
+	// what a memory budget must admit (a design may under-declare).
 	SourceBytes int64
 	// Unsupported names the design features met that the renderer does not draw.
 	Unsupported []string

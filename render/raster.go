@@ -9,9 +9,9 @@ import (
 	"math"
 	"sync"
 
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
 	"github.com/printworker/printworker/render/svg"
-	"golang.org/x/image/font/sfnt"
-	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
 )
 
@@ -44,7 +44,10 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 		case LayerSVG:
 			svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
 		case LayerText:
-			if err := drawText(canvas, clip, m, l); err != nil {
+			sh := r.shapers.get()
+			err := drawText(canvas, clip, m, l, sh)
+			r.shapers.put(sh)
+			if err != nil {
 				return nil, fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
 			}
 		}
@@ -87,30 +90,25 @@ const fillBandPixels = 1 << 18
 // drawText fills the glyph outlines one glyph at a time, with a rasterizer sized to the
 // glyph's pixels (not the line's or the canvas's): large text at print dpi costs the
 // area of one glyph at a time.
-func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
+func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, sh *shaper) error {
 	t := l.Text
-	var buf sfnt.Buffer
-	upem := t.Font.SFNT.UnitsPerEm()
-	ppem := fixed.Int26_6(upem) << 6
-	k := t.Size / float64(upem)
 	src := image.NewUniform(premul(t.Color, l.Opacity))
 	var z vector.Rasterizer
 	var pts []svg.Point
 	for _, line := range t.Lines {
 		for _, g := range line.Glyphs {
-			segs, err := t.Font.SFNT.LoadGlyph(&buf, g.Index, ppem, nil)
-			if err != nil {
-				return fmt.Errorf("glyph %q: %w", g.Rune, err)
+			fc := sh.face(g.Font)
+			outline, ok := fc.GlyphDataOutline(font.GID(g.ID))
+			if !ok || len(outline.Segments) == 0 {
+				continue // a space, or a bitmap-only glyph
 			}
-			if len(segs) == 0 {
-				continue // a space
-			}
+			k := t.Size / float64(g.Font.Face.Upem())
 			// Map every point once; the control points bound the outline.
 			pts = pts[:0]
 			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-			for _, sg := range segs {
+			for _, sg := range outline.Segments {
 				for _, a := range sg.Args[:segArgs(sg.Op)] {
-					q := m.Apply(svg.Point{X: g.X + float64(a.X)/64*k, Y: line.Baseline + float64(a.Y)/64*k})
+					q := m.Apply(svg.Point{X: g.X + float64(a.X)*k, Y: line.Baseline + g.Y - float64(a.Y)*k})
 					pts = append(pts, q)
 					x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
 				}
@@ -123,19 +121,19 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 			ox, oy := float64(area.Min.X), float64(area.Min.Y)
 			at := func(i int) (float32, float32) { return float32(pts[i].X - ox), float32(pts[i].Y - oy) }
 			i := 0
-			for _, sg := range segs {
+			for _, sg := range outline.Segments {
 				switch sg.Op {
-				case sfnt.SegmentOpMoveTo:
+				case ot.SegmentOpMoveTo:
 					// The rasterizer does not close a contour on MoveTo.
 					z.ClosePath()
 					z.MoveTo(at(i))
-				case sfnt.SegmentOpLineTo:
+				case ot.SegmentOpLineTo:
 					z.LineTo(at(i))
-				case sfnt.SegmentOpQuadTo:
+				case ot.SegmentOpQuadTo:
 					ax, ay := at(i)
 					bx, by := at(i + 1)
 					z.QuadTo(ax, ay, bx, by)
-				case sfnt.SegmentOpCubeTo:
+				case ot.SegmentOpCubeTo:
 					ax, ay := at(i)
 					bx, by := at(i + 1)
 					cx, cy := at(i + 2)
@@ -151,11 +149,11 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) error {
 }
 
 // segArgs is the number of points a segment carries.
-func segArgs(op sfnt.SegmentOp) int {
+func segArgs(op ot.SegmentOp) int {
 	switch op {
-	case sfnt.SegmentOpQuadTo:
+	case ot.SegmentOpQuadTo:
 		return 2
-	case sfnt.SegmentOpCubeTo:
+	case ot.SegmentOpCubeTo:
 		return 3
 	}
 	return 1

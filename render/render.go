@@ -42,7 +42,8 @@ type Options struct {
 	Basis string
 	// Lang is the language of text values drawn; "" takes each value's first language.
 	Lang string
-	// Strict makes an unknown font family an error instead of a fallback with a warning.
+	// Strict makes an unknown font family, and characters no font has, an error
+	// instead of a fallback with a warning.
 	Strict bool
 	// MaxPixels caps the output raster (width x height), checked before allocating.
 	MaxPixels int64
@@ -55,6 +56,12 @@ type Options struct {
 	SVG svg.Limits
 	// FontDirs are extra font folders; families are read from the files' name tables.
 	FontDirs []string
+	// FontFallback is the fallback chain of families for characters an element's font
+	// lacks (default fonts.DefaultFallback; set []string{} for none).
+	FontFallback []string
+	// FallbackFontDirs are searched for the fallback families only (default
+	// fonts.DefaultFallbackDirs, skipped where absent).
+	FallbackFontDirs []string
 	// Workers is the compositing parallelism (default: GOMAXPROCS).
 	Workers int
 }
@@ -74,6 +81,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.FontFallback == nil {
+		o.FontFallback = fonts.DefaultFallback
+	}
+	if o.FallbackFontDirs == nil {
+		o.FallbackFontDirs = fonts.DefaultFallbackDirs
 	}
 	return o
 }
@@ -104,8 +117,9 @@ type MediaSource interface {
 
 // Renderer renders design views. It is safe for concurrent use.
 type Renderer struct {
-	opts  Options
-	fonts *fonts.Registry
+	opts    Options
+	fonts   *fonts.Registry
+	shapers *shaperPool
 	// print is the print-grade output (print.go); nil for sRGB without bleed.
 	print *Print
 }
@@ -117,11 +131,11 @@ func New(opts Options) (*Renderer, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	reg, err := fonts.New(opts.FontDirs...)
+	reg, err := fonts.Open(fonts.Config{Dirs: opts.FontDirs, Fallback: opts.FontFallback, FallbackDirs: opts.FallbackFontDirs})
 	if err != nil {
 		return nil, fmt.Errorf("render: fonts: %w", err)
 	}
-	return &Renderer{opts: opts, fonts: reg}, nil
+	return &Renderer{opts: opts, fonts: reg, shapers: newShaperPool(2 * opts.Workers)}, nil
 }
 
 // Fonts returns the font registry in use.
@@ -156,8 +170,15 @@ const (
 	WarnClipped = "clipped"
 	// WarnMissingFont: a font family or style is not installed; another face is used.
 	WarnMissingFont = "missing-font"
-	// WarnMissingGlyph: the font has no glyph for a character (drawn as a box).
+	// WarnMissingGlyph: neither the font nor the fallback chain has a glyph for a
+	// character (drawn as a box; an error in strict mode).
 	WarnMissingGlyph = "missing-glyph"
+	// WarnFontFallback: characters the element's font lacks are drawn with a face of
+	// the fallback chain.
+	WarnFontFallback = "font-fallback"
+	// WarnTextInput: the text holds something printed other than typed: invalid
+	// characters, excess combining marks, bidi controls, more than maxCharacters.
+	WarnTextInput = "text-input"
 	// WarnUnsupported: a design feature the renderer does not draw.
 	WarnUnsupported = "unsupported-feature"
 	// WarnMediaMismatch: decoded media dimensions differ from the media's meta.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
-	"golang.org/x/image/font/sfnt"
 )
 
 // A Scene is one design view resolved into what to draw, independent of the output
@@ -184,8 +183,10 @@ type SVGLayer struct {
 	Doc *svg.Doc
 }
 
-// TextLayer is laid-out text: lines of positioned glyphs in one face, size and colour.
+// TextLayer is laid-out text: lines of shaped, positioned glyphs in one size and
+// colour.
 type TextLayer struct {
+	// Font is the element's font; glyphs may come from fallback faces (Glyph.Font).
 	Font *fonts.Font
 	// Size is the font size in local units (template units: points in the point basis).
 	Size  float64
@@ -207,19 +208,23 @@ type TextLine struct {
 	X, Baseline float64
 	// Width is the advance width of the line, kerning and charSpacing included.
 	Width float64
-	// Glyphs are the line's glyphs with their pen positions; backends that cannot
-	// place glyphs one by one can draw Text at X and should then apply CharSpacing and
-	// kerning themselves.
+	// Glyphs are the line's shaped glyphs in visual order with their positions.
 	Glyphs []Glyph
 }
 
-// Glyph is one positioned glyph of a line.
+// Glyph is one positioned, shaped glyph of a line, in visual order.
 type Glyph struct {
-	Rune  rune
-	Index sfnt.GlyphIndex
-	// X is the glyph's pen position from the text box's left, in local units
-	// (the line's X included).
-	X float64
-	// Advance is the glyph's own advance width (no kerning, no charSpacing).
+	// Font is the face the glyph comes from: the element's font or a fallback face.
+	Font *fonts.Font
+	// ID is the glyph's index in Font (0 is .notdef: no face had the character).
+	ID uint32
+	// X is where the glyph's origin is drawn, from the text box's left, in local units
+	// (the line's X and the glyph's shaping offset included); Y is its vertical offset
+	// from the baseline (y down; marks stacked by the shaper).
+	X, Y float64
+	// Advance is the glyph's shaped advance (kerning included, no charSpacing).
 	Advance float64
+	// Text is the source text of the cluster this glyph starts (logical order; the
+	// characters a copy from the PDF must give), "" for a cluster's later glyphs.
+	Text string
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"github.com/printworker/printworker/render/fonts"
 	"image/color"
 	"math"
 	"testing"
@@ -149,8 +150,13 @@ func TestPicturePlacement(t *testing.T) {
 // Text layout follows fabric.js (hub-gaps.md): U = 1.13 x size, height =
 // U x (lineHeight x (n-1) + 1), baseline i = U x lineHeight x i + 0.879 x size.
 func TestTextLayout(t *testing.T) {
-	r := newRenderer(t, Options{})
+	// No fallback chain: the last case needs a character no font has.
+	r := newRenderer(t, Options{FontFallback: []string{}})
 	f, _ := r.Fonts().Lookup("DejaVu Sans", 0)
+	layoutText := func(f *fonts.Font, s string, size, cs, lh float64, align string) (*TextLayer, []rune, error) {
+		tl, rep, err := r.shapers.layoutText(s, textRequest{primary: f, reg: r.fonts, size: size, charSpacing: cs, lineHeight: lh, align: align})
+		return tl, rep.missing, err
+	}
 	tl, missing, err := layoutText(f, "ab\nabcd", 100, 0, 1.16, "right")
 	if err != nil || len(missing) != 0 {
 		t.Fatal(err, missing)

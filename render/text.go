@@ -1,17 +1,13 @@
 package render
 
 import (
-	"errors"
-	"fmt"
 	"image/color"
 	"strings"
 
+	"github.com/go-text/typesetting/segmenter"
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/sfnt"
-	"golang.org/x/image/math/fixed"
 )
 
 // fabric.js text metrics (hub-gaps.md "Rendering conventions"): a line's unit height
@@ -57,13 +53,17 @@ func (b *sceneBuilder) text(e *model.Element) error {
 	if e.Align != nil && *e.Align != "" {
 		align = *e.Align
 	}
-	tl, missing, err := layoutText(f, s, size, e.CharSpacing(), LineHeight(e), align)
+	tl, rep, err := b.r.shapers.layoutText(s, textRequest{
+		primary: f, style: fonts.StyleOf(e.Bold != nil && *e.Bold, e.Italic != nil && *e.Italic),
+		reg: b.r.fonts, size: size, charSpacing: e.CharSpacing(), lineHeight: LineHeight(e),
+		align: align, lang: b.r.opts.Lang,
+	})
 	if err != nil {
 		return inputErr(b.view.ID, e.ID, err, "text layout")
 	}
 	tl.Color = col
-	if len(missing) > 0 {
-		b.warn(WarnMissingGlyph, e.ID, "font %s %s has no glyph for %q", f.Family, f.Style, string(missing))
+	if err := b.reportShaping(e, f, s, rep); err != nil {
+		return err
 	}
 	if clip.Empty() {
 		b.warn(WarnClipped, e.ID, "the text lies entirely outside the export box and is not printed")
@@ -88,77 +88,49 @@ func (b *sceneBuilder) text(e *model.Element) error {
 	return nil
 }
 
-// layoutText lays out s as fabric.js does: lines split on newline, no wrapping, box
-// width = widest line, height = U x (lineHeight x (n-1) + 1), line i's baseline at
-// U x lineHeight x i + 0.879 x size, each line aligned inside the box width, kerning on,
-// charSpacing (1/1000 em) after every character but a line's last. It returns the runes
-// the font lacks.
-func layoutText(f *fonts.Font, s string, size, charSpacing, lineHeight float64, align string) (*TextLayer, []rune, error) {
-	var buf sfnt.Buffer
-	upem := f.SFNT.UnitsPerEm()
-	ppem := fixed.Int26_6(upem) << 6 // metrics in font units, scaled below
-	k := size / float64(upem)
-	unit := func(v fixed.Int26_6) float64 { return float64(v) / 64 * k }
-	tl := &TextLayer{Font: f, Size: size, CharSpacing: charSpacing / 1000 * size}
-	var missing []rune
-	seen := map[rune]bool{}
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	for _, text := range strings.Split(s, "\n") {
-		line := TextLine{Text: text}
-		pen := 0.0
-		prev, havePrev := sfnt.GlyphIndex(0), false
-		runes := []rune(text)
-		for i, r := range runes {
-			if r == '\t' {
-				r = ' '
-			}
-			gi, err := f.SFNT.GlyphIndex(&buf, r)
-			if err != nil {
-				return nil, nil, fmt.Errorf("glyph for %q: %w", r, err)
-			}
-			if gi == 0 && !seen[r] {
-				seen[r] = true
-				missing = append(missing, r)
-			}
-			if havePrev {
-				kern, err := f.SFNT.Kern(&buf, prev, gi, ppem, font.HintingNone)
-				if err == nil {
-					pen += unit(kern)
-				} else if !errors.Is(err, sfnt.ErrNotFound) {
-					return nil, nil, fmt.Errorf("kerning: %w", err)
-				}
-			}
-			adv, err := f.SFNT.GlyphAdvance(&buf, gi, ppem, font.HintingNone)
-			if err != nil {
-				return nil, nil, fmt.Errorf("advance of %q: %w", r, err)
-			}
-			line.Glyphs = append(line.Glyphs, Glyph{Rune: r, Index: gi, X: pen, Advance: unit(adv)})
-			pen += unit(adv)
-			if i < len(runes)-1 {
-				pen += tl.CharSpacing
-			}
-			prev, havePrev = gi, true
-		}
-		line.Width = pen
-		tl.Width = max(tl.Width, pen)
-		tl.Lines = append(tl.Lines, line)
+// reportShaping turns what shaping found into preflight warnings, or a permanent
+// error in strict mode for characters no face has.
+func (b *sceneBuilder) reportShaping(e *model.Element, f *fonts.Font, s string, rep shapeReport) error {
+	for _, fb := range rep.fallbacks {
+		b.warn(WarnFontFallback, e.ID, "font %s %s lacks some characters; drawn with fallback font %s %s", f.Family, f.Style, fb.Family, fb.Style)
 	}
-	u := fabricLineUnit * size
-	n := float64(len(tl.Lines))
-	tl.Height = u * (lineHeight*(n-1) + 1)
-	for i := range tl.Lines {
-		l := &tl.Lines[i]
-		switch align {
-		case "left":
-		case "right":
-			l.X = tl.Width - l.Width
-		default:
-			l.X = (tl.Width - l.Width) / 2
+	for _, err := range rep.fallbackErrs {
+		b.warn(WarnFontFallback, e.ID, "fallback font not readable: %v", err)
+	}
+	if len(rep.missing) > 0 {
+		if b.r.opts.Strict {
+			return inputErr(b.view.ID, e.ID, nil, "no font (%s %s or the fallback chain) has a glyph for %q (strict mode)", f.Family, f.Style, string(rep.missing))
 		}
-		l.Baseline = u*lineHeight*float64(i) + fabricBaseline*size
-		for j := range l.Glyphs {
-			l.Glyphs[j].X += l.X
+		b.warn(WarnMissingGlyph, e.ID, "no font (%s %s or the fallback chain) has a glyph for %q; drawn as a box", f.Family, f.Style, string(rep.missing))
+	}
+	if rep.replacement {
+		b.warn(WarnTextInput, e.ID, "the text holds invalid characters (bad UTF-8 or unpaired surrogates), drawn as U+FFFD")
+	}
+	if rep.trimmedMarks > 0 {
+		b.warn(WarnTextInput, e.ID, "%d combining marks beyond %d on one letter were dropped", rep.trimmedMarks, maxClusterMarks)
+	}
+	if rep.bidiControls {
+		b.warn(WarnTextInput, e.ID, "the text holds explicit bidi embedding or isolate controls; check the order of the printed text")
+	}
+	if e.MaxCharacters != nil && *e.MaxCharacters > 0 {
+		if n := graphemeCount(s); n > *e.MaxCharacters {
+			b.warn(WarnTextInput, e.ID, "the text has %d characters, more than the element's maxCharacters %d", n, *e.MaxCharacters)
 		}
 	}
-	return tl, missing, nil
+	return nil
+}
+
+// graphemeCount counts user-perceived characters (extended grapheme clusters), so a
+// letter with its accents, a Devanagari conjunct or a flag counts once. Line breaks
+// do not count.
+func graphemeCount(s string) int {
+	var seg segmenter.Segmenter
+	rs := []rune(strings.ReplaceAll(strings.ReplaceAll(s, "\r", ""), "\n", ""))
+	seg.Init(rs)
+	it := seg.GraphemeIterator()
+	n := 0
+	for it.Next() {
+		n++
+	}
+	return n
 }

@@ -331,6 +331,25 @@ func runConformance(t *testing.T, b backend) {
 		checkNotFound(t, "Get never", err)
 	})
 
+	t.Run("create if absent", func(t *testing.T) {
+		st := b.open(t, nil)
+		key := prefix(t) + "manifest.json"
+		obj := storage.Object{Key: key, IfAbsent: true}
+		if _, err := st.Put(ctx, obj, strings.NewReader("first")); err != nil {
+			t.Fatalf("conditional create of a free key: %v", err)
+		}
+		_, err := st.Put(ctx, obj, strings.NewReader("second"))
+		if !errors.Is(err, storage.ErrExists) || retryable(err) {
+			t.Errorf("conditional create of a taken key: %v, want a permanent ErrExists", err)
+		}
+		if raw, _ := b.inspect(t, key); string(raw.body) != "first" {
+			t.Errorf("after a refused create: %q, want the first object kept", raw.body)
+		}
+		if keys := b.keys(t, prefix(t)); len(keys) != 1 {
+			t.Errorf("keys after a refused create: %q (no temporary file may stay)", keys)
+		}
+	})
+
 	t.Run("overwrite", func(t *testing.T) {
 		st := b.open(t, nil)
 		key := prefix(t) + "same.png"

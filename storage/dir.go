@@ -109,10 +109,17 @@ func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, e
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
 	cr := newCheckedReader(&ctxReader{ctx: ctx, r: body}, obj)
-	if err := writeAtomic(final, func(w io.Writer) error {
+	place := os.Rename
+	if obj.IfAbsent {
+		place = os.Link // fails with EEXIST when the name is taken, atomically
+	}
+	if err := writeAtomicWith(final, place, func(w io.Writer) error {
 		_, err := io.Copy(w, cr)
 		return err
 	}); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return PutResult{}, permanent("put", obj.Key, fmt.Errorf("%w: %w", ErrExists, err))
+		}
 		return PutResult{}, putError(obj.Key, err, dirError)
 	}
 	res := PutResult{Key: obj.Key, Bytes: cr.n, SHA256: cr.sum()}
@@ -136,7 +143,14 @@ func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, e
 }
 
 // writeAtomic writes a file through a synced temporary file renamed into place.
-func writeAtomic(final string, write func(io.Writer) error) (err error) {
+func writeAtomic(final string, write func(io.Writer) error) error {
+	return writeAtomicWith(final, os.Rename, write)
+}
+
+// writeAtomicWith writes a file through a synced temporary file that place (os.Rename,
+// or os.Link for a create that must not replace) puts at final; the temporary name is
+// removed in every case.
+func writeAtomicWith(final string, place func(oldname, newname string) error, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(final)
 	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(final)+"-*")
 	if err != nil {
@@ -161,7 +175,9 @@ func writeAtomic(final string, write func(io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(f.Name(), final); err != nil {
+	err = place(f.Name(), final)
+	_ = os.Remove(f.Name()) // gone after a rename; after a link, the second name
+	if err != nil {
 		return err
 	}
 	return syncDir(dir)

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,9 +25,10 @@ const ManifestName = "manifest.json"
 // {view}, {filename} or {type}, because the order's manifest sits next to its files
 // at the folder part + "manifest.json" and there must be exactly one per order.
 //
-// Every variable is cleaned by the filenames rules before it is substituted, so a
-// value can never add a '/', a ".." or a hidden segment; a variable the pattern uses
-// that is empty after cleaning is an error, never a silently shorter key.
+// Every variable is cleaned before it is substituted, so a value can never add a '/',
+// a ".." or a hidden segment; in folders by KeyValue, so two orders never share a
+// folder (and a manifest). A variable the pattern uses that is empty after cleaning is
+// an error, never a silently shorter key.
 type Layout struct {
 	Pattern string
 }
@@ -155,7 +158,11 @@ func (l Layout) Validate() error {
 	return nil
 }
 
-func expandSegment(s segment, v KeyVars) (string, error) {
+// expandSegment substitutes the variables of one segment. Folder values go through
+// KeyValue, so an order's folder is its own; the last segment (the file name) takes
+// the filenames rules only, the file names of one order being kept apart by
+// filenames.ForViews already.
+func expandSegment(s segment, v KeyVars, folder bool) (string, error) {
 	var b strings.Builder
 	for i, p := range s.parts {
 		if i%2 == 0 {
@@ -163,6 +170,9 @@ func expandSegment(s segment, v KeyVars) (string, error) {
 			continue
 		}
 		val := filenames.Clean(layoutVars[p](v))
+		if folder {
+			val = KeyValue(layoutVars[p](v))
+		}
 		if val == "" {
 			return "", fmt.Errorf("%w: layout variable {%s} is empty", ErrInvalidKey, p)
 		}
@@ -174,14 +184,14 @@ func expandSegment(s segment, v KeyVars) (string, error) {
 func (l Layout) expand(segs []segment, v KeyVars, last string) (string, error) {
 	out := make([]string, 0, len(segs))
 	for _, s := range segs[:len(segs)-1] {
-		e, err := expandSegment(s, v)
+		e, err := expandSegment(s, v, true)
 		if err != nil {
 			return "", err
 		}
 		out = append(out, e)
 	}
 	if last == "" {
-		e, err := expandSegment(segs[len(segs)-1], v)
+		e, err := expandSegment(segs[len(segs)-1], v, false)
 		if err != nil {
 			return "", err
 		}
@@ -192,6 +202,43 @@ func (l Layout) expand(segs []segment, v KeyVars, last string) (string, error) {
 		return "", err
 	}
 	return key, nil
+}
+
+// KeyValue is a layout variable's value as it appears in a key. Characters a key
+// segment or a file name cannot hold (/ \ : * ? " < > |) become '_', then the filenames
+// rules apply (whitespace to '-', control characters dropped, runs collapsed, ends
+// trimmed). A value those rules leave as it is stays readable and unchanged ("COL1");
+// one they change gets '-' and the first 6 hex digits of the SHA-256 of the raw value
+// appended ("COL/1" -> "COL_1-<6 hex>"), so two values that clean alike ("COL/1",
+// "COL:1", "COL_1") still get keys of their own. A clean value that already ends in
+// '-' and 6 hex digits gets the fingerprint too, so that no clean value can pose as
+// another's fingerprinted one. "" means nothing is left.
+func KeyValue(raw string) string {
+	mapped := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`/\:*?"<>|`, r) {
+			return '_'
+		}
+		return r
+	}, raw)
+	c := filenames.Clean(mapped)
+	if c == "" || c == raw && !looksFingerprinted(c) {
+		return c
+	}
+	sum := sha256.Sum256([]byte(raw))
+	return c + "-" + hex.EncodeToString(sum[:3])
+}
+
+// looksFingerprinted reports whether s ends in '-' and 6 lowercase hex digits.
+func looksFingerprinted(s string) bool {
+	if len(s) < 7 || s[len(s)-7] != '-' {
+		return false
+	}
+	for _, r := range s[len(s)-6:] {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Key returns the object key of one file.

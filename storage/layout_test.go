@@ -114,3 +114,25 @@ func TestLayoutValidate(t *testing.T) {
 		}
 	}
 }
+
+// The folder rule of docs/storage.md: clean ids keep their name, changed ones get the
+// fingerprint, and ids that clean alike get folders of their own.
+func TestLayoutOrderFoldersAreInjective(t *testing.T) {
+	l := storage.Layout{}
+	want := map[string]string{"COL1": "COL1", "#1001": "#1001", "COL/1": "COL_1-d8958a", "COL 1": "COL-1-b1dd17"}
+	seen := map[string]string{}
+	for _, id := range []string{"COL1", "#1001", "COL/1", "COL 1", "COL:1", "COL_1", "COL-1", `COL\1`, "COL1 ", "COL\x001", "COL//1"} {
+		key, err := l.ManifestKey(storage.KeyVars{Store: "s", Order: id, Date: time.Unix(0, 0)})
+		if err != nil {
+			t.Fatalf("%q: %v", id, err)
+		}
+		folder := strings.Split(key, "/")[2]
+		if w, ok := want[id]; ok && folder != w {
+			t.Errorf("order %q: folder %q, want %q", id, folder, w)
+		}
+		if other, ok := seen[key]; ok {
+			t.Errorf("orders %q and %q share %s", other, id, key)
+		}
+		seen[key] = id
+	}
+}

@@ -286,14 +286,18 @@ func (s *S3) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, er
 		meta[k] = encodeMeta(v)
 	}
 	cr := newCheckedReader(body, obj)
-	err := s.up.upload(ctx, &s3.PutObjectInput{
+	in := &s3.PutObjectInput{
 		Bucket:             aws.String(s.cfg.Bucket),
 		Key:                aws.String(obj.Key),
 		Body:               cr,
 		ContentType:        aws.String(contentTypeOf(obj)),
 		ContentDisposition: aws.String(ContentDisposition(filenameOf(obj))),
 		Metadata:           meta,
-	})
+	}
+	if obj.IfAbsent {
+		in.IfNoneMatch = aws.String("*")
+	}
+	err := s.up.upload(ctx, in)
 	if cr.err != nil {
 		// The SDK may wrap the body's error beyond recognition; the reader knows it.
 		return PutResult{}, putError(obj.Key, cr.err, s3Error)
@@ -400,6 +404,8 @@ func s3Error(op, key string, err error) error {
 		return e
 	}
 	switch apiCode(err) {
+	case "PreconditionFailed", "ConditionalRequestConflict":
+		return permanent(op, key, fmt.Errorf("%w: %w", ErrExists, err))
 	case "NoSuchKey", "NotFound":
 		return permanent(op, key, fmt.Errorf("%w: %w", ErrNotFound, err))
 	case "NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch",

@@ -36,6 +36,11 @@ var ErrNotFound = errors.New("object not found")
 // ErrInvalidKey is wrapped when a key or metadata name is malformed; it is permanent.
 var ErrInvalidKey = errors.New("invalid key")
 
+// ErrExists is wrapped when Put with Object.IfAbsent finds the key taken (S3 answers
+// 412 Precondition Failed, or 409 while another conditional write is in flight). It is
+// permanent: the same write meets the same object.
+var ErrExists = errors.New("object already exists")
+
 // Object describes what Put writes.
 type Object struct {
 	Key         string
@@ -50,6 +55,12 @@ type Object struct {
 	// sha256 ...). Names are lowercase letters, digits and '-'. A "sha256" given here
 	// is verified against the body: a mismatch fails Put and stores nothing.
 	Metadata map[string]string
+	// IfAbsent makes Put a conditional create: when the key already holds an object,
+	// Put stores nothing and fails with ErrExists. S3 sends If-None-Match: * (AWS and
+	// most S3-compatible stores honour it; a store that ignores the header overwrites,
+	// so callers still check what they replace); Dir links the finished temporary file
+	// to the final name, which fails atomically when the name exists.
+	IfAbsent bool
 }
 
 // Info describes a stored object. List fills Key, Size and ModTime only.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -116,10 +117,20 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
+	// A manifest is never written over another order's: an existing one is replaced
+	// only when it is this order's, and a new one is created only if none appeared.
+	exists, err := w.manifestOwner(ctx, key, k)
+	if err != nil {
+		return err
+	}
 	put, err := w.upload(ctx, kindManifest, storage.Object{
 		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),
 		Metadata: map[string]string{"store": k.Store, "order": k.OrderID, "revision": strconv.FormatInt(snap.Rev, 10)},
+		IfAbsent: !exists,
 	}, &buf)
+	if errors.Is(err, storage.ErrExists) {
+		return errManifestRace(key, err)
+	}
 	if err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}

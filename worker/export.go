@@ -291,7 +291,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	}}
 	var put storage.PutResult
 	if use == ModeRender {
-		put, err = w.renderView(ctx, x, plan, obj, &rec)
+		put, err = w.renderView(ctx, x, obj, &rec)
 	} else {
 		put, err = w.downloadView(ctx, x, obj, &rec)
 	}
@@ -309,15 +309,30 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 var errStorageStopped = errors.New("storage stopped reading the rendered file")
 
 // renderView renders into storage through a pipe, admitted by the memory budget.
-// The file is never held whole: the encoder writes while storage uploads, and the
-// SHA-256 is computed on the way through.
-func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
-	release, err := w.budget.Acquire(ctx, plan.PeakBytes())
+// The view's media are read and measured first (render.PrepareView), so the budget
+// admits the render at the size the files' own headers give, not the size the design
+// declares; nothing is decoded before that. The file is never held whole: the encoder
+// writes while storage uploads, and the SHA-256 is computed on the way through.
+func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Object, rec *FileRecord) (storage.PutResult, error) {
+	// The render span holds the media fetches and the drawing; the upload is its
+	// sibling, under the task's span.
+	sctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
+		attribute.String("printworker.view", x.v.ID),
+		attribute.String("printworker.export.type", x.v.Export.Type),
+		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+	prep, err := x.r.PrepareView(sctx, x.d, x.v.ID, mediaSource{x.h})
+	if err == nil {
+		var release func()
+		release, err = w.budget.Acquire(ctx, prep.Plan().PeakBytes())
+		if err == nil {
+			defer release()
+		}
+	}
 	if err != nil {
+		endSpan(span, err)
 		return storage.PutResult{}, err
 	}
-	defer release()
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancel(sctx)
 	defer cancel()
 	pr, pw := io.Pipe()
 	type out struct {
@@ -326,7 +341,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := w.render(rctx, x, pw)
+		res, err := w.render(rctx, x, prep, pw)
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
@@ -336,6 +351,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, plan render.Plan,
 		cancel()
 	}
 	o := <-done
+	endSpan(span, o.err)
 	var ie *render.InputError
 	switch {
 	case errors.As(o.err, &ie):
@@ -373,22 +389,17 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	return w.upload(ctx, kindFile, obj, dl.Body)
 }
 
-// render renders one view into out inside a render span (the media it fetches from
-// the hub are the span's children), and records its duration and pixels.
-func (w *Worker) render(ctx context.Context, x viewExport, out io.Writer) (*render.Result, error) {
-	ctx, span := w.tracer.Start(ctx, "render", trace.WithAttributes(
-		attribute.String("printworker.view", x.v.ID),
-		attribute.String("printworker.export.type", x.v.Export.Type),
-		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
+// render decodes the prepared view's media and renders it into out, and records its
+// duration and pixels on the render span in ctx.
+func (w *Worker) render(ctx context.Context, x viewExport, prep *render.PreparedView, out io.Writer) (*render.Result, error) {
 	start := time.Now()
-	res, err := x.r.RenderView(ctx, x.d, x.v.ID, mediaSource{x.h}, out)
+	res, err := prep.Render(ctx, out)
 	if err == nil {
 		w.m.renderDur.WithLabelValues(x.v.Export.Type).Observe(time.Since(start).Seconds())
 		px := int64(res.WidthPx) * int64(res.HeightPx)
 		w.m.pixels.Add(float64(px))
-		span.SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
+		trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("printworker.render.pixels", px), attribute.Int64("printworker.render.bytes", res.Bytes))
 	}
-	endSpan(span, err)
 	return res, err
 }
 

@@ -48,7 +48,9 @@ func (w *Worker) objectURL(key string) string {
 // Renderer is what the worker needs of the renderer (*render.Renderer).
 type Renderer interface {
 	Plan(d *hub.DesignDetail, viewID string) (render.Plan, error)
-	RenderView(ctx context.Context, d *hub.DesignDetail, viewID string, media render.MediaSource, w io.Writer) (*render.Result, error)
+	// PrepareView reads and measures the view's media without decoding them, so the
+	// memory budget admits the render at the files' true size.
+	PrepareView(ctx context.Context, d *hub.DesignDetail, viewID string, media render.MediaSource) (*render.PreparedView, error)
 }
 
 // Deps are the worker's collaborators.

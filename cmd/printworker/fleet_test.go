@@ -267,7 +267,9 @@ type fleetWorker struct {
 	err    error
 }
 
-func startFleetWorker(t *testing.T, bin, name string, args []string) *fleetWorker {
+// startFleetWorker starts the process with PATH and env ("NAME=value") as its
+// environment.
+func startFleetWorker(t *testing.T, bin, name string, args []string, env ...string) *fleetWorker {
 	t.Helper()
 	w := &fleetWorker{name: name, log: filepath.Join(t.TempDir(), "worker.log"), exited: make(chan struct{})}
 	lf, err := os.Create(w.log)
@@ -275,7 +277,7 @@ func startFleetWorker(t *testing.T, bin, name string, args []string) *fleetWorke
 		t.Fatal(err)
 	}
 	w.cmd = exec.Command(bin, args...)
-	w.cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	w.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
 	w.cmd.Stdout, w.cmd.Stderr = lf, lf
 	if err := w.cmd.Start(); err != nil {
 		lf.Close()

@@ -35,11 +35,12 @@ type processFixture struct {
 }
 
 // newProcessFixture starts the services; every hub call waits latency, so that
-// work is in flight long enough to be observed.
-func newProcessFixture(t *testing.T, name string, latency time.Duration) *processFixture {
+// work is in flight long enough to be observed. redisOpts configure the redis-server
+// (testredis.AOF for the crash trials).
+func newProcessFixture(t *testing.T, name string, latency time.Duration, redisOpts ...testredis.Option) *processFixture {
 	t.Helper()
 	f := &processFixture{store: name + "-store", domain: name + ".example", key: name + "-key", secret: name + "-secret"}
-	f.rs = testredis.Start(t)
+	f.rs = testredis.Start(t, redisOpts...)
 	if f.rs.Kind == "miniredis" {
 		t.Skip("needs a real redis-server: a second process shares it")
 	}

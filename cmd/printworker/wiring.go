@@ -26,6 +26,7 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
@@ -316,6 +317,8 @@ type renderFlags struct {
 	strict      bool
 	maxPixels   int64
 	fontDirs    stringList
+	fallback    string
+	fallbackDir stringList
 	workers     int
 	colour      *colourFlags
 }
@@ -324,20 +327,37 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	r := &renderFlags{}
 	fs.StringVar(&r.basis, "render-basis", render.BasisPoint, "physical size basis: point (1 template px = 1 pt) or pixel")
 	fs.StringVar(&r.lang, "render-lang", "", "language of text values drawn (default: each value's first)")
-	fs.BoolVar(&r.strict, "render-strict", false, "fail a render on an unknown font instead of falling back with a warning")
+	fs.BoolVar(&r.strict, "render-strict", false, "fail a render on an unknown font or a character no font has, instead of falling back with a warning")
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
+	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
+	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto folders, where present)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
 	r.colour = addColourFlags(fs)
 	return r
 }
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
-	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels, FontDirs: r.fontDirs, Workers: r.workers})
+	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels,
+		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers})
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
 	return rr, nil
+}
+
+// fallbackFamilies parses --font-fallback: a comma-separated list, "none" for none.
+func fallbackFamilies(v string) []string {
+	out := []string{}
+	if strings.TrimSpace(v) == "none" {
+		return out
+	}
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // workerFlags are the worker's own settings.

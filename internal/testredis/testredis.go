@@ -35,7 +35,18 @@ type Server struct {
 	// mini is set for the embedded server (tests can fast-forward its clock).
 	mini *miniredis.Miniredis
 	cmd  *exec.Cmd
+	// args start the redis-server again (Restart), on the same port and folder.
+	args []string
 }
+
+// Option configures a redis-server started by Start.
+type Option func(*options)
+
+type options struct{ aof bool }
+
+// AOF runs the server with append-only persistence as production does (appendonly
+// yes, appendfsync everysec), so that Kill then Restart shows what a crash loses.
+func AOF() Option { return func(o *options) { o.aof = true } }
 
 // URL returns a redis:// URL for the server.
 func (s *Server) URL() string { return fmt.Sprintf("redis://%s/%d", s.Addr, s.DB) }
@@ -54,14 +65,19 @@ func (s *Server) Kill() {
 	case s.cmd != nil:
 		_ = s.cmd.Process.Kill()
 		_, _ = s.cmd.Process.Wait()
+		s.cmd = nil
 	case s.mini != nil:
 		s.mini.Close()
 	}
 }
 
 // Start returns a private Redis that lives until the test ends.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if addr := os.Getenv("PRINTWORKER_TEST_REDIS_ADDR"); addr != "" {
 		s := &Server{Addr: addr, DB: 15, Kind: "external"}
 		c := redis.NewClient(&redis.Options{Addr: addr, DB: 15})
@@ -78,7 +94,7 @@ func Start(t testing.TB) *Server {
 	}
 	if os.Getenv("PRINTWORKER_TEST_REDIS") != "embedded" {
 		if bin, err := exec.LookPath("redis-server"); err == nil {
-			if s, err := startServer(t, bin); err == nil {
+			if s, err := startServer(t, bin, o); err == nil {
 				return s
 			} else {
 				t.Logf("testredis: redis-server failed (%v); using miniredis", err)
@@ -102,33 +118,53 @@ func Describe() string {
 	return "embedded miniredis (no redis-server installed)"
 }
 
-func startServer(t testing.TB, bin string) (*Server, error) {
+func startServer(t testing.TB, bin string, o options) (*Server, error) {
 	dir := t.TempDir()
+	persist := []string{"--save", "", "--appendonly", "no"}
+	if o.aof {
+		persist = []string{"--save", "", "--appendonly", "yes", "--appendfsync", "everysec"}
+	}
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := testnet.FreePort()
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
-			"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no",
+		args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port)}, persist...)
+		args = append(args, "--dir", dir, "--daemonize", "no",
 			"--protected-mode", "no", "--loglevel", "warning",
 			"--logfile", filepath.Join(dir, "redis.log"))
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if waitReady(addr, 5*time.Second) {
-			s := &Server{Addr: addr, Kind: "redis-server", cmd: cmd}
-			t.Cleanup(func() {
-				_ = cmd.Process.Kill()
-				_, _ = cmd.Process.Wait()
-			})
+		s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Kind: "redis-server", args: append([]string{bin}, args...)}
+		if err := s.run(); err == nil {
+			t.Cleanup(s.Kill)
 			return s, nil
 		}
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
 	}
 	return nil, fmt.Errorf("redis-server did not become ready")
+}
+
+// run starts the server process and waits until it answers.
+func (s *Server) run() error {
+	cmd := exec.Command(s.args[0], s.args[1:]...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if !waitReady(s.Addr, 10*time.Second) {
+		_ = cmd.Process.Kill()
+		_, _ = cmd.Process.Wait()
+		return fmt.Errorf("redis-server on %s did not become ready", s.Addr)
+	}
+	s.cmd = cmd
+	return nil
+}
+
+// Restart starts a killed redis-server again on its port and folder; with AOF it
+// loads what was persisted. Only for a redis-server this package started.
+func (s *Server) Restart() error {
+	if s.args == nil {
+		return fmt.Errorf("testredis: %s server cannot be restarted", s.Kind)
+	}
+	s.Kill()
+	return s.run()
 }
 
 func waitReady(addr string, within time.Duration) bool {

@@ -10,6 +10,7 @@
 package fonts
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
 	"golang.org/x/image/font/gofont/gobold"
 	"golang.org/x/image/font/gofont/gobolditalic"
 	"golang.org/x/image/font/gofont/goitalic"
@@ -27,7 +30,6 @@ import (
 	"golang.org/x/image/font/gofont/gomonobolditalic"
 	"golang.org/x/image/font/gofont/gomonoitalic"
 	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/sfnt"
 )
 
 //go:embed dejavu/*.ttf
@@ -64,21 +66,30 @@ func (s Style) String() string {
 	return [...]string{"regular", "bold", "italic", "bold-italic"}[s]
 }
 
-// Font is one face: its family and style, the file bytes (for embedding in a PDF) and
-// the parsed font (for layout and rasterizing). A Font is read-only once registered
-// and safe for concurrent use as long as each goroutine brings its own sfnt.Buffer.
+// Font is one face: its family and style, the file bytes and the parsed font (for
+// shaping, layout and outlines). A Font is read-only once registered and safe for
+// concurrent use: shapers bring their own state (see render's shaper pool).
 type Font struct {
 	Family string
 	Style  Style
-	// Name is where the face came from (embedded file name or path), for messages.
+	// Name is where the face came from (embedded file name or path, with "#n" for the
+	// n-th face of a collection), for messages.
 	Name string
+	// Data is the font file's bytes. For a face of a collection (.ttc) it is the whole
+	// collection.
 	Data []byte
-	SFNT *sfnt.Font
+	// Face is the parsed font, shared by every shaper.
+	Face *font.Font
+	// Embeddable reports whether Data is a standalone TrueType-outline font that the
+	// PDF writer can embed as a subset (not a collection, not CFF outlines).
+	Embeddable bool
 }
 
-// Registry maps families to faces. It is built once and then only read.
+// Registry maps families to faces. It is built once; faces of the fallback folders are
+// loaded on first use (see fallback.go), everything else is only read.
 type Registry struct {
 	families map[string]*family // by lower-cased family name
+	fallback *fallbackSet
 }
 
 type family struct {
@@ -86,10 +97,17 @@ type family struct {
 	faces [4]*Font
 }
 
-// New returns a registry holding the embedded fonts plus every .ttf / .otf file found
-// (recursively) in dirs. A font folder's face replaces an embedded face of the same
-// family and style, so a shop can pin its own version.
+// New returns a registry holding the embedded fonts plus every .ttf / .otf / .ttc file
+// found (recursively) in dirs. A font folder's face replaces an embedded face of the
+// same family and style, so a shop can pin its own version. It has no fallback chain;
+// see Open.
 func New(dirs ...string) (*Registry, error) {
+	return Open(Config{Dirs: dirs})
+}
+
+// Open builds a registry from cfg: the embedded fonts, cfg.Dirs, and the fallback chain
+// cfg.Fallback whose faces come from those or from cfg.FallbackDirs.
+func Open(cfg Config) (*Registry, error) {
 	r := &Registry{families: map[string]*family{}}
 	embedded := []struct {
 		name string
@@ -118,12 +136,25 @@ func New(dirs ...string) (*Registry, error) {
 			return nil, fmt.Errorf("fonts: embedded %s: %w", e.name, err)
 		}
 	}
-	for _, dir := range dirs {
+	for _, dir := range cfg.Dirs {
 		if err := r.addDir(dir); err != nil {
 			return nil, err
 		}
 	}
+	fb, err := newFallbackSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.fallback = fb
 	return r, nil
+}
+
+func isFontFile(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".ttf", ".otf", ".ttc", ".otc":
+		return true
+	}
+	return false
 }
 
 func (r *Registry) addDir(dir string) error {
@@ -132,8 +163,7 @@ func (r *Registry) addDir(dir string) error {
 		if err != nil {
 			return err
 		}
-		ext := strings.ToLower(filepath.Ext(path))
-		if d.IsDir() || (ext != ".ttf" && ext != ".otf") {
+		if d.IsDir() || !isFontFile(path) {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -154,41 +184,83 @@ func (r *Registry) addDir(dir string) error {
 	return errors.Join(errs...)
 }
 
+// add registers every face of a font file or collection.
 func (r *Registry) add(name string, data []byte) error {
-	f, err := sfnt.Parse(data)
+	faces, err := parseFaces(name, data, nil)
 	if err != nil {
 		return err
 	}
-	var buf sfnt.Buffer
-	fam, err := f.Name(&buf, sfnt.NameIDTypographicFamily)
-	if err != nil || fam == "" {
-		fam, err = f.Name(&buf, sfnt.NameIDFamily)
-		if err != nil {
-			return fmt.Errorf("no family name: %w", err)
+	for _, f := range faces {
+		key := strings.ToLower(strings.TrimSpace(f.Family))
+		fm := r.families[key]
+		if fm == nil {
+			fm = &family{name: f.Family}
+			r.families[key] = fm
 		}
+		fm.faces[f.Style] = f
 	}
-	sub, err := f.Name(&buf, sfnt.NameIDTypographicSubfamily)
-	if err != nil || sub == "" {
-		sub, _ = f.Name(&buf, sfnt.NameIDSubfamily)
-	}
-	st := styleFromSubfamily(sub)
-	key := strings.ToLower(strings.TrimSpace(fam))
-	fm := r.families[key]
-	if fm == nil {
-		fm = &family{name: fam}
-		r.families[key] = fm
-	}
-	fm.faces[st] = &Font{Family: fam, Style: st, Name: name, Data: data, SFNT: f}
 	return nil
 }
 
-// styleFromSubfamily reads the style from a subfamily name such as "Bold Oblique".
-// Weights other than bold (Light, Medium, ...) count as regular.
-func styleFromSubfamily(sub string) Style {
-	s := strings.ToLower(sub)
-	bold := strings.Contains(s, "bold") || strings.Contains(s, "black") || strings.Contains(s, "heavy")
-	italic := strings.Contains(s, "italic") || strings.Contains(s, "oblique")
-	return StyleOf(bold, italic)
+// parseFaces parses the faces of a font file or collection; when want is not nil, only
+// the faces whose family it accepts are fully parsed (a CJK collection holds ten large
+// faces, a fallback chain needs one or two).
+func parseFaces(name string, data []byte, want func(family string) bool) ([]*Font, error) {
+	lds, err := ot.NewLoaders(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var out []*Font
+	for i, ld := range lds {
+		desc, _ := font.Describe(ld, nil)
+		fam := strings.TrimSpace(desc.Family)
+		if fam == "" {
+			return nil, fmt.Errorf("face %d: no family name", i)
+		}
+		if want != nil && !want(fam) {
+			continue
+		}
+		ft, err := font.NewFont(ld)
+		if err != nil {
+			return nil, fmt.Errorf("face %d: %w", i, err)
+		}
+		if ft.Upem() == 0 {
+			return nil, fmt.Errorf("face %d: zero units per em", i)
+		}
+		n := name
+		if len(lds) > 1 {
+			n = fmt.Sprintf("%s#%d", name, i)
+		}
+		out = append(out, &Font{
+			Family: fam, Style: styleOfAspect(desc.Aspect), Name: n, Data: data, Face: ft,
+			Embeddable: len(lds) == 1 && hasTable(data, "glyf"),
+		})
+	}
+	return out, nil
+}
+
+// styleOfAspect maps a face's OS/2 weight and italic flag to one of the four styles:
+// semibold and heavier count as bold, oblique as italic.
+func styleOfAspect(a font.Aspect) Style {
+	return StyleOf(a.Weight >= 600, a.Style == font.StyleItalic)
+}
+
+// hasTable reports whether a single (non-collection) font file has the table tag.
+func hasTable(data []byte, tag string) bool {
+	if len(data) < 12 {
+		return false
+	}
+	n := int(data[4])<<8 | int(data[5])
+	for i := range n {
+		off := 12 + 16*i
+		if off+4 > len(data) {
+			return false
+		}
+		if string(data[off:off+4]) == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // Match is the outcome of a lookup.
@@ -214,8 +286,18 @@ func (r *Registry) Lookup(familyName string, st Style) (*Font, Match) {
 		fm = r.families[strings.ToLower(DefaultFamily)]
 		m = Fallback
 	}
+	f := fm.closest(st)
+	if f.Style != st && m == Exact {
+		m = OtherStyle
+	}
+	return f, m
+}
+
+// closest returns the family's face for st, else the closest one
+// (bold-italic -> bold -> italic -> regular).
+func (fm *family) closest(st Style) *Font {
 	if f := fm.faces[st]; f != nil {
-		return f, m
+		return f
 	}
 	order := map[Style][]Style{
 		Regular:    {Bold, Italic, BoldItalic},
@@ -225,14 +307,11 @@ func (r *Registry) Lookup(familyName string, st Style) (*Font, Match) {
 	}[st]
 	for _, alt := range order {
 		if f := fm.faces[alt]; f != nil {
-			if m == Exact {
-				m = OtherStyle
-			}
-			return f, m
+			return f
 		}
 	}
 	// Unreachable: a family exists only once a face was added.
-	return nil, Fallback
+	return nil
 }
 
 // Families lists the registered family names, sorted.

@@ -3,7 +3,10 @@ package fonts
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/go-text/typesetting/font"
 
 	"golang.org/x/image/font/gofont/gosmallcaps"
 )
@@ -35,7 +38,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q, %s) = %s %s match %d, want %s %s match %d",
 				tc.family, tc.style, f.Family, f.Style, m, tc.wantFamily, tc.wantStyle, tc.wantMatch)
 		}
-		if len(f.Data) == 0 || f.SFNT == nil {
+		if len(f.Data) == 0 || f.Face == nil {
 			t.Errorf("Lookup(%q): face without data", tc.family)
 		}
 	}
@@ -74,13 +77,63 @@ func TestBrokenFontReported(t *testing.T) {
 	}
 }
 
-func TestStyleFromSubfamily(t *testing.T) {
-	for sub, want := range map[string]Style{
-		"Book": Regular, "Regular": Regular, "Bold": Bold, "Oblique": Italic,
-		"Bold Oblique": BoldItalic, "Bold Italic": BoldItalic, "Light": Regular, "Black Italic": BoldItalic,
+func TestStyleOfAspect(t *testing.T) {
+	for _, tc := range []struct {
+		a    font.Aspect
+		want Style
+	}{
+		{font.Aspect{Style: font.StyleNormal, Weight: 400}, Regular},
+		{font.Aspect{Style: font.StyleNormal, Weight: 300}, Regular},
+		{font.Aspect{Style: font.StyleNormal, Weight: 500}, Regular},
+		{font.Aspect{Style: font.StyleNormal, Weight: 600}, Bold},
+		{font.Aspect{Style: font.StyleNormal, Weight: 900}, Bold},
+		{font.Aspect{Style: font.StyleItalic, Weight: 400}, Italic},
+		{font.Aspect{Style: font.StyleItalic, Weight: 700}, BoldItalic},
 	} {
-		if got := styleFromSubfamily(sub); got != want {
-			t.Errorf("styleFromSubfamily(%q) = %s, want %s", sub, got, want)
+		if got := styleOfAspect(tc.a); got != tc.want {
+			t.Errorf("styleOfAspect(%+v) = %s, want %s", tc.a, got, tc.want)
 		}
+	}
+}
+
+// The fallback chain finds families in the fallback folders by name table, reads a
+// face of a collection (.ttc), skips families that are not installed, and never reads
+// a file whose name cannot hold the family.
+func TestFallbackChain(t *testing.T) {
+	const cjk = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+	if _, err := os.Stat(cjk); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("fonts-noto-cjk not installed: %v", err)
+		}
+		t.Skip("fonts-noto-cjk not installed (Debian fonts-noto-cjk)")
+	}
+	r, err := Open(Config{
+		Fallback:     []string{"Noto Sans Arabic", "No Such Family", "Noto Sans CJK JP", "DejaVu Sans"},
+		FallbackDirs: append([]string{"/no/such/dir"}, DefaultFallbackDirs...),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Noto Sans Arabic", "", "Noto Sans CJK JP", "DejaVu Sans"}
+	for i, w := range want {
+		f, err := r.FallbackFace(i, Bold)
+		if err != nil {
+			t.Fatalf("FallbackFace(%d): %v", i, err)
+		}
+		if w == "" {
+			if f != nil {
+				t.Errorf("FallbackFace(%d) = %s, want none", i, f.Family)
+			}
+			continue
+		}
+		if f == nil || f.Family != w || f.Style != Bold {
+			t.Fatalf("FallbackFace(%d) = %+v, want %s bold", i, f, w)
+		}
+		if _, ok := f.Face.Cmap.Lookup('a'); !ok && w != "Noto Sans Arabic" {
+			t.Errorf("%s: no glyph for 'a'", w)
+		}
+	}
+	if f, _ := r.FallbackFace(2, Regular); f.Embeddable || !strings.HasPrefix(f.Name, cjk+"#") {
+		t.Errorf("CJK face %s: embeddable %v; a collection face is not embeddable", f.Name, f.Embeddable)
 	}
 }

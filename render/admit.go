@@ -1,0 +1,186 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"image"
+	"image/color"
+	"io"
+
+	"github.com/printworker/printworker/hub/model"
+)
+
+// PreparedView is a view whose scene is built and whose media files are read and
+// measured by their own headers, but not decoded yet. Plan says what rendering it will
+// take, from the files themselves rather than the sizes the design declares; Render
+// decodes and draws. A caller that budgets memory admits Plan().PeakBytes() between
+// the two: a 15000 x 15000 picture declared 200 x 200 in its media meta is then
+// counted at its true size, before a byte of it is decoded.
+type PreparedView struct {
+	r       *Renderer
+	design  *model.DesignDetail
+	scene   *Scene
+	plan    Plan
+	pending []*pendingDecode
+}
+
+// PrepareView builds the view's scene and reads its media files, decoding only their
+// headers (and SVG documents, which are parsed under their own caps). Errors are those
+// of BuildScene.
+func (r *Renderer) PrepareView(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource) (*PreparedView, error) {
+	v, ok := d.ViewByID(viewID)
+	if !ok {
+		return nil, inputErr(viewID, "", nil, "no such view in design %s", d.ID)
+	}
+	s, p, pending, err := r.buildScene(ctx, v, media)
+	if err != nil {
+		return nil, err
+	}
+	p.SourceBytes = 0
+	for _, pd := range pending {
+		p.SourceBytes += pd.bytes
+	}
+	return &PreparedView{r: r, design: d, scene: s, plan: p, pending: pending}, nil
+}
+
+// Plan is the view's plan with SourceBytes measured from the media files' headers:
+// the decoded pixels at the decoder's own layout (16-bit PNG at 8 bytes a pixel, JPEG
+// planes, progressive JPEG coefficients), the 8-bit copy the renderer converts to,
+// a recoloured copy, and the file bytes themselves.
+func (p *PreparedView) Plan() Plan { return p.plan }
+
+// Render decodes the measured media and writes the view to w as its export type. Only
+// the files measured by PrepareView are decoded, each refused if it decodes larger than
+// its header said. A PreparedView renders once.
+func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error) {
+	if p.scene == nil {
+		return nil, errors.New("render: prepared view rendered twice")
+	}
+	s := p.scene
+	p.scene = nil
+	if err := p.decode(ctx); err != nil {
+		return nil, err
+	}
+	return p.r.renderScene(ctx, p.design, s, w)
+}
+
+// decode decodes the pending files and lets go of them: the layers hold the pixels
+// from here on, and Rasterize releases each layer's once drawn.
+func (p *PreparedView) decode(ctx context.Context) error {
+	pending := p.pending
+	p.pending = nil
+	for _, pd := range pending {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := pd.decode(); err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) {
+				ie.ViewID = p.plan.ViewID
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// decodedBytes estimates the memory of decoding one raster file of the given header
+// into the layer image: the decoder's output, its working buffers that scale with the
+// picture, the NRGBA copy normalize makes of the types the resampler does not read
+// directly, and the recoloured copy. It errs high; the file's own bytes are added by
+// the caller.
+func decodedBytes(kind string, cfg image.Config, data []byte, tint bool) int64 {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	var perPx2 int64 // bytes per pixel, doubled (4:2:0 planes are 1.5 bytes a pixel)
+	convert := false // normalize copies it to NRGBA
+	switch kind {
+	case kindPNG:
+		switch cfg.ColorModel {
+		case color.GrayModel:
+			perPx2 = 2
+		case color.Gray16Model:
+			perPx2, convert = 4, true
+		case color.RGBAModel, color.NRGBAModel:
+			perPx2 = 8
+		case color.RGBA64Model, color.NRGBA64Model:
+			perPx2, convert = 16, true
+		default: // paletted
+			perPx2, convert = 2, true
+		}
+		if pngInterlaced(data) {
+			perPx2 *= 2 // the passes are decoded into images of their own, then merged
+		}
+	case kindJPEG:
+		comps := int64(3)
+		switch cfg.ColorModel {
+		case color.GrayModel:
+			comps = 1
+		case color.CMYKModel:
+			comps, convert = 5, true // CMYK pixels plus the decoder's separate K plane
+		}
+		perPx2 = 2 * comps // planes at full resolution: 4:4:4 is the worst case
+		if jpegProgressive(data) {
+			perPx2 += 2 * 4 * comps // the coefficients of every block are kept to the end
+		}
+	case kindGIF:
+		perPx2, convert = 2, true // the first frame only, paletted
+	case kindWebP:
+		switch cfg.ColorModel {
+		case color.YCbCrModel:
+			perPx2 = 3
+		case color.NYCbCrAModel:
+			perPx2, convert = 5, true
+		default: // lossless: ARGB words, then NRGBA
+			perPx2 = 16
+		}
+	default:
+		perPx2, convert = 8, true
+	}
+	n := px * perPx2 / 2
+	if convert {
+		n += 4 * px
+	}
+	if tint {
+		n += 4 * px
+	}
+	return n
+}
+
+// pngInterlaced reports the Adam7 flag of a PNG's IHDR (byte 28 of the file).
+func pngInterlaced(data []byte) bool {
+	return len(data) > 28 && string(data[12:16]) == "IHDR" && data[28] == 1
+}
+
+// jpegProgressive reports whether a JPEG's frame header is progressive (SOF2, SOF6,
+// SOF10, SOF14), walking the marker segments up to the first frame header.
+func jpegProgressive(data []byte) bool {
+	if !bytes.HasPrefix(data, []byte{0xff, 0xd8}) {
+		return false
+	}
+	for i := 2; i+4 <= len(data); {
+		if data[i] != 0xff {
+			return false
+		}
+		marker := data[i+1]
+		switch {
+		case marker == 0xff: // fill byte
+			i++
+			continue
+		case marker == 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker == 0x01:
+			i += 2
+			continue
+		case marker == 0xda || marker == 0xd9:
+			return false
+		case marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc:
+			return marker&0x03 == 0x02
+		}
+		n := int(binary.BigEndian.Uint16(data[i+2:]))
+		if n < 2 {
+			return false
+		}
+		i += 2 + n
+	}
+	return false
+}
