@@ -3,10 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/hibiken/asynq"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/printworker/printworker/internal/testredis"
 )
 
 // Bad event and link settings are reported at start, all at once, and the secret
@@ -56,5 +65,116 @@ func TestWorkRejectsBadEventSettings(t *testing.T) {
 				t.Errorf("a secret appears in the output: %s", all)
 			}
 		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the worker's log writes and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The operator's path: a worker configured by flags, a cancel from the command line,
+// a receiver that fails until the delivery is archived, the archived delivery listed
+// by "queues list" with the receiver's answer, and "queues retry" delivering it with
+// the same webhook-id once the receiver is fixed.
+func TestEventsThroughTheCommands(t *testing.T) {
+	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	rs := testredis.Start(t)
+	var healthy atomic.Bool
+	var mu sync.Mutex
+	var ids []string
+	wh, _ := standardwebhooks.NewWebhook(secret)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := new(bytes.Buffer)
+		body.ReadFrom(r.Body)
+		if err := wh.Verify(body.Bytes(), r.Header); err != nil {
+			t.Errorf("receiver: %v", err)
+		}
+		mu.Lock()
+		ids = append(ids, r.Header.Get("webhook-id"))
+		mu.Unlock()
+		if healthy.Load() {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		http.Error(w, "erp database down", http.StatusInternalServerError)
+	}))
+	defer recv.Close()
+	secretFile := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secretFile, []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PRINTWORKER_REDIS_URL": rs.URL()}
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"work", "--storage-dir", t.TempDir(), "--metrics-addr", "", "--mode", "download",
+			"--hub-url", "http://127.0.0.1:1", "--hub-store", "s1", "--hub-api-key", "k", "--hub-secret", "x",
+			"--events-url", recv.URL + "/hooks", "--events-secret-file", secretFile, "--events-retry-for", "1s",
+			"--retry-base", "50ms", "--retry-max", "200ms", "--log-level", "debug"},
+			func(k string) string { return env[k] }, logs, logs)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("work: %v", err)
+		}
+	}()
+	if _, _, err := runCLI(t, env, "enqueue", "cancel", "--store", "s1", "--domain", "shop.example", "--order", "C-1"); err != nil {
+		t.Fatal(err)
+	}
+	in := asynq.NewInspector(asynq.RedisClientOpt{Addr: rs.Addr, DB: rs.DB})
+	defer in.Close()
+	waitFor(t, func() bool {
+		info, err := in.GetQueueInfo("events")
+		return err == nil && info.Archived == 1
+	})
+	out, _, err := runCLI(t, env, "queues", "list", "--queue", "events", "--state", "archived")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"event:msg_", "500 Internal Server Error", "erp database down", "retry window 1s", recv.URL + "/hooks"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("queues list does not show %q:\n%s", want, out)
+		}
+	}
+	healthy.Store(true)
+	if _, _, err := runCLI(t, env, "queues", "retry", "--queue", "events"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		info, err := in.GetQueueInfo("events")
+		return err == nil && info.Archived == 0 && info.Retry == 0 && info.Pending == 0 && info.Active == 0
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ids) < 2 {
+		t.Fatalf("receiver got %d requests", len(ids))
+	}
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Errorf("webhook-ids %v: want one id for every attempt", ids)
+			break
+		}
+	}
+	if strings.Contains(logs.String(), "MfKQ9r8G") {
+		t.Error("the secret appears in the worker's logs")
+	}
+	if !strings.Contains(logs.String(), "event delivered") {
+		t.Errorf("no delivery logged:\n%s", logs.String())
 	}
 }
