@@ -93,7 +93,9 @@ type View struct {
 }
 
 // Ext returns the file extension, with its dot, for a hub export type: ".png" for
-// png, ".pdf" for pdf and pdf-simple, ".zip" for zip. An unknown type gets "".
+// png, ".pdf" for pdf and pdf-simple, ".zip" for zip, ".tif" for tiff; also for the
+// other file kinds a hub may send instead (jpeg, gif, webp, svg). An unknown type
+// gets "".
 func Ext(exportType string) string {
 	switch strings.ToLower(strings.TrimSpace(exportType)) {
 	case "png":
@@ -104,6 +106,10 @@ func Ext(exportType string) string {
 		return ".zip"
 	case "tiff":
 		return ".tif"
+	case "jpeg", "jpg":
+		return ".jpg"
+	case "gif", "webp", "svg":
+		return "." + strings.ToLower(strings.TrimSpace(exportType))
 	}
 	return ""
 }

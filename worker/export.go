@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -183,38 +182,18 @@ func (w *Worker) completeIfDone(ctx context.Context, k jobs.OrderKey, ref string
 	return nil
 }
 
-// fileNames names the views' files. The configured pattern, when set, names every
-// view; else each view uses its own export filename pattern (spec 2.8: export
-// settings belong to the design's view), with the views told apart by a suffix when
-// there are several. Should two views still collide, the default pattern names all.
+// fileNames names the views' files through the naming path `printworker render` and
+// the hub simulator share (filenames.ForDesign): the configured pattern, when set,
+// names every view; else each view's own export filename pattern (spec 2.8). [id] is
+// the reference's design id; [date] the design's creation day, or the order's with
+// --filename-date order (or when the design has no usable date).
 func (w *Worker) fileNames(ref hub.DesignRef, d *hub.DesignDetail, views []*hub.View, orderDate time.Time) []string {
-	date := orderDate
-	if w.cfg.FileDate == "design" {
-		if t, err := time.Parse(time.RFC3339Nano, d.Created); err == nil {
-			date = t
-		}
+	f := filenames.DesignFields(d)
+	f.ID = strconv.FormatInt(ref.ID, 10)
+	if w.cfg.FileDate != "design" || f.Date.IsZero() {
+		f.Date = orderDate
 	}
-	f := filenames.Fields{ID: strconv.FormatInt(ref.ID, 10), Date: date, Title: d.Name, Product: d.ProductID}
-	fv := make([]filenames.View, len(views))
-	for i, v := range views {
-		fv[i] = filenames.View{ID: v.ID, Name: v.Name.Pick(""), Type: v.Export.Type}
-	}
-	ext := func(v filenames.View) string { return filenames.Ext(v.Type) }
-	if w.cfg.Filenames.Pattern != "" {
-		return filenames.ForViews(w.cfg.Filenames, f, fv, ext)
-	}
-	names := make([]string, len(views))
-	seen := map[string]bool{}
-	for i, v := range views {
-		opts := w.cfg.Filenames
-		opts.Pattern = v.Export.Filename
-		names[i] = filenames.ForViews(opts, f, fv, ext)[i]
-		if seen[strings.ToLower(names[i])] {
-			return filenames.ForViews(w.cfg.Filenames, f, fv, ext)
-		}
-		seen[strings.ToLower(names[i])] = true
-	}
-	return names
+	return filenames.ForDesign(w.cfg.Filenames, f, views)
 }
 
 // viewExport is one view to export.
@@ -249,12 +228,9 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	v := x.v
 	rec := FileRecord{Filename: x.name, DesignID: x.ref.ID, ViewID: v.ID, ViewName: v.Name.Pick(""),
 		Type: v.Export.Type, ContentType: contentType(v.Export.Type), DPI: v.Export.DPI}
-	key, err := w.cfg.Layout.Key(storage.KeyVars{
-		Store: x.p.Store, Order: x.p.OrderID, Design: strconv.FormatInt(x.ref.ID, 10), View: v.ID,
-		Product: x.d.ProductID, Filename: x.name, Type: v.Export.Type, Date: x.orderDate,
-	})
+	key, err := w.objectKey(x, x.name, v.Export.Type)
 	if err != nil {
-		return rec, &PermanentError{Reason: fmt.Sprintf("object key: %v", err)}
+		return rec, err
 	}
 	rec.Key = key
 	rec.URL = w.objectURL(key)
@@ -379,12 +355,8 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	if dl.Length > 0 {
 		obj.Size = dl.Length
 	}
-	if want := kindOf(x.v.Export.Type); dl.Kind != "" && dl.Kind != hub.KindUnknown && dl.Kind != want {
-		rec.Warnings = append(rec.Warnings, render.Warning{Code: "type-mismatch", ViewID: x.v.ID,
-			Message: fmt.Sprintf("the hub sent a %s file for a %s view", dl.Kind, x.v.Export.Type)})
-		if dl.ContentType != "" {
-			obj.ContentType, rec.ContentType = dl.ContentType, dl.ContentType
-		}
+	if err := w.followKind(x, dl, &obj, rec); err != nil {
+		return storage.PutResult{}, err
 	}
 	return w.upload(ctx, kindFile, obj, dl.Body)
 }

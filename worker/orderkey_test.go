@@ -113,7 +113,7 @@ func TestManifestOfAnotherOrderIsNotOverwritten(t *testing.T) {
 		}
 		deadline := time.Now().Add(waitBound)
 		for {
-			archived, _ := e.insp.ListArchivedTasks(jobs.QueueExports)
+			archived, _ := e.insp.ListArchivedTasks(jobs.QueueComplete)
 			if len(archived) > 0 {
 				if !strings.Contains(archived[0].LastErr, `manifest of order "B:7"`) || !strings.Contains(archived[0].LastErr, "not overwritten") {
 					t.Errorf("archived for %q, want the manifest's owner named", archived[0].LastErr)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"net/http"
+	"time"
 
 	"github.com/hibiken/asynq"
 
@@ -61,9 +63,25 @@ func (r SyncReport) Count(action string) int {
 // productId): templates missing on the hub are created, differing ones updated,
 // equal ones left alone, and with prune the hub's templates absent from src are
 // deleted. With dryRun nothing changes and the report is the plan. A sync stopped
-// by an error can be run again: it recomputes the plan from the hub's state.
+// by an error can be run again: it recomputes the plan from the hub's state. Listed
+// templates are addressed by TemplateKey (the productId when the list omits _id).
 func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.Template, prune, dryRun bool) (SyncReport, error) {
+	return syncTemplates(ctx, h, store, src, prune, dryRun, nil, nil)
+}
+
+// syncTemplates is SyncTemplates resuming a sync: actions in done (by productId) were
+// carried out by an earlier attempt and are reported, not repeated; record, when set,
+// is told of each action carried out.
+func syncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.Template, prune, dryRun bool,
+	done map[string]SyncAction, record func(SyncAction) error) (SyncReport, error) {
 	rep := SyncReport{Store: store, DryRun: dryRun, Actions: []SyncAction{}}
+	finish := func(a SyncAction) error {
+		rep.Actions = append(rep.Actions, a)
+		if record == nil || dryRun {
+			return nil
+		}
+		return record(a)
+	}
 	onHub := map[string]hub.TemplateSummary{}
 	var order []string
 	for s, err := range h.AllTemplates(ctx) {
@@ -85,6 +103,10 @@ func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.T
 			return rep, &PermanentError{Reason: fmt.Sprintf("template %s is for shop %q, not store %q", t.ProductID, t.Shop, store)}
 		}
 		want[t.ProductID] = true
+		if a, ok := done[t.ProductID]; ok {
+			rep.Actions = append(rep.Actions, a)
+			continue
+		}
 		a := SyncAction{ProductID: t.ProductID, Name: t.Name}
 		cur, exists := onHub[t.ProductID]
 		switch {
@@ -92,7 +114,7 @@ func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.T
 			a.Action = SyncCreate
 		default:
 			a.TemplateID = cur.ID
-			got, err := h.GetTemplate(ctx, cur.ID)
+			got, err := h.GetTemplate(ctx, TemplateKey(cur))
 			if err != nil {
 				return rep, fmt.Errorf("read template %s: %w", t.ProductID, err)
 			}
@@ -106,6 +128,10 @@ func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.T
 			switch a.Action {
 			case SyncCreate:
 				err = h.CreateTemplate(ctx, &t)
+				if hub.IsStatus(err, http.StatusConflict) {
+					// A retried create whose first attempt reached the hub: it exists now.
+					a.Action, err = SyncUpdate, h.UpdateTemplate(ctx, t.ProductID, &t)
+				}
 			case SyncUpdate:
 				err = h.UpdateTemplate(ctx, t.ProductID, &t)
 			}
@@ -113,20 +139,28 @@ func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.T
 				return rep, fmt.Errorf("%s template %s: %w", a.Action, t.ProductID, err)
 			}
 		}
-		rep.Actions = append(rep.Actions, a)
+		if err := finish(a); err != nil {
+			return rep, err
+		}
 	}
 	if prune {
 		for _, pid := range order {
 			if want[pid] {
 				continue
 			}
+			if a, ok := done[pid]; ok {
+				rep.Actions = append(rep.Actions, a)
+				continue
+			}
 			s := onHub[pid]
 			if !dryRun {
-				if err := h.DeleteTemplate(ctx, s.ID); err != nil && !hub.IsStatus(err, 404) {
+				if err := h.DeleteTemplate(ctx, TemplateKey(s)); err != nil && !hub.IsStatus(err, 404) {
 					return rep, fmt.Errorf("delete template %s: %w", pid, err)
 				}
 			}
-			rep.Actions = append(rep.Actions, SyncAction{Action: SyncDelete, ProductID: pid, Name: s.Name, TemplateID: s.ID})
+			if err := finish(SyncAction{Action: SyncDelete, ProductID: pid, Name: s.Name, TemplateID: s.ID}); err != nil {
+				return rep, err
+			}
 		}
 	}
 	return rep, nil
@@ -179,7 +213,20 @@ func (w *Worker) handleSync(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return err
 	}
-	rep, err := SyncTemplates(ctx, h, p.Store, p.Templates, p.Prune, p.DryRun)
+	// Each hub call is retried inside the task first (a 503 costs seconds, not a task
+	// retry); what the task did is kept under its id, so a task retry resumes.
+	rh := RetryingTemplates{Hub: h, Backoff: Backoff{Base: w.cfg.Backoff.Base, Max: min(w.cfg.Backoff.Max, 30*time.Second)},
+		Attempts: 4, Log: w.logger(ctx)}
+	var done map[string]SyncAction
+	var record func(SyncAction) error
+	if id, ok := asynq.GetTaskID(ctx); ok && !p.DryRun {
+		prog := syncProgress{rdb: w.deps.Redis, key: w.cfg.KeyPrefix + "templates-sync:" + id}
+		if done, err = prog.load(ctx); err != nil {
+			return err
+		}
+		record = func(a SyncAction) error { return prog.record(ctx, a) }
+	}
+	rep, err := syncTemplates(ctx, rh, p.Store, p.Templates, p.Prune, p.DryRun, done, record)
 	if err != nil {
 		return err
 	}

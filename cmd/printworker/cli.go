@@ -43,6 +43,7 @@ func commands() []command {
 		queuesCommand(),
 		queueMetricsCommand(),
 		renderCommand(),
+		gangCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -59,6 +59,9 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
 	manifests := checkDemoOutput(t, out, stdout)
+	checkDemoDoc(t, stdout, out)
+	checkDemoWarnings(t, manifests)
+	checkNamesAgree(t, manifests)
 
 	// What the sample orders hold (cmd/printworker/demodata).
 	want := map[string]map[int64]int{ // order -> design -> quantity

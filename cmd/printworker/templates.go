@@ -47,13 +47,15 @@ func templatesCommand() command {
 func templatesList(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e, "templates list", "templates list --hub-url U --hub-store S --hub-api-key K --hub-secret X")
 	hf := addHubFlags(fs)
+	rt := addRetryFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
-	c, _, err := hf.client(cliLogger(e))
+	hc, _, err := hf.client(cliLogger(e))
 	if err != nil {
 		return err
 	}
+	c := rt.wrap(hc, cliLogger(e))
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRODUCT ID\tNAME\tTEMPLATE ID\tUPDATED")
 	n := 0
@@ -74,16 +76,18 @@ func templatesPull(ctx context.Context, e env, args []string) error {
 	fs := newFlagSet(e, "templates pull", "templates pull --dir D [hub flags]\n\nWrites each template as <productId>.json (the form sync reads back); existing files\nof the same name are replaced, others are left alone.")
 	dir := fs.String("dir", "", "folder to write the templates to (created when missing)")
 	hf := addHubFlags(fs)
+	rt := addRetryFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
 	}
 	if *dir == "" {
 		return usageError("--dir required")
 	}
-	c, _, err := hf.client(cliLogger(e))
+	hc, _, err := hf.client(cliLogger(e))
 	if err != nil {
 		return err
 	}
+	c := rt.wrap(hc, cliLogger(e))
 	// List first, so the progress has a total and a failed listing writes nothing.
 	var all []hub.TemplateSummary
 	for s, err := range c.AllTemplates(ctx) {
@@ -99,18 +103,20 @@ func templatesPull(ctx context.Context, e env, args []string) error {
 	defer bar.Finish()
 	seen := map[string]string{}
 	for _, s := range all {
-		t, err := c.GetTemplate(ctx, s.ID)
+		// The list may leave _id out; the productId addresses the template too.
+		key := worker.TemplateKey(s)
+		t, err := c.GetTemplate(ctx, key)
 		if err != nil {
-			return fmt.Errorf("templates pull: %s (%s): %w", s.ProductID, s.ID, err)
+			return fmt.Errorf("templates pull: %s (%s): %w", s.ProductID, key, err)
 		}
-		name, err := templateFileName(t.ProductID, s.ID)
+		name, err := templateFileName(t.ProductID, key)
 		if err != nil {
 			return fmt.Errorf("templates pull: %w", err)
 		}
 		if prev, dup := seen[name]; dup {
-			return fmt.Errorf("templates pull: templates %s and %s both map to %s", prev, s.ID, name)
+			return fmt.Errorf("templates pull: templates %s and %s both map to %s", prev, key, name)
 		}
-		seen[name] = s.ID
+		seen[name] = key
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
@@ -166,6 +172,7 @@ func templatesSync(ctx context.Context, e env, args []string) error {
 	prune := fs.Bool("prune", false, "delete hub templates whose productId is not in --dir")
 	queue := fs.Bool("queue", false, "enqueue the sync for a worker instead of running it here (needs --redis-url)")
 	hf := addHubFlags(fs)
+	rt := addRetryFlags(fs)
 	rf := addRedisFlags(fs)
 	if err := parseFlags(fs, e, args); err != nil {
 		return helpOK(err)
@@ -204,15 +211,18 @@ func templatesSync(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := worker.SyncTemplates(ctx, c, store, src, *prune, *dryRun)
-	printSyncReport(e, rep)
+	rep, err := worker.SyncTemplates(ctx, rt.wrap(c, log), store, src, *prune, *dryRun)
+	printSyncReport(e, rep, err)
 	if err != nil {
 		return fmt.Errorf("templates sync: %w", err)
 	}
 	return nil
 }
 
-func printSyncReport(e env, rep worker.SyncReport) {
+// printSyncReport prints the actions carried out (or planned) and a summary line that
+// says "done" only when the sync finished: a failed sync lists what it did before the
+// failure and says so.
+func printSyncReport(e env, rep worker.SyncReport, err error) {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACTION\tPRODUCT ID\tNAME\tTEMPLATE ID")
 	for _, a := range rep.Actions {
@@ -220,7 +230,12 @@ func printSyncReport(e env, rep worker.SyncReport) {
 	}
 	tw.Flush()
 	verb := "done"
-	if rep.DryRun {
+	switch {
+	case err != nil && rep.DryRun:
+		verb = "FAILED while planning (nothing changed)"
+	case err != nil:
+		verb = "FAILED (the actions above were carried out; the rest were not: run sync again)"
+	case rep.DryRun:
 		verb = "planned (dry run, nothing changed)"
 	}
 	fmt.Fprintf(e.stdout, "%d create, %d update, %d delete, %d unchanged: %s\n",

@@ -331,7 +331,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
 	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
-	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto folders, where present)")
+	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto and Symbola folders, where present)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
 	r.colour = addColourFlags(fs)
 	return r

@@ -225,7 +225,7 @@ func TestExportAll(t *testing.T) {
 				}
 				rc.Close()
 			}
-			if want := []string{"1002-Coffee-Mug-left.png", "1002-Coffee-Mug-right.png"}; !reflect.DeepEqual(names, want) {
+			if want := []string{"1002-Coffee-Mug-Left.png", "1002-Coffee-Mug-Right.png"}; !reflect.DeepEqual(names, want) {
 				t.Fatalf("zip entries %q, want %q", names, want)
 			}
 		})

@@ -14,11 +14,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/jung-kurt/gofpdf/contrib/gofpdi"
 
+	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
 )
 
@@ -157,6 +157,15 @@ func (s *Server) exportView(w http.ResponseWriter, r *http.Request, c call) {
 		writeError(w, http.StatusNotFound, "view not found", "")
 		return
 	}
+	if wt, ok := s.knobs.wrongTypeFor(v); ok {
+		data, ct, err := s.wrongFile(r, d, v.ID, wt)
+		if err != nil {
+			writeExportError(w, err)
+			return
+		}
+		writeFile(w, ct, viewFileName(d, v), data)
+		return
+	}
 	if rec, ok := w.(*recorder); ok && s.cfg.StreamExports {
 		s.streamView(r.Context(), rec, d, v)
 		return
@@ -166,8 +175,7 @@ func (s *Server) exportView(w http.ResponseWriter, r *http.Request, c call) {
 		writeExportError(w, err)
 		return
 	}
-	_, ext := exportType(v.Export.Type)
-	writeFile(w, ct, exportName(d, v)+ext, data)
+	writeFile(w, ct, viewFileName(d, v), data)
 }
 
 // streamView sends one view's export as the exporter writes it (Config.StreamExports).
@@ -177,9 +185,9 @@ func (s *Server) streamView(ctx context.Context, rec *recorder, d *hub.DesignDet
 		writeExportError(rec, err)
 		return
 	}
-	ct, ext := exportType(v.Export.Type)
+	ct, _ := exportType(v.Export.Type)
 	rec.Header().Set("Content-Type", ct)
-	rec.Header().Set("Content-Disposition", contentDisposition(exportName(d, v)+ext))
+	rec.Header().Set("Content-Disposition", contentDisposition(viewFileName(d, v)))
 	rec.stream = true
 	if _, err := ex.ExportView(ctx, d, v.ID, s, rec); err != nil {
 		if rec.streamed {
@@ -221,24 +229,25 @@ func (s *Server) exportAll(w http.ResponseWriter, r *http.Request, c call) {
 		}
 		files[i], types[i] = data, ct
 	}
-	base := exportName(d, views[0])
+	// The one naming path the worker and `printworker render` use, so a package
+	// unpacked on the shop floor holds the names production writes.
+	f := filenames.DesignFields(d)
+	names := filenames.ForDesign(filenames.Options{}, f, views)
 	switch {
 	case len(views) == 1:
-		_, ext := exportType(views[0].Export.Type)
-		writeFile(w, types[0], base+ext, files[0])
+		writeFile(w, types[0], names[0], files[0])
 	case allPDF:
 		merged, err := mergePDFs(files)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error(), "")
 			return
 		}
-		writeFile(w, "application/pdf", base+".pdf", merged)
+		writeFile(w, "application/pdf", filenames.PackageName(filenames.Options{}, f, views, ".pdf"), merged)
 	default:
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
-		for i, v := range views {
-			_, ext := exportType(v.Export.Type)
-			fw, err := zw.Create(exportName(d, v) + "-" + sanitizeName(v.ID) + ext)
+		for i := range views {
+			fw, err := zw.Create(names[i])
 			if err == nil {
 				_, err = fw.Write(files[i])
 			}
@@ -251,7 +260,7 @@ func (s *Server) exportAll(w http.ResponseWriter, r *http.Request, c call) {
 			writeError(w, http.StatusInternalServerError, "zip: "+err.Error(), "")
 			return
 		}
-		writeFile(w, "application/zip", base+".zip", buf.Bytes())
+		writeFile(w, "application/zip", filenames.PackageName(filenames.Options{}, f, views, ".zip"), buf.Bytes())
 	}
 }
 
@@ -282,50 +291,11 @@ func contentDisposition(name string) string {
 	return `attachment; filename="` + name + `"`
 }
 
-// exportName expands a view's export filename pattern (2.8; default "[id]-[title]"):
-// [id] design id, [date] the design's creation date (yyyy-mm-dd), [title] design name,
-// [product] productId; then sanitizes it.
-func exportName(d *hub.DesignDetail, v *hub.View) string {
-	p := v.Export.Filename
-	if p == "" {
-		p = "[id]-[title]"
-	}
-	date := d.Created
-	if len(date) >= 10 {
-		date = date[:10]
-	}
-	name := strings.NewReplacer("[id]", strconv.FormatInt(d.ConfigurationID, 10), "[date]", date,
-		"[title]", d.Name, "[product]", d.ProductID).Replace(p)
-	if n := sanitizeName(name); n != "" {
-		return n
-	}
-	return "design-" + strconv.FormatInt(d.ConfigurationID, 10)
-}
-
-// sanitizeName drops path separators, reserved and control characters and turns runs
-// of white space into one '-'.
-func sanitizeName(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			space = true
-			continue
-		case strings.ContainsRune(`/\:*?"<>|`, r) || unicode.IsControl(r):
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		space = false
-		b.WriteRune(r)
-	}
-	out := []rune(strings.Trim(b.String(), "-."))
-	if len(out) > 120 {
-		out = out[:120]
-	}
-	return string(out)
+// viewFileName names the file of one view's export: the view's own pattern (2.8)
+// through the filenames package, as a hub names a single view's download (no view
+// suffix; export-all and the worker add one when a design has several views).
+func viewFileName(d *hub.DesignDetail, v *hub.View) string {
+	return filenames.Build(filenames.Options{Pattern: v.Export.Filename}, filenames.DesignFields(d), filenames.Ext(v.Export.Type))
 }
 
 // mergePDFs concatenates the pages of several PDFs into one, each page keeping its

@@ -11,21 +11,21 @@ import (
 func TestExportName(t *testing.T) {
 	d := &hub.DesignDetail{ConfigurationID: 7, Name: "Mama's  Tasse / rot", ProductID: "mug:11oz", Created: "2024-06-01T10:00:00.000Z"}
 	cases := []struct{ pattern, want string }{
-		{"", "7-Mama's-Tasse-rot"},
-		{"[id]-[title]", "7-Mama's-Tasse-rot"},
-		{"[product]_[date]_[id]", "mug11oz_2024-06-01_7"},
-		{"[title]", "Mama's-Tasse-rot"},
-		{"  ..  ", "design-7"},
-		{"a\x00b\tc", "ab-c"},
+		{"", "7-Mama's-Tasse-rot.png"},
+		{"[id]-[title]", "7-Mama's-Tasse-rot.png"},
+		{"[product]_[date]_[id]", "mug11oz_2024-06-01_7.png"},
+		{"[title]", "Mama's-Tasse-rot.png"},
+		{"  ..  ", "design.png"},
+		{"a\x00b\tc", "ab-c.png"},
 	}
 	for _, c := range cases {
-		v := &hub.View{Export: hub.ViewExport{Filename: c.pattern}}
-		if got := exportName(d, v); got != c.want {
+		v := &hub.View{Export: hub.ViewExport{Filename: c.pattern, Type: hub.ExportPNG}}
+		if got := viewFileName(d, v); got != c.want {
 			t.Errorf("%q: %q, want %q", c.pattern, got, c.want)
 		}
 	}
 	long := &hub.DesignDetail{ConfigurationID: 1, Name: strings.Repeat("Grüße ", 50)}
-	got := exportName(long, &hub.View{Export: hub.ViewExport{Filename: "[title]"}})
+	got := viewFileName(long, &hub.View{Export: hub.ViewExport{Filename: "[title]"}})
 	if !utf8.ValidString(got) || utf8.RuneCountInString(got) > 120 {
 		t.Fatalf("long name %q", got)
 	}

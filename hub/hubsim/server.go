@@ -24,6 +24,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	faults *injector
+	knobs  knobs // WrongType and ListWithoutIDs (knobs.go)
 	mux    *http.ServeMux
 
 	mu        sync.Mutex

@@ -95,7 +95,11 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request, c call) {
 	list := s.templates[c.store.ID]
 	out := hub.TemplateList{Total: len(list), Results: []hub.TemplateSummary{}}
 	for i := skip; i < len(list) && i < skip+s.cfg.PageSize; i++ {
-		out.Results = append(out.Results, s.summary(list[i]))
+		sum := s.summary(list[i])
+		if s.knobs.listWithoutIDs() {
+			sum.ID = ""
+		}
+		out.Results = append(out.Results, sum)
 	}
 	s.mu.Unlock()
 	out.Count = len(out.Results)

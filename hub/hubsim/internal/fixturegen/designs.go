@@ -123,7 +123,9 @@ func buildDesigns(ms mediaSet, val func(*mediaSpec) hub.Value) []hub.DesignDetai
 	number.Area, number.FontsRaw = ps("back"), raw(`["Lobster"]`) // no colours: black; unknown family
 	heartEl := illustration("heart", 0, val(ms["heart"]), 100, 70, 0.5)
 	heartEl.ColorizeRaw, heartEl.ColorizeToColor = raw("true"), raw(`"#cc0033"`)
-	sleeveX := export(hub.AreaTypeCustom, nil, hub.ExportPDFSimple, 150, true, "[id]-[title]-sleeve")
+	// Production views export the customer's print only: the product mockups and
+	// their dashed print-area guides stay in the designer (exportTemplate false).
+	sleeveX := export(hub.AreaTypeCustom, nil, hub.ExportPDFSimple, 150, false, "[id]-[title]-sleeve")
 	sleeveX.X, sleeveX.Y, sleeveX.Width, sleeveX.Height = 40, 30, 120, 80
 	shirt := common(hub.DesignDetail{
 		ID: "6561f1b2c3d4e5f601001001", Name: "Team Shirt", ProductID: "tshirt-classic",
@@ -137,7 +139,7 @@ func buildDesigns(ms mediaSet, val func(*mediaSpec) hub.Value) []hub.DesignDetai
 			view("sleeve", "Sleeve", 2, false, 200, 150, val(ms["sleeve"]), nil, sleeveX, heartEl),
 			view("back", "Back", 1, false, 500, 600, val(ms["shirt-back"]),
 				[]hub.Area{area("back", "Back print", 90, 100, 320, 420)},
-				export(hub.AreaTypeTemplate, nil, hub.ExportPDF, 300, true, "[product]-[date]-[id]"),
+				export(hub.AreaTypeTemplate, nil, hub.ExportPDF, 300, false, "[product]-[date]-[id]"),
 				name, number),
 		},
 	})
@@ -158,7 +160,7 @@ func buildDesigns(ms mediaSet, val func(*mediaSpec) hub.Value) []hub.DesignDetai
 	bday.Multiline, bday.Align, bday.Rotation, bday.MaxCharacters = pb(true), ps("left"), pf(350), pi(40)
 	bday.Colors = []hub.Color{col("Green", "#2e7d32", true)}
 	bday.LineHeightRaw = raw("1.3")
-	mugX := export(hub.AreaTypeCustom, nil, hub.ExportPNG, 150, true, "[id]-[title]")
+	mugX := export(hub.AreaTypeCustom, nil, hub.ExportPNG, 150, false, "[id]-[title]")
 	mugX.X, mugX.Y, mugX.Width, mugX.Height = 20, 15, 560, 220
 	mug := common(hub.DesignDetail{
 		ID: "6561f1b2c3d4e5f601001002", Name: "Coffee Mug", ProductID: "mug-11oz",
@@ -190,7 +192,8 @@ func buildDesigns(ms mediaSet, val func(*mediaSpec) hub.Value) []hub.DesignDetai
 					return e
 				}(),
 				func() hub.Element {
-					e := picture("logo", 1, val(ms["logo"]), 330, 90, "none", 0.5)
+					// 600 px at scale 1/6: 100 pt wide, 432 dpi on the card.
+					e := picture("logo", 1, val(ms["logo"]), 330, 90, "none", 1.0/6)
 					e.Area = ps("inner")
 					return e
 				}(),

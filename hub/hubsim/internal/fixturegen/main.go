@@ -64,10 +64,14 @@ func buildMedia() mediaSet {
 		garment(600, 250, []pt{{10, 10}, {590, 10}, {590, 240}, {10, 240}}, "#fbfbf8", image.Rect(20, 15, 580, 235)), false)
 	raster("mug-right", "6561f0a0c0ffee000000a005", "f0e1d2c3-b4a5-4968-8776-655443322110", "mug-right.png",
 		garment(600, 250, []pt{{10, 10}, {590, 10}, {590, 240}, {10, 240}}, "#fbfbf8", image.Rect(320, 30, 560, 220)), false)
+	// The card's template is its printed background (exportTemplate true), so it is
+	// print art at 300 dpi for the 420 x 298 pt card, with no guide lines.
 	raster("card", "6561f0a0c0ffee000000a006", "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d", "card-template.jpg",
-		garment(420, 298, []pt{{0, 0}, {420, 0}, {420, 298}, {0, 298}}, "#fff8ee", image.Rect(20, 20, 400, 278)), false)
-	raster("photo", "6561f0a0c0ffee000000b001", "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "holiday-photo.jpg", photo(320, 240), false)
-	raster("logo", "6561f0a0c0ffee000000b002", "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e", "club-logo.png", badge(200), true)
+		cardArt(1750, 1242), false)
+	// Customer media at print resolution: the photo fills the shirt's chest (240 pt
+	// wide at 300 dpi needs 1000 px) and the mug's photo window; the logo is 600 px.
+	raster("photo", "6561f0a0c0ffee000000b001", "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "holiday-photo.jpg", photo(1600, 1200), false)
+	raster("logo", "6561f0a0c0ffee000000b002", "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e", "club-logo.png", badge(600), true)
 	vec("star", "6561f0a0c0ffee000000c001", "3c4d5e6f-7a8b-4c9d-8e1f-2a3b4c5d6e7f", "star.svg", star())
 	vec("heart", "6561f0a0c0ffee000000c002", "4d5e6f7a-8b9c-4d0e-9f2a-3b4c5d6e7f80", "heart.svg", heart())
 	return ms

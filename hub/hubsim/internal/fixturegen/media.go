@@ -215,3 +215,63 @@ func encodeJPEG(img image.Image, q int) []byte {
 	}
 	return b.Bytes()
 }
+
+// cardArt is a greeting card's printed background: warm paper with a soft vertical
+// gradient, a plum frame inset from the trim and blush dots along it (no guides: it is
+// printed as it is).
+func cardArt(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		t := float64(y) / float64(h)
+		c := color.RGBA{255, uint8(248 - 10*t), uint8(238 - 18*t), 255}
+		for x := 0; x < w; x++ {
+			img.SetRGBA(x, y, c)
+		}
+	}
+	m := float64(w) * 0.045 // frame inset: 19 pt on the 420 pt card
+	frame := hexColor("#8e4b8f")
+	line := math.Max(2, float64(w)/420*1.5)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			fx, fy := float64(x)+0.5, float64(y)+0.5
+			inX, inY := fx >= m && fx <= float64(w)-m, fy >= m && fy <= float64(h)-m
+			onV := inY && (math.Abs(fx-m) < line || math.Abs(fx-(float64(w)-m)) < line)
+			onH := inX && (math.Abs(fy-m) < line || math.Abs(fy-(float64(h)-m)) < line)
+			if onV || onH {
+				img.SetRGBA(x, y, frame)
+			}
+		}
+	}
+	dot := hexColor("#f4b6c2")
+	r := float64(w) / 140
+	step := float64(w) / 28
+	for cx := m + step/2; cx < float64(w)-m; cx += step {
+		for _, cy := range []float64{m / 2, float64(h) - m/2} {
+			disc(img, cx, cy, r, dot)
+		}
+	}
+	for cy := m + step/2; cy < float64(h)-m; cy += step {
+		for _, cx := range []float64{m / 2, float64(w) - m/2} {
+			disc(img, cx, cy, r, dot)
+		}
+	}
+	return img
+}
+
+// disc fills a circle of radius r at (cx, cy) with a one-pixel soft edge.
+func disc(img *image.RGBA, cx, cy, r float64, c color.RGBA) {
+	for y := int(cy - r - 1); y <= int(cy+r+1); y++ {
+		for x := int(cx - r - 1); x <= int(cx+r+1); x++ {
+			if !(image.Point{x, y}.In(img.Bounds())) {
+				continue
+			}
+			a := math.Min(1, math.Max(0, r+0.5-math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy)))
+			if a == 0 {
+				continue
+			}
+			o := img.RGBAAt(x, y)
+			mix := func(p, q uint8) uint8 { return uint8(float64(p)*(1-a) + float64(q)*a + 0.5) }
+			img.SetRGBA(x, y, color.RGBA{mix(o.R, c.R), mix(o.G, c.G), mix(o.B, c.B), 255})
+		}
+	}
+}
