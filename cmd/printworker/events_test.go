@@ -147,6 +147,7 @@ func TestEventsThroughTheCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("queues list --queue events --state archived:\n%s", out)
 	for _, want := range []string{"event:msg_", "500 Internal Server Error", "erp database down", "retry window 1s", recv.URL + "/hooks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("queues list does not show %q:\n%s", want, out)
