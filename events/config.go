@@ -199,14 +199,29 @@ func LoadFile(path string) (map[string][]Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	stores, err := ParseFile(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return stores, nil
+}
+
+// maxFileBytes bounds an events file: thousands of endpoints fit in far less.
+const maxFileBytes = 4 << 20
+
+// ParseFile reads the bytes of an events file (see LoadFile).
+func ParseFile(b []byte) (map[string][]Endpoint, error) {
+	if len(b) > maxFileBytes {
+		return nil, fmt.Errorf("%d bytes: an events file is at most %d", len(b), maxFileBytes)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%s: data after the JSON object", path)
+		return nil, errors.New("data after the JSON object")
 	}
 	return f.Stores, nil
 }
