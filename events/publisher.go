@@ -153,7 +153,7 @@ func (p *Publisher) HandleDeliver(ctx context.Context, t *asynq.Task) error {
 // goneKey marks an endpoint that answered 410 for a store. It has no expiry: an
 // operator deletes it (or changes the endpoint's URL) to resume deliveries.
 func (p *Publisher) goneKey(store, endpoint string) string {
-	return p.prefix + "events:gone:" + store + ":" + endpoint
+	return p.prefix + ":events:gone:" + store + ":" + endpoint
 }
 
 // DeliveryError is a receiver's non-2xx answer or a failed request. Every such

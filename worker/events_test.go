@@ -347,6 +347,10 @@ func TestEventsEndToEnd(t *testing.T) {
 		t.Errorf("job.failed body shows the design token or queue mechanics: %s", f.body)
 	}
 	e.waitEventsIdle()
+	goneKey := jobs.DefaultKeyPrefix + ":events:gone:" + store + ":" + events.Endpoint{URL: gone.srv.URL + "/gone"}.ID()
+	if n, err := e.rdb.Exists(ctx, goneKey).Result(); err != nil || n != 1 {
+		t.Errorf("gone mark %s: %d %v, want it set (docs/events.md names it)", goneKey, n, err)
+	}
 	if n := len(gone.deliveries()); n != 1 {
 		t.Errorf("gone receiver got %d requests, want 1: a 410 stops the endpoint", n)
 	}
