@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/printworker/printworker/hub/model"
 )
@@ -32,6 +33,10 @@ type Plan struct {
 	// declares in Plan; measured from the files' headers in PreparedView.Plan, which is
 	// what a memory budget must admit (a design may under-declare).
 	SourceBytes int64
+	// TransformBytes is the working copy a rotated picture's draw makes of its source
+	// (4 bytes a source pixel, resample_transform.go): the largest over the view's
+	// rotated raster pictures, as pictures are drawn one at a time; 0 for vector pdf.
+	TransformBytes int64
 	// Unsupported names the design features met that the renderer does not draw.
 	Unsupported []string
 }
@@ -42,14 +47,16 @@ type Plan struct {
 //   - pdf-simple: the same plus the page's PNG, which gofpdf copies and holds in its
 //     output buffer (together about half the canvas for photographs);
 //   - pdf: the decoded sources and their embedded copies in gofpdf (at most as large).
+//
+// Raster outputs add TransformBytes, the copy a rotated picture is drawn from.
 func (p Plan) PeakBytes() int64 {
 	switch p.Type {
 	case model.ExportPDF:
 		return 2 * p.SourceBytes
 	case model.ExportPDFSimple:
-		return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/2
+		return p.CanvasBytes + p.SourceBytes + p.TransformBytes + p.CanvasBytes/2
 	}
-	return p.CanvasBytes + p.SourceBytes + p.CanvasBytes/10
+	return p.CanvasBytes + p.SourceBytes + p.TransformBytes + p.CanvasBytes/10
 }
 
 // Plan computes the plan of a view. Errors are *InputError.
@@ -131,6 +138,9 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 		}
 		if m, ok, _ := e.Value.Media(); ok {
 			p.SourceBytes += 4 * int64(m.Meta.Width) * int64(m.Meta.Height)
+			if x.Type != model.ExportPDF && rotated(e) && !strings.Contains(m.MimeType, "svg") {
+				p.TransformBytes = max(p.TransformBytes, 4*int64(m.Meta.Width)*int64(m.Meta.Height))
+			}
 		}
 	}
 	for _, f := range unsupportedFeatures(v) {
@@ -280,4 +290,12 @@ func rawNum(r json.RawMessage) float64 {
 		return 0
 	}
 	return f
+}
+
+// rotated reports whether the element's rotation turns its picture (not a whole
+// number of turns), so that its draw copies the source (resample_transform.go). A
+// turn from the JPEG's EXIF orientation is not known before decoding and is not
+// counted.
+func rotated(e *model.Element) bool {
+	return e.Rotation != nil && math.Mod(*e.Rotation, 360) != 0
 }

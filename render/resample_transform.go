@@ -45,6 +45,17 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 	if area.Empty() {
 		return
 	}
+	if swap, flipX, flipY, n, ok := orthogonalPlacement(m, sw, sh); ok {
+		// A quarter turn or mirror: an oriented copy drawn unrotated (resample_orient.go).
+		win := image.Rect(0, 0, l.Image.Width, l.Image.Height)
+		img := *l.Image
+		img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		img.Width, img.Height = img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
+		turned := *l
+		turned.Image = &img
+		r.drawPicture(dst, clip, n, &turned)
+		return
+	}
 	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
 		// The picture cut by the clip is a rectangle: its pixels wholly inside take the
 		// separable path; the partly covered ring around them, the general one.
@@ -237,7 +248,10 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	if win.Empty() {
 		return
 	}
-	rgba := premultipliedRGBA(src, win)
+	// Pass 1 runs along the source rows; transpose when they stand nearer vertical
+	// (converted and transposed in one copy).
+	swap := math.Abs(m[0]) < math.Abs(m[1])
+	rgba := orientedRGBA(src, win, swap, false, false)
 	opaque := false
 	switch src.(type) {
 	case *image.YCbCr, *image.Gray:
@@ -247,10 +261,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	}
 	m = m.Mul(svg.Translate(float64(win.Min.X), float64(win.Min.Y)))
 	sw, sh := rgba.Rect.Dx(), rgba.Rect.Dy()
-	// Pass 1 runs along the source rows; transpose when they stand nearer vertical.
-	if math.Abs(m[0]) < math.Abs(m[1]) {
-		rgba = transposeRGBA(rgba)
-		sw, sh = sh, sw
+	if swap {
 		m = Matrix{m[2], m[3], m[0], m[1], m[4], m[5]}
 	}
 	a, b, c, d, e, f := m[0], m[1], m[2], m[3], m[4], m[5]
@@ -535,6 +546,14 @@ func resampleRowInt(out []int32, row []uint8, u0, du float64, k kernel1D, idx []
 	ui, dui := toFixed32(u0), toFixed32(du)
 	var wi [64]int32
 	for i := 0; i < len(out); i += 3 {
+		if k.stretch == 1 {
+			// A run of samples with all four taps inside (resample_coverage.go).
+			di := rowRunInt4(out[i:], row, n, ui, dui)
+			if i += di; i >= len(out) {
+				break
+			}
+			ui += int64(di/3) * dui
+		}
 		o := out[i : i+3 : i+3]
 		var r, g, b int32
 		if i0 := int(ui >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < n {
@@ -586,8 +605,17 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, bw, ring, sh
 	mask := ring - 1
 	var wi [64]int32
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
-	vi -= dvi
-	for i, cv := range mrow {
+	lo, hi := nonZeroSpan(mrow)
+	if lo >= hi {
+		return
+	}
+	if first, last := vi+int64(lo)*dvi, vi+int64(hi-1)*dvi; k.stretch == 1 && min(first, last)>>32 >= 1 && max(first, last)>>32+2 < int64(sh) {
+		columnsRowInt4(dp, mrow, inter, stride, mask, lo, hi, vi, dvi, opacity)
+		return
+	}
+	vi += int64(lo-1) * dvi
+	for i := lo; i < hi; i++ {
+		cv := mrow[i]
 		vi += dvi
 		if cv == 0 {
 			continue
@@ -620,13 +648,20 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, bw, ring, sh
 			q[0], q[1], q[2], q[3] = toByte(r), toByte(g), toByte(b), 255
 			continue
 		}
-		f := float32(cv) / 255 * float32(opacity)
-		inv := 1 - f
-		q[0] = uint8(float32(toByte(r))*f + float32(q[0])*inv + 0.5)
-		q[1] = uint8(float32(toByte(g))*f + float32(q[1])*inv + 0.5)
-		q[2] = uint8(float32(toByte(b))*f + float32(q[2])*inv + 0.5)
-		q[3] = uint8(255*f + float32(q[3])*inv + 0.5)
+		blendOpaque(q, r, g, b, cv, opacity)
 	}
+}
+
+// blendOpaque composites an opaque pass-2 colour (at 2^(iBits+vBits)) Over q,
+// weighted by coverage cv and opacity.
+func blendOpaque(q []uint8, r, g, b int32, cv uint8, opacity float64) {
+	q = q[:4:4]
+	f := float32(cv) / 255 * float32(opacity)
+	inv := 1 - f
+	q[0] = uint8(float32(toByte(r))*f + float32(q[0])*inv + 0.5)
+	q[1] = uint8(float32(toByte(g))*f + float32(q[1])*inv + 0.5)
+	q[2] = uint8(float32(toByte(b))*f + float32(q[2])*inv + 0.5)
+	q[3] = uint8(255*f + float32(q[3])*inv + 0.5)
 }
 
 // coverage writes into mask the exact area of each pixel of band that poly covers.
@@ -639,10 +674,29 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 		mask.Pix = make([]uint8, w*h)
 	}
 	mask.Pix, mask.Stride, mask.Rect = mask.Pix[:w*h], w, image.Rect(0, 0, w, h)
+	// Rows the polygon wholly covers across the band are set without rasterizing:
+	// only the rows its edges cross are accumulated (resample_coverage.go).
+	in0, in1 := coveredRows(poly, band)
+	if in0 >= in1 {
+		coverageRows(acc, mask.Pix, poly, band)
+		return
+	}
+	coverageRows(acc, mask.Pix[:w*(in0-band.Min.Y)], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
+	fill255(mask.Pix[w*(in0-band.Min.Y) : w*(in1-band.Min.Y)])
+	coverageRows(acc, mask.Pix[w*(in1-band.Min.Y):], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
+}
+
+// coverageRows writes into pix (band's w x h pixels) the exact area of each pixel of
+// band that poly covers.
+func coverageRows(acc *[]float64, pix []uint8, poly []svg.Point, band image.Rectangle) {
+	w, h := band.Dx(), band.Dy()
+	if w <= 0 || h <= 0 {
+		return
+	}
 	// The polygon cut to the band keeps every point inside the accumulation buffer.
 	c := clipPolygon(poly, Rect{X: float64(band.Min.X), Y: float64(band.Min.Y), W: float64(w), H: float64(h)})
 	if len(c) < 3 {
-		clear(mask.Pix)
+		clear(pix)
 		return
 	}
 	if cap(*acc) < w*h+2 {
@@ -656,16 +710,16 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 		accumulateLine(a, w, h, p.X-ox, p.Y-oy, q.X-ox, q.Y-oy)
 	}
 	sum := 0.0
-	for i := range mask.Pix {
+	for i := range pix {
 		sum += a[i]
 		v := sum
 		if v < 0 {
 			v = -v
 		}
 		if v >= 1 {
-			mask.Pix[i] = 255
+			pix[i] = 255
 		} else {
-			mask.Pix[i] = uint8(v*255 + 0.5)
+			pix[i] = uint8(v*255 + 0.5)
 		}
 	}
 }
@@ -739,18 +793,5 @@ func premultipliedRGBA(src image.Image, win image.Rectangle) *image.RGBA {
 	}
 	out := image.NewRGBA(image.Rect(0, 0, win.Dx(), win.Dy()))
 	draw.Draw(out, out.Rect, src, b.Min.Add(win.Min), draw.Src)
-	return out
-}
-
-// transposeRGBA returns the mirror of m about its main diagonal.
-func transposeRGBA(m *image.RGBA) *image.RGBA {
-	w, h := m.Rect.Dx(), m.Rect.Dy()
-	out := image.NewRGBA(image.Rect(0, 0, h, w))
-	for y := range h {
-		row := m.Pix[y*m.Stride:]
-		for x := range w {
-			copy(out.Pix[x*out.Stride+4*y:x*out.Stride+4*y+4], row[4*x:4*x+4])
-		}
-	}
 	return out
 }
