@@ -32,6 +32,7 @@ func workCommand() command {
 			renf := addRenderFlags(fs)
 			wf := addWorkerFlags(fs)
 			rof := addRoutingFlags(fs)
+			ef := addEventFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -45,6 +46,8 @@ func workCommand() command {
 			cfg.Routing = router
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
+			var eventsErr error
+			cfg.Events, eventsErr = ef.config()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
@@ -54,7 +57,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, printErr, sf.validate(), routeErr, hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, printErr, eventsErr, sf.validate(), routeErr, hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)
