@@ -244,10 +244,13 @@ type rawImage struct {
 	// cs is the PDF colour space: DeviceCMYK (fpdf then declares Decode [1 0 1 0 1 0
 	// 1 0], so the samples are stored inverted, as Adobe CMYK JPEGs are) or DeviceGray.
 	cs string
-	// data is the stream: zlib (FlateDecode) samples, rows without predictor bytes.
+	// data is the stream: zlib (FlateDecode) samples; with dp set, rows led by PNG
+	// filter bytes.
 	data []byte
-	// smask, when set, is the zlib soft mask: each row a PNG filter byte (0) and w
-	// alpha bytes (fpdf declares the PNG predictor for soft masks).
+	// dp is the stream's /DecodeParms content ("" for none).
+	dp string
+	// smask, when set, is the zlib soft mask: each row a PNG filter byte and w alpha
+	// bytes (fpdf declares the PNG predictor for soft masks).
 	smask []byte
 }
 
@@ -258,7 +261,7 @@ func registerRawImage(pdf *gofpdf.Fpdf, name string, im rawImage) error {
 	var buf bytes.Buffer
 	enc := gob.NewEncoder(&buf)
 	fields := []any{im.data, im.smask, 0, float64(im.w), float64(im.h), im.cs,
-		[]byte{}, 8, "FlateDecode", "", []int{}, 1.0, 72.0}
+		[]byte{}, 8, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
 	for _, f := range fields {
 		if err := enc.Encode(f); err != nil {
 			return fmt.Errorf("pdf image %s: %w", name, err)
