@@ -187,7 +187,8 @@ func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, s *S
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
 	name := fmt.Sprintf("view%x", sha256.Sum256([]byte(s.ViewID)))[:24]
-	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
+	r.beginPrintPage(pdf, s)
+	defer r.endPrintPage(pdf, s)
 	if err := registerRawImage(pdf, name, raw); err != nil {
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}

@@ -129,10 +129,11 @@ func xmlEscape(b *bytes.Buffer, s string) {
 // setPageBoxes gives the current page its TrimBox (the export box) and BleedBox (the
 // whole page: trim plus bleed, equal to the MediaBox). fpdf writes boxes in PDF
 // coordinates (y up); the bleed is the same on every side.
-func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene) {
+// m is the slug of crop marks around the bleed (0 without them).
+func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene, m float64) {
 	b := s.BleedPt
-	pdf.SetPageBox("trim", b, b, s.PageWidthPt-2*b, s.PageHeightPt-2*b)
-	pdf.SetPageBox("bleed", 0, 0, s.PageWidthPt, s.PageHeightPt)
+	pdf.SetPageBox("trim", m+b, m+b, s.PageWidthPt-2*b, s.PageHeightPt-2*b)
+	pdf.SetPageBox("bleed", m, m, s.PageWidthPt, s.PageHeightPt)
 }
 
 // pdfxWriter applies the byte patches of the file comment to fpdf's output and adds
