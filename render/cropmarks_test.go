@@ -41,15 +41,7 @@ func TestCropMarks(t *testing.T) {
 				"BleedBox": {m, m, m + w + 2*bl, m + h + 2*bl},
 				"TrimBox":  {m + bl, m + bl, m + bl + w, m + bl + h},
 			}
-			for name, wb := range want {
-				got := pdfBox(t, boxes, name)
-				for i := range wb {
-					if math.Abs(got[i]-wb[i]) > 0.01 {
-						t.Errorf("%s = %v, want %v", name, got, wb)
-						break
-					}
-				}
-			}
+			checkBoxes(t, boxes, want)
 			ref, _ := renderPrint(t, plain, sepDetail(t, typ), "v")
 			img := rasterGray(t, path, dpi)
 			base := rasterGray(t, writeTemp(t, "plain.pdf", ref), dpi)
