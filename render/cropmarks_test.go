@@ -121,3 +121,31 @@ func rasterGray(t testing.TB, pdf string, dpi float64) *image.Gray {
 }
 
 func formatDPI(dpi float64) string { return strconv.Itoa(int(dpi)) }
+
+// TestCropMarksConfig: "cropMarks" is read from the colour config file and inherits
+// like the other settings (store, then a store's product turning it off again).
+func TestCropMarksConfig(t *testing.T) {
+	if _, err := os.Stat(ghostscriptCMYK); err != nil {
+		t.Skip(err)
+	}
+	path := writeTemp(t, "colour.json", []byte(`{"default": {"profile": "`+ghostscriptCMYK+`"},
+		"products": {"poster": {"cropMarks": true}},
+		"stores": {"s1": {"cropMarks": true, "products": {"mug": {"cropMarks": false}}}}}`))
+	cfg := PrintConfig{}
+	must(t, ReadPrintConfig(path, &cfg))
+	set, err := cfg.Load()
+	must(t, err)
+	for _, tc := range []struct {
+		store, product string
+		want           bool
+	}{
+		{"other", "shirt", false},
+		{"other", "poster", true},
+		{"s1", "shirt", true},
+		{"s1", "mug", false},
+	} {
+		if got := set.For(tc.store, tc.product).CropMarks; got != tc.want {
+			t.Errorf("%s/%s: crop marks %v, want %v", tc.store, tc.product, got, tc.want)
+		}
+	}
+}
