@@ -122,3 +122,49 @@ func decodedSamples(t *testing.T, img image.Image, bpp int) []byte {
 	t.Fatalf("decoded %T", img)
 	return nil
 }
+
+// FuzzEncodeZlib: any size, stride, bytes per pixel and options either give an
+// *InputError or a stream that decodes (as a PNG's IDAT) to exactly the input rows.
+func FuzzEncodeZlib(f *testing.F) {
+	f.Add(uint8(10), uint8(10), uint8(4), uint8(0), uint8(0), uint8(0), []byte("seed"))
+	f.Add(uint8(70), uint8(33), uint8(1), uint8(3), uint8(5), uint8(2), []byte{1, 2, 3, 250})
+	f.Add(uint8(0), uint8(3), uint8(5), uint8(0), uint8(1), uint8(1), []byte{})
+	f.Fuzz(func(t *testing.T, w, h, bpp, pad, stripRows, knobs uint8, data []byte) {
+		width, height, bp := int(w)%80, int(h)%80, int(bpp)%6
+		stride := width*max(bp, 1) + int(pad)%4
+		pix := make([]byte, stride*height)
+		for i := range pix {
+			if len(data) > 0 {
+				pix[i] = data[i%len(data)] + byte(i/7)
+			}
+		}
+		levels := []int{0, 1, 6, LevelHuffmanOnly}
+		filters := []string{"", FilterNone, FilterSub, FilterUp, FilterPaeth}
+		opt := Options{Level: levels[int(knobs)%len(levels)], Filter: filters[int(knobs/4)%len(filters)], StripRows: int(stripRows) % 9, Workers: 1 + int(knobs)%3}
+		var z bytes.Buffer
+		err := EncodeZlib(context.Background(), &z, pix, width, height, stride, bp, opt)
+		if width == 0 || height == 0 || bp < 1 || bp > 4 {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%dx%d bpp %d: got %v, want *InputError", width, height, bp, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bp == 2 {
+			return // no 8-bit PNG colour type has 2 bytes a pixel to decode with
+		}
+		img, err := png.Decode(bytes.NewReader(wrapPNG(width, height, bp, z.Bytes())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := decodedSamples(t, img, bp)
+		for y := range height {
+			if !bytes.Equal(got[y*width*bp:(y+1)*width*bp], pix[y*stride:y*stride+width*bp]) {
+				t.Fatalf("row %d differs", y)
+			}
+		}
+	})
+}
