@@ -27,6 +27,7 @@ type shopifyOrder struct {
 	CancelledAt       nullString        `json:"cancelled_at"`
 	FinancialStatus   nullString        `json:"financial_status"`
 	FulfillmentStatus nullString        `json:"fulfillment_status"`
+	Tags              nullString        `json:"tags"`
 	Customer          *shopifyCustomer  `json:"customer"`
 	BillingAddress    *shopifyAddress   `json:"billing_address"`
 	ShippingAddress   *shopifyAddress   `json:"shipping_address"`
@@ -134,7 +135,7 @@ func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*hub.Order, error) {
 		addrField(so.BillingAddress, func(a *shopifyAddress) nullString { return a.LastName }),
 		addrField(so.ShippingAddress, func(a *shopifyAddress) nullString { return a.LastName }))
 	if o.Status == "" {
-		o.Status = shopifyStatus(so)
+		o.Status = withRush(shopifyStatus(so), so.Tags.str())
 	}
 	for i, li := range so.LineItems {
 		ref, ok, err := lineItemRef(li.Properties, m.designProperty)

@@ -280,6 +280,7 @@ func (e *Enqueuer) CancelOrder(ctx context.Context, k OrderKey) (ExportResult, e
 		return ExportResult{Order: k}, err
 	}
 	res := ExportResult{Order: k, Gen: gen, Cancelled: true}
+	e.publishCancelled(ctx, k, gen)
 	var errs []error
 	for _, ref := range refs {
 		// The current generation's tasks, and the previous one's: a re-export may have

@@ -197,7 +197,7 @@ func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) erro
 		err = r.addRasterPage(ctx, pdf, s)
 	}
 	if err == nil && r.print != nil {
-		setPageBoxes(pdf, s)
+		setPageBoxes(pdf, s, r.slugPt())
 	}
 	return err
 }

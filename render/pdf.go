@@ -29,9 +29,10 @@ import (
 
 // addVectorPage draws the scene as vector content on a new page of pdf.
 func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
-	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
+	h := r.beginPrintPage(pdf, s)
+	defer r.endPrintPage(pdf, s)
 	page := s.ToPage()
-	v := vectorPage{pdf: pdf, h: s.PageHeightPt, viewID: s.ViewID, alpha: 1, ink: r.inkMeter()}
+	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter()}
 	defer v.ink.report(s)
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	v.shapers = r.shapers

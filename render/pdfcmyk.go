@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"runtime"
+	"sync"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/klauspost/compress/zlib"
+	"github.com/printworker/printworker/render/pngenc"
 )
 
 // The CMYK side of the vector PDF backend (docs/colour.md): colours are written as
@@ -83,7 +85,8 @@ func cmykOp(px [4]uint8, op string) string {
 // with its alpha as a soft mask.
 func (v *vectorPage) cmykImage(l *Layer) error {
 	im := l.Image
-	raw, err := cmykRaw(im.Image, im.HasAlpha, v.ink)
+	// The page loop checks the job context between layers; one picture is not cut short.
+	raw, err := cmykRaw(context.Background(), im.Image, im.HasAlpha, v.ink)
 	if err != nil {
 		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
 	}
@@ -99,59 +102,76 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 }
 
 // cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage) and,
-// when it has alpha, a soft mask.
-func cmykRaw(img image.Image, hasAlpha bool, ink *inkMeter) (rawImage, error) {
+// when it has alpha, a soft mask. The samples are converted whole (the conversion
+// itself runs on all cores, colour.Transform.ConvertNRGBA) and then filtered and
+// deflated in parallel strips by pngenc.EncodeZlib into one zlib stream each
+// (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
+func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter) (rawImage, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
-	var data, mask bytes.Buffer
-	zd, _ := zlib.NewWriterLevel(&data, zlib.BestSpeed)
-	var zm *zlib.Writer
+	cmyk := make([]byte, 4*w*h)
+	var alpha []byte
 	if hasAlpha {
-		zm, _ = zlib.NewWriterLevel(&mask, zlib.BestSpeed)
+		alpha = make([]byte, w*h)
 	}
-	cmyk := make([]byte, 4*w*64)
-	alpha := make([]byte, 1+w)
-	var werr error
-	nrgbaRows(img, 64, func(_ int, pix []byte) {
-		if werr != nil {
-			return
-		}
-		out := cmyk[:len(pix)]
-		ink.row(out, pix)
+	convertParts(img, ink, func(part *inkMeter, y0 int, pix []byte) {
+		out := cmyk[4*w*y0 : 4*w*y0+len(pix)]
+		part.row(out, pix)
 		for i := range out {
 			out[i] = 255 - out[i] // stored inverted: fpdf declares Decode [1 0 1 0 1 0 1 0]
 		}
-		if _, err := zd.Write(out); err != nil {
-			werr = err
-			return
-		}
-		if zm != nil {
-			for r := 0; r < len(pix)/(4*w); r++ {
-				alpha[0] = 0 // PNG filter "none" for the soft mask's predictor
-				for x := range w {
-					alpha[1+x] = pix[r*4*w+4*x+3]
-				}
-				if _, err := zm.Write(alpha); err != nil {
-					werr = err
-					return
-				}
+		if alpha != nil {
+			a := alpha[w*y0 : w*y0+len(pix)/4]
+			for i := range a {
+				a[i] = pix[4*i+3]
 			}
 		}
 	})
-	if werr != nil {
-		return rawImage{}, werr
-	}
-	if err := zd.Close(); err != nil {
+	var data bytes.Buffer
+	if err := pngenc.EncodeZlib(ctx, &data, cmyk, w, h, 4*w, 4, cmykZlib); err != nil {
 		return rawImage{}, err
 	}
-	raw := rawImage{w: w, h: h, cs: "DeviceCMYK", data: data.Bytes()}
-	if zm != nil {
-		if err := zm.Close(); err != nil {
+	raw := rawImage{w: w, h: h, cs: "DeviceCMYK", data: data.Bytes(),
+		dp: fmt.Sprintf("/Predictor 15 /Colors 4 /BitsPerComponent 8 /Columns %d", w)}
+	if alpha != nil {
+		var mask bytes.Buffer
+		if err := pngenc.EncodeZlib(ctx, &mask, alpha, w, h, w, 1, cmykZlib); err != nil {
 			return rawImage{}, err
 		}
 		raw.smask = mask.Bytes()
 	}
 	return raw, nil
+}
+
+// convertParts calls fn for every band of img's rows (see nrgbaRows; y0 from the top
+// of the bounds), the image cut into one part per core, each part on its own
+// goroutine with its own ink meter, whose maxima join ink's at the end. Decoding the
+// picture's rows (YCbCr to RGBA) is otherwise serial.
+func convertParts(img image.Image, ink *inkMeter, fn func(part *inkMeter, y0 int, pix []byte)) {
+	b := img.Bounds()
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	parts := min(runtime.GOMAXPROCS(0), b.Dy()/128)
+	if !ok || parts < 2 {
+		nrgbaRows(img, 64, func(y0 int, pix []byte) { fn(ink, y0, pix) })
+		return
+	}
+	meters := make([]inkMeter, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		top := b.Dy() * p / parts
+		bottom := b.Dy() * (p + 1) / parts
+		meters[p] = inkMeter{p: ink.p}
+		wg.Go(func() {
+			part := sub.SubImage(image.Rect(b.Min.X, b.Min.Y+top, b.Max.X, b.Min.Y+bottom))
+			nrgbaRows(part, 64, func(y0 int, pix []byte) { fn(&meters[p], top+y0, pix) })
+		})
+	}
+	wg.Wait()
+	for _, m := range meters {
+		ink.max = max(ink.max, m.max)
+	}
 }
 
 // addRasterPageCMYK is pdf-simple in CMYK: the view rasterized, flattened on white
@@ -162,12 +182,13 @@ func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, s *S
 		return err
 	}
 	flattenOnWhite(canvas)
-	raw, err := cmykRaw(canvas, false, ink)
+	raw, err := cmykRaw(ctx, canvas, false, ink)
 	if err != nil {
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
 	name := fmt.Sprintf("view%x", sha256.Sum256([]byte(s.ViewID)))[:24]
-	pdf.AddPageFormat("P", gofpdf.SizeType{Wd: s.PageWidthPt, Ht: s.PageHeightPt})
+	r.beginPrintPage(pdf, s)
+	defer r.endPrintPage(pdf, s)
 	if err := registerRawImage(pdf, name, raw); err != nil {
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
@@ -197,3 +218,7 @@ func (m *inkMeter) report(s *Scene) {
 		s.MaxInkPercent = max(s.MaxInkPercent, m.percent())
 	}
 }
+
+// cmykZlib compresses the CMYK picture streams; chosen by size against time on the
+// reference T-shirt's photo (docs/benchmarks.md "CMYK output").
+var cmykZlib = pngenc.Options{Level: pngenc.LevelHuffmanOnly}

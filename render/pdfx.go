@@ -129,10 +129,11 @@ func xmlEscape(b *bytes.Buffer, s string) {
 // setPageBoxes gives the current page its TrimBox (the export box) and BleedBox (the
 // whole page: trim plus bleed, equal to the MediaBox). fpdf writes boxes in PDF
 // coordinates (y up); the bleed is the same on every side.
-func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene) {
+// m is the slug of crop marks around the bleed (0 without them).
+func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene, m float64) {
 	b := s.BleedPt
-	pdf.SetPageBox("trim", b, b, s.PageWidthPt-2*b, s.PageHeightPt-2*b)
-	pdf.SetPageBox("bleed", 0, 0, s.PageWidthPt, s.PageHeightPt)
+	pdf.SetPageBox("trim", m+b, m+b, s.PageWidthPt-2*b, s.PageHeightPt-2*b)
+	pdf.SetPageBox("bleed", m, m, s.PageWidthPt, s.PageHeightPt)
 }
 
 // pdfxWriter applies the byte patches of the file comment to fpdf's output and adds
@@ -244,10 +245,13 @@ type rawImage struct {
 	// cs is the PDF colour space: DeviceCMYK (fpdf then declares Decode [1 0 1 0 1 0
 	// 1 0], so the samples are stored inverted, as Adobe CMYK JPEGs are) or DeviceGray.
 	cs string
-	// data is the stream: zlib (FlateDecode) samples, rows without predictor bytes.
+	// data is the stream: zlib (FlateDecode) samples; with dp set, rows led by PNG
+	// filter bytes.
 	data []byte
-	// smask, when set, is the zlib soft mask: each row a PNG filter byte (0) and w
-	// alpha bytes (fpdf declares the PNG predictor for soft masks).
+	// dp is the stream's /DecodeParms content ("" for none).
+	dp string
+	// smask, when set, is the zlib soft mask: each row a PNG filter byte and w alpha
+	// bytes (fpdf declares the PNG predictor for soft masks).
 	smask []byte
 }
 
@@ -258,7 +262,7 @@ func registerRawImage(pdf *gofpdf.Fpdf, name string, im rawImage) error {
 	var buf bytes.Buffer
 	enc := gob.NewEncoder(&buf)
 	fields := []any{im.data, im.smask, 0, float64(im.w), float64(im.h), im.cs,
-		[]byte{}, 8, "FlateDecode", "", []int{}, 1.0, 72.0}
+		[]byte{}, 8, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
 	for _, f := range fields {
 		if err := enc.Encode(f); err != nil {
 			return fmt.Errorf("pdf image %s: %w", name, err)

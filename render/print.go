@@ -59,6 +59,9 @@ type Print struct {
 	InkLimit float64
 	// RasterTIFF writes png views as CMYK TIFF (needs a profile).
 	RasterTIFF bool
+	// CropMarks draws trim marks in a slug outside the bleed of PDF/X pages
+	// (cropmarks.go); ignored for sRGB output and rasters.
+	CropMarks bool
 }
 
 // ExportType is the file type a view of export type t is written as: png becomes

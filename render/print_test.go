@@ -144,21 +144,27 @@ func TestPDFX(t *testing.T) {
 				"MediaBox": {0, 0, 200 + 2*bl, 150 + 2*bl}, "BleedBox": {0, 0, 200 + 2*bl, 150 + 2*bl},
 				"TrimBox": {bl, bl, 200 + bl, 150 + bl},
 			}
-			for name, w := range want {
-				got := pdfBox(t, boxes, name)
-				for i := range w {
-					if math.Abs(got[i]-w[i]) > 0.01 {
-						t.Errorf("%s = %v, want %v", name, got, w)
-						break
-					}
-				}
-			}
+			checkBoxes(t, boxes, want)
 			if res.Colour.Space != "CMYK" || res.Colour.TrimWidthPt != 200 || math.Abs(res.Colour.BleedPt-bl) > 1e-9 || res.Colour.SHA256 != p.Profile.SHA256 {
 				t.Errorf("result colour %+v", res.Colour)
 			}
 			checkOutputIntent(t, path, p.Profile.ICC)
 			checkNoRGB(t, path)
 		})
+	}
+}
+
+// checkBoxes compares pdfinfo -box output with the wanted boxes, to 0.01 pt.
+func checkBoxes(t *testing.T, info string, want map[string][4]float64) {
+	t.Helper()
+	for name, w := range want {
+		got := pdfBox(t, info, name)
+		for i := range w {
+			if math.Abs(got[i]-w[i]) > 0.01 {
+				t.Errorf("%s = %v, want %v", name, got, w)
+				break
+			}
+		}
 	}
 }
 

@@ -31,6 +31,8 @@ type PrintSettings struct {
 	// Raster is the file of png views when a profile is set: "png" (default, the
 	// soft proof) or "tiff" (CMYK TIFF for RIPs).
 	Raster string `json:"raster,omitempty"`
+	// CropMarks draws trim marks outside the bleed of PDF/X pages.
+	CropMarks *bool `json:"cropMarks,omitempty"`
 }
 
 // StorePrint is one store's settings, with per-product overrides.
@@ -90,6 +92,9 @@ func merge(base, o PrintSettings) PrintSettings {
 	}
 	if o.Raster != "" {
 		base.Raster = o.Raster
+	}
+	if o.CropMarks != nil {
+		base.CropMarks = o.CropMarks
 	}
 	return base
 }
@@ -191,6 +196,9 @@ func (l *printLoader) print(ps PrintSettings) (*Print, error) {
 	}
 	if ps.InkLimit != nil {
 		p.InkLimit = *ps.InkLimit
+	}
+	if ps.CropMarks != nil {
+		p.CropMarks = *ps.CropMarks
 	}
 	intentName := ps.Intent
 	if intentName == "" {

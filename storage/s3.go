@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -62,6 +63,10 @@ type S3Config struct {
 	// PublicBaseURL prefixes keys in URL (a CDN, a public bucket website, a file
 	// browser), e.g. "https://files.example.com/prints". Empty: endpoint/bucket/key.
 	PublicBaseURL string
+	// LinkExpiry is the lifetime of the presigned GET URLs Link returns when
+	// PublicBaseURL is empty (a private bucket); DefaultLinkExpiry when 0, at most
+	// MaxLinkExpiry.
+	LinkExpiry time.Duration
 	// CreateBucket creates the bucket at start when missing.
 	CreateBucket bool
 	// MaxAttempts is how often the SDK sends one request before giving up (it
@@ -102,6 +107,9 @@ func (c S3Config) Validate() error {
 		if u, err := url.Parse(c.PublicBaseURL); err != nil || u.Scheme == "" || u.Host == "" {
 			errs = append(errs, fmt.Errorf("s3 public base URL %q is not an absolute URL", c.PublicBaseURL))
 		}
+	}
+	if err := validateLinkExpiry(c.LinkExpiry); err != nil {
+		errs = append(errs, err)
 	}
 	if (c.AccessKey == "") != (c.SecretKey == "") {
 		errs = append(errs, errors.New("s3 access key and secret key go together"))

@@ -107,6 +107,9 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return err
 	}
+	if err := w.refreshLinks(ctx, m); err != nil {
+		return err
+	}
 	date, _ := time.Parse(time.DateOnly, snap.Date)
 	key, err := w.cfg.Layout.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: date})
 	if err != nil {
@@ -141,7 +144,7 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	w.m.bytes.WithLabelValues("manifest").Add(float64(put.Bytes))
 	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", snap.Rev)
 	writeResult(ctx, w.logger(ctx), t, []byte(key))
-	return nil
+	return w.publishFilesReady(ctx, k, key, m)
 }
 
 // buildManifest assembles the manifest from the order and the designs' results:

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/printworker/printworker/events"
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
@@ -53,7 +54,7 @@ type Backoff struct {
 type Config struct {
 	// Concurrency is the number of tasks run at once; default 10.
 	Concurrency int
-	// Queues weighs the queues; default orders 6, exports 3, sync 1.
+	// Queues weighs the queues; default orders 6, exports 3, events 2, sync 1.
 	Queues map[string]int
 	// StrictPriority serves a queue only when every heavier one is empty.
 	StrictPriority bool
@@ -96,6 +97,11 @@ type Config struct {
 	// Print holds the colour settings per store and product (CMYK profile, bleed,
 	// black, ink limit; docs/colour.md); nil renders sRGB without bleed.
 	Print *render.PrintSet
+	// Routing sends files to a key prefix and/or bucket by product, type, quantity,
+	// rush and store (docs/routing.md); nil keeps every file at its layout key.
+	Routing Router
+	// Events are the order events' endpoints and delivery settings; none: no events.
+	Events events.Config
 	// ShopFloor holds the thumbnail, job ticket and staff page settings
 	// (docs/shop-floor.md); the zero value makes all three.
 	ShopFloor ShopFloor
@@ -109,9 +115,9 @@ const (
 	DefaultMemoryBudget    = 1 << 30
 )
 
-// DefaultQueues weighs order data before exports before template sync.
+// DefaultQueues weighs order data before exports before events before template sync.
 func DefaultQueues() map[string]int {
-	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueSync: 1}
+	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1}
 }
 
 // DefaultTimeouts per task type.
@@ -225,6 +231,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Layout.Validate(); err != nil {
 		bad("layout: %v", err)
+	}
+	if err := c.Events.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Jobs != nil {
 		if err := c.Jobs.Validate(); err != nil {

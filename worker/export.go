@@ -22,7 +22,9 @@ import (
 
 // FileRecord describes one stored print file; the manifest lists them.
 type FileRecord struct {
-	Key      string `json:"key"`
+	Key string `json:"key"`
+	// Bucket is the bucket a routing rule sent the file to; empty: the default one.
+	Bucket   string `json:"bucket,omitempty"`
 	Filename string `json:"filename"`
 	// URL is a link print staff can open: a file:// path for a hot folder, the
 	// public base URL (--s3-public-url) or the bucket's address for S3.
@@ -211,6 +213,8 @@ type viewExport struct {
 	mode      string
 	// r renders the view with its store's and product's colour settings.
 	r Renderer
+	// bucket is the routed bucket of the view's file ("" the default).
+	bucket string
 }
 
 // contentTypes of the export types.
@@ -235,8 +239,11 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	if err != nil {
 		return rec, err
 	}
-	rec.Key = key
-	rec.URL = w.objectURL(key)
+	if key, x.bucket, err = w.routeView(ctx, x, key); err != nil {
+		return rec, err
+	}
+	rec.Key, rec.Bucket = key, x.bucket
+	rec.URL = w.bucketURL(x.bucket, key)
 
 	var plan render.Plan
 	planned := false
@@ -325,7 +332,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
-	put, perr := w.upload(ctx, kindFile, obj, pr)
+	put, perr := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, pr)
 	pr.CloseWithError(errStorageStopped)
 	if perr != nil {
 		cancel()
@@ -371,7 +378,7 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 		c = &capture{r: dl.Body, max: maxThumbSource}
 		body = c
 	}
-	put, err := w.upload(ctx, kindFile, obj, body)
+	put, err := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, body)
 	if err != nil {
 		return put, err
 	}

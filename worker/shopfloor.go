@@ -64,8 +64,8 @@ const maxThumbRead = 2 << 20
 
 // readThumb reads a thumbnail back for the ticket; nil when it cannot (a placeholder
 // is drawn instead).
-func (w *Worker) readThumb(ctx context.Context, key string) []byte {
-	r, ok := w.deps.Storage.(reader)
+func (w *Worker) readThumb(ctx context.Context, bucket, key string) []byte {
+	r, ok := w.storageOf(bucket).(reader)
 	if !ok || key == "" {
 		return nil
 	}

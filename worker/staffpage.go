@@ -99,9 +99,12 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 </body></html>
 `))
 
+// staffRow's Thumb and Link are a template.URL (a relative path relLink escaped) or,
+// for a file routed to another bucket (docs/routing.md), its absolute URL as a plain
+// string that html/template sanitizes; such a file shows no preview.
 type staffRow struct {
 	Row         shopRow
-	Thumb, Link template.URL
+	Thumb, Link any
 }
 
 // staffPage renders the order's page for the folder dir (the manifest's folder).
@@ -120,7 +123,11 @@ func staffPage(m *Manifest, dir string) ([]byte, error) {
 		Rows             []staffRow
 	}{M: m, Ticket: rel(m.Ticket), Manifest: rel(path.Join(dir, storage.ManifestName))}
 	for _, r := range shopRows(m) {
-		data.Rows = append(data.Rows, staffRow{Row: r, Thumb: rel(r.File.Thumbnail), Link: rel(r.File.Key)})
+		row := staffRow{Row: r, Thumb: rel(r.File.Thumbnail), Link: rel(r.File.Key)}
+		if r.File.Bucket != "" {
+			row.Thumb, row.Link = "", r.File.URL
+		}
+		data.Rows = append(data.Rows, row)
 	}
 	var buf bytes.Buffer
 	if err := staffPageTmpl.Execute(&buf, data); err != nil {

@@ -48,14 +48,15 @@ func thumbKey(key string) string {
 	return strings.TrimSuffix(key, path.Ext(key)) + thumbSuffix
 }
 
-// putThumbnail stores img as the JPEG thumbnail of rec's file and records its key.
+// putThumbnail stores img as the JPEG thumbnail of rec's file, in the file's bucket,
+// and records its key.
 func (w *Worker) putThumbnail(ctx context.Context, rec *FileRecord, img image.Image) error {
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 82}); err != nil {
 		return fmt.Errorf("thumbnail of %s: %w", rec.Key, err)
 	}
 	key := thumbKey(rec.Key)
-	_, err := w.upload(ctx, kindThumbnail, storage.Object{Key: key, ContentType: "image/jpeg",
+	_, err := w.uploadTo(ctx, w.storageOf(rec.Bucket), kindThumbnail, storage.Object{Key: key, ContentType: "image/jpeg",
 		Filename: path.Base(key), Size: int64(buf.Len())}, &buf)
 	if err != nil {
 		return fmt.Errorf("write thumbnail: %w", err)

@@ -154,7 +154,11 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 
 	t.line(x0, 10, "", fmt.Sprintf("Store %s (%s) - revision %d - status %s", m.Store, m.Domain, m.Revision, orDash(m.OrderStatus)))
 	t.line(x0, 10, "", "Ordered "+orDash(m.OrderCreated)+" - files generated "+m.GeneratedAt)
-	t.line(x0, 10, "B", "Rush: no (the hub sends no rush flag)")
+	rush := "no"
+	if IsRush(m.OrderStatus) {
+		rush = "YES"
+	}
+	t.line(x0, 10, "B", "Rush: "+rush)
 	t.y += t.fs(4)
 	t.line(x0, 11, "B", "Ship to")
 	s := m.Shipping
@@ -190,7 +194,7 @@ func (w *Worker) ticketRow(ctx context.Context, t *ticketWriter, i int, r shopRo
 	x0, top := t.pg.margin, t.y
 	pdf.SetDrawColor(160, 160, 160)
 	pdf.Rect(x0, top, side, side, "D")
-	if img := w.readThumb(ctx, r.File.Thumbnail); img != nil {
+	if img := w.readThumb(ctx, r.File.Bucket, r.File.Thumbnail); img != nil {
 		name := fmt.Sprintf("thumb-%d", i)
 		opt := gofpdf.ImageOptions{ImageType: "JPG"}
 		info := pdf.RegisterImageOptionsReader(name, opt, bytes.NewReader(img))

@@ -30,11 +30,16 @@ func endSpan(span trace.Span, err error) {
 // renderer or the hub download broke off) or because ctx ended is not a storage
 // error: the alert on storage errors must point at storage.
 func (w *Worker) upload(ctx context.Context, kind string, obj storage.Object, body io.Reader) (storage.PutResult, error) {
+	return w.uploadTo(ctx, w.deps.Storage, kind, obj, body)
+}
+
+// uploadTo is upload into st (a routed bucket's storage).
+func (w *Worker) uploadTo(ctx context.Context, st Storage, kind string, obj storage.Object, body io.Reader) (storage.PutResult, error) {
 	ctx, span := w.tracer.Start(ctx, "storage.put", trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("printworker.storage.kind", kind), attribute.String("printworker.storage.key", obj.Key)))
 	src := &sourceReader{r: body}
 	start := time.Now()
-	put, err := w.deps.Storage.Put(ctx, obj, src)
+	put, err := st.Put(ctx, obj, src)
 	switch {
 	case err == nil:
 		w.m.uploadDur.WithLabelValues(kind).Observe(time.Since(start).Seconds())

@@ -61,6 +61,8 @@ type Deps struct {
 	Hubs  HubFor
 	// Storage receives print files and manifests.
 	Storage Storage
+	// Buckets are the storages of the buckets the routing rules name.
+	Buckets map[string]Storage
 	// Renderer renders views; nil allows only download mode.
 	Renderer Renderer
 	// Registerer receives the worker's metrics; nil registers nowhere.
@@ -107,6 +109,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	if deps.Storage == nil {
 		errs = append(errs, errors.New("worker: no storage"))
 	}
+	errs = append(errs, checkBuckets(cfg.Routing, deps.Buckets)...)
 	if deps.Renderer == nil {
 		if cfg.Mode != ModeDownload {
 			errs = append(errs, fmt.Errorf("worker: export mode %s needs a renderer", cfg.Mode))
@@ -146,6 +149,8 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		prop:   deps.Propagator,
 	}
 	w.limiter = NewLimiter(deps.Redis, cfg.KeyPrefix, cfg.rateFor)
+	// Event deliveries are bounded by time as exports are (events.Config.RetryFor).
+	cfg.RetryWindows[jobs.TypeEventDeliver] = cfg.Events.RetryWindow()
 	w.windows = &retryWindows{rdb: deps.Redis, prefix: cfg.KeyPrefix, windows: cfg.RetryWindows}
 	w.limiter.observe = func(_ string, d time.Duration) { m.rateWait.Observe(d.Seconds()) }
 	w.budget.changed = func(n int64) { m.budgetInUse.Set(float64(n)) }
@@ -156,6 +161,9 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeDesignExport, w.handleExport)
 	w.mux.HandleFunc(jobs.TypeOrderComplete, w.handleComplete)
 	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
+	if err := w.registerEvents(); err != nil {
+		return nil, err
+	}
 
 	w.srv = asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{
 		Concurrency:     cfg.Concurrency,
@@ -206,6 +214,7 @@ func (w *Worker) reportError(ctx context.Context, t *asynq.Task, err error) {
 		if rerr := w.windows.reset(ctx, t.Type(), id); rerr != nil {
 			w.log.WarnContext(ctx, "retry window not reset", "task_id", id, "err", rerr)
 		}
+		w.publishJobFailed(ctx, t, err)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // worker and the offline render command share them.
 type colourFlags struct {
 	profile, profileDir, intent, bleed, raster, config string
-	richBlack                                          bool
+	richBlack, cropMarks                               bool
 	inkLimit                                           float64
 }
 
@@ -24,15 +24,16 @@ func addColourFlags(fs *flag.FlagSet) *colourFlags {
 	fs.BoolVar(&c.richBlack, "rich-black", false, "keep #000000 as the profile's four-colour black instead of 100% K overprinting")
 	fs.Float64Var(&c.inkLimit, "ink-limit", 0, "total ink coverage cap in percent, e.g. 300 (0: none)")
 	fs.StringVar(&c.raster, "color-raster", "png", "png views with a CMYK profile: png (the soft proof) or tiff (CMYK TIFF)")
+	fs.BoolVar(&c.cropMarks, "crop-marks", false, "draw trim marks outside the bleed of PDF/X (CMYK) pages; the page grows by an 8 mm slug")
 	fs.StringVar(&c.config, "color-config", "", "JSON file of colour settings per store and per product (template productId)")
 	return c
 }
 
 // load reads and checks every profile now: a bad one stops the process.
 func (c *colourFlags) load() (*render.PrintSet, error) {
-	rich, ink := c.richBlack, c.inkLimit
+	rich, ink, marks := c.richBlack, c.inkLimit, c.cropMarks
 	cfg := render.PrintConfig{ProfileDir: c.profileDir, Default: render.PrintSettings{
-		Profile: c.profile, Intent: c.intent, Bleed: c.bleed, RichBlack: &rich, InkLimit: &ink, Raster: c.raster,
+		Profile: c.profile, Intent: c.intent, Bleed: c.bleed, RichBlack: &rich, InkLimit: &ink, Raster: c.raster, CropMarks: &marks,
 	}}
 	if c.config != "" {
 		if err := render.ReadPrintConfig(c.config, &cfg); err != nil {

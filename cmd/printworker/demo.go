@@ -35,6 +35,7 @@ import (
 	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/routing"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
@@ -69,6 +70,7 @@ type demoOptions struct {
 	render     *renderFlags
 	worker     *workerFlags
 	log        *logFlags
+	routing    *routingFlags
 }
 
 func demoCommand() command {
@@ -80,6 +82,7 @@ func demoCommand() command {
 			o := demoOptions{
 				redis: addRedisFlags(fs), hub: addHubFlags(fs), storage: addStorageFlags(fs),
 				render: addRenderFlags(fs), worker: addWorkerFlags(fs), log: addLogFlags(fs),
+				routing: addRoutingFlags(fs),
 			}
 			fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for every order's manifest")
 			fs.BoolVar(&o.keep, "keep", false, "keep the services running after the demo (until Ctrl-C) to send your own webhooks")
@@ -387,6 +390,13 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 		return err
 	}
 	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store, TracerProvider: d.tr.Provider, Propagator: d.tr.Propagator}
+	var rules *routing.Rules
+	if cfg.Routing, rules, err = d.o.routing.load(d.o.storage.kind); err != nil {
+		return err
+	}
+	if deps.Buckets, err = openBuckets(ctx, d.o.storage, rules); err != nil {
+		return err
+	}
 	if needsRenderer(cfg) {
 		r, err := d.o.render.renderer()
 		if err != nil {
@@ -632,7 +642,11 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 	fmt.Fprintf(d.e.stdout, "\n%d orders, %d files, %d warnings (details in each manifest.json). Files are in\n  %s\n", len(ids), files, warnings, d.where)
 	for _, id := range ids {
 		m := manifests[id]
-		if len(m.Files) > 0 {
+		// The manifest's own key: routing rules may have put the files elsewhere.
+		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
+		if key, err := d.manifestKey(jobs.OrderKey{Store: m.Store, OrderID: m.OrderID}, created); err == nil {
+			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(key))
+		} else if len(m.Files) > 0 {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))
 		}
 	}

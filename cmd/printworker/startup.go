@@ -50,6 +50,9 @@ func (s *storageFlags) validate() error {
 	if s.kind != "dir" && s.kind != "s3" {
 		errs = append(errs, usageError(fmt.Sprintf("--storage %q: want dir or s3", s.kind)))
 	}
+	if s.s3.LinkExpiry <= 0 || s.s3.LinkExpiry > storage.MaxLinkExpiry {
+		errs = append(errs, usageError(fmt.Sprintf("--s3-link-expiry %s: want a duration above 0 and at most %s (the S3 signature limit)", s.s3.LinkExpiry, storage.MaxLinkExpiry)))
+	}
 	return joinErrors(errs...)
 }
 

@@ -276,6 +276,7 @@ func addStorageFlags(fs *flag.FlagSet) *storageFlags {
 	fs.Var(&s.part, "s3-part-size", "multipart upload part size, at least 5MiB")
 	fs.IntVar(&s.s3.Concurrency, "s3-concurrency", storage.DefaultConcurrency, "parts of one upload in flight")
 	fs.StringVar(&s.s3.PublicBaseURL, "s3-public-url", "", "base URL of links to stored files (a CDN or public bucket website)")
+	fs.DurationVar(&s.s3.LinkExpiry, "s3-link-expiry", storage.DefaultLinkExpiry, "lifetime of the presigned links in manifests and events when --s3-public-url is not set (at most 168h)")
 	fs.BoolVar(&s.s3.CreateBucket, "s3-create-bucket", false, "create the bucket at start when missing")
 	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {order} {design} {view} {product} {filename} {type}")
 	return s
@@ -385,7 +386,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	w := &workerFlags{budget: worker.DefaultMemoryBudget}
 	t := worker.DefaultTimeouts()
 	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
-	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, sync=1 one queue at a time")
+	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, events=2, sync=1 one queue at a time")
 	fs.BoolVar(&w.strict, "strict-priority", false, "serve a queue only when every heavier one is empty")
 	fs.DurationVar(&w.shutdown, "shutdown-timeout", worker.DefaultShutdownTimeout, "wait for running tasks on shutdown; unfinished ones go back to the queue")
 	fs.DurationVar(&w.exportTimeout, "export-timeout", t["design:export"], "bound of one design export attempt")

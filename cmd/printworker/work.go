@@ -31,6 +31,8 @@ func workCommand() command {
 			sf := addStorageFlags(fs)
 			renf := addRenderFlags(fs)
 			wf := addWorkerFlags(fs)
+			rof := addRoutingFlags(fs)
+			ef := addEventFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -40,8 +42,12 @@ func workCommand() command {
 				return err
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
+			router, rules, routeErr := rof.load(sf.kind)
+			cfg.Routing = router
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
+			var eventsErr error
+			cfg.Events, eventsErr = ef.config()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
@@ -51,7 +57,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, printErr, sf.validate(), hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, printErr, eventsErr, sf.validate(), routeErr, hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)
@@ -65,6 +71,9 @@ func workCommand() command {
 				}
 			}()
 			deps.Storage = st
+			if deps.Buckets, err = openBuckets(ctx, sf, rules); err != nil {
+				return err
+			}
 			rdb, err := rf.connect(ctx)
 			if err != nil {
 				return err

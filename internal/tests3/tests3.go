@@ -47,6 +47,7 @@ type Server struct {
 	Config storage.S3Config
 
 	fault    atomic.Int32
+	private  atomic.Bool
 	received atomic.Int64
 	stop     func()
 }
@@ -90,6 +91,12 @@ func Start(t testing.TB) *Server {
 				}
 			}
 			panic(http.ErrAbortHandler)
+		}
+		if s.private.Load() {
+			if why := s.denied(r); why != "" {
+				writeDenied(w, why)
+				return
+			}
 		}
 		r.Body = &countingBody{r: r.Body, n: &s.received}
 		handler.ServeHTTP(w, r)

@@ -246,7 +246,29 @@ func encode(ctx context.Context, w io.Writer, src source, cfg config, ff flateFa
 	if bw.err != nil {
 		return fmt.Errorf("pngenc: write header: %w", bw.err)
 	}
+	adler, err := deflateStrips(ctx, src, cfg, ff, func(b []byte) error {
+		bw.writeIDAT(b)
+		if bw.err != nil {
+			return fmt.Errorf("pngenc: write image data: %w", bw.err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(bw.trailer[:], adler)
+	bw.writeChunk("IDAT", bw.trailer[:])
+	bw.writeChunk("IEND", nil)
+	if bw.err != nil {
+		return fmt.Errorf("pngenc: write trailer: %w", bw.err)
+	}
+	return nil
+}
 
+// deflateStrips filters and compresses src's strips in parallel and hands them to
+// emit in order: the zlib header and one deflate stream, without the trailer. It
+// returns the Adler-32 of the filtered data, which the caller writes as the trailer.
+func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory, emit func([]byte) error) (uint32, error) {
 	nStrips := (src.height + cfg.stripRows - 1) / cfg.stripRows
 	workers := max(1, min(cfg.workers, nStrips))
 	// Up to two strips per worker may be compressed but not yet written: enough to keep
@@ -314,26 +336,20 @@ func encode(ctx context.Context, w io.Writer, src source, cfg config, ff flateFa
 		select {
 		case s = <-slots[i%window]:
 		case <-ctx.Done():
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 		if s.err != nil {
-			return s.err
+			return 0, s.err
 		}
 		adler = adler32Combine(adler, s.adler, s.length)
-		bw.writeIDAT(*s.buf)
+		err := emit(*s.buf)
 		stripBufPool.Put(s.buf)
 		<-tokens
-		if bw.err != nil {
-			return fmt.Errorf("pngenc: write image data: %w", bw.err)
+		if err != nil {
+			return 0, err
 		}
 	}
-	binary.BigEndian.PutUint32(bw.trailer[:], adler)
-	bw.writeChunk("IDAT", bw.trailer[:])
-	bw.writeChunk("IEND", nil)
-	if bw.err != nil {
-		return fmt.Errorf("pngenc: write trailer: %w", bw.err)
-	}
-	return nil
+	return adler, nil
 }
 
 // stripWorker owns the per-goroutine scratch buffers and deflate writer.

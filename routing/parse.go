@@ -1,0 +1,198 @@
+package routing
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// ruleFields are the fields of a rule; matchFields those of its "match".
+var (
+	ruleFields  = []string{"name", "match", "prefix", "bucket"}
+	matchFields = []string{"product", "type", "minQuantity", "rush", "store"}
+)
+
+// parseRule decodes one rule field by field, so one bad field does not hide the
+// problems of the others.
+func parseRule(raw json.RawMessage) (rule, []error) {
+	var ru rule
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return ru, []error{errors.New("want an object with match and prefix and/or bucket")}
+	}
+	var errs []error
+	field := func(name string, v any) bool {
+		b, ok := fields[name]
+		if !ok {
+			return false
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", name, jsonMsg(err)))
+			return false
+		}
+		return true
+	}
+	field("name", &ru.name)
+	for _, k := range sortedKeys(fields) {
+		if !slices.Contains(ruleFields, k) {
+			errs = append(errs, fmt.Errorf("unknown field %q (want one of %s)", k, strings.Join(ruleFields, ", ")))
+		}
+	}
+	if b, ok := fields["match"]; ok {
+		errs = append(errs, ru.parseMatch(b)...)
+	}
+	if field("prefix", &ru.prefix) {
+		p, err := CleanPrefix(ru.prefix)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("prefix %q: %w", ru.prefix, err))
+		}
+		ru.prefix = p
+	}
+	if field("bucket", &ru.bucket) {
+		if err := ValidateBucket(ru.bucket); err != nil {
+			errs = append(errs, fmt.Errorf("bucket %q: %w", ru.bucket, err))
+		}
+	}
+	_, hasPrefix := fields["prefix"]
+	_, hasBucket := fields["bucket"]
+	if !hasPrefix && !hasBucket {
+		errs = append(errs, errors.New("no action: give a prefix and/or a bucket"))
+	}
+	return ru, errs
+}
+
+func (ru *rule) parseMatch(raw json.RawMessage) []error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return []error{errors.New("match: want an object")}
+	}
+	var errs []error
+	for _, k := range sortedKeys(fields) {
+		if !slices.Contains(matchFields, k) {
+			errs = append(errs, fmt.Errorf("match: unknown field %q (want one of %s)", k, strings.Join(matchFields, ", ")))
+		}
+	}
+	list := func(name string) []string {
+		b, ok := fields[name]
+		if !ok {
+			return nil
+		}
+		vals, err := stringList(b)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("match.%s: %w", name, err))
+		}
+		return vals
+	}
+	ru.products = list("product")
+	ru.stores = list("store")
+	ru.types = list("type")
+	for _, t := range ru.types {
+		if !slices.Contains(Types, t) {
+			errs = append(errs, fmt.Errorf("match.type: unknown export type %q (want %s)", t, strings.Join(Types, ", ")))
+		}
+	}
+	if b, ok := fields["minQuantity"]; ok {
+		if err := json.Unmarshal(b, &ru.minQty); err != nil {
+			errs = append(errs, fmt.Errorf("match.minQuantity: %v", jsonMsg(err)))
+		} else if ru.minQty < 1 {
+			errs = append(errs, fmt.Errorf("match.minQuantity: %d, want at least 1", ru.minQty))
+		}
+	}
+	if b, ok := fields["rush"]; ok {
+		var v bool
+		if err := json.Unmarshal(b, &v); err != nil {
+			errs = append(errs, fmt.Errorf("match.rush: %v", jsonMsg(err)))
+		} else {
+			ru.rush = &v
+		}
+	}
+	return errs
+}
+
+// stringList reads one string or a list of non-empty strings.
+func stringList(b json.RawMessage) ([]string, error) {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		b = json.RawMessage(fmt.Sprintf("[%q]", one))
+	}
+	var vals []string
+	if err := json.Unmarshal(b, &vals); err != nil {
+		return nil, fmt.Errorf("want a string or a list of strings: %v", jsonMsg(err))
+	}
+	switch {
+	case len(vals) == 0:
+		return nil, errors.New("empty list matches nothing; leave the field out to match everything")
+	case len(vals) > maxValues:
+		return nil, fmt.Errorf("%d values, at most %d", len(vals), maxValues)
+	}
+	for _, v := range vals {
+		if v == "" {
+			return nil, errors.New("empty value")
+		}
+	}
+	return vals, nil
+}
+
+// CleanPrefix checks a key prefix and returns it cleaned: relative, '/'-separated,
+// no "." or ".." segment, no hidden ('.'-led) folder, no backslash or control
+// character, trailing '/' dropped ("dtf/" -> "dtf"). A prefix must never lead a key
+// out of the bucket or hot folder, nor hide it from the people browsing it.
+func CleanPrefix(p string) (string, error) {
+	var errs []error
+	switch {
+	case p == "":
+		return "", errors.New("empty (leave prefix out to keep the default folder)")
+	case len(p) > maxPrefix:
+		return "", fmt.Errorf("longer than %d bytes", maxPrefix)
+	case !utf8.ValidString(p):
+		return "", errors.New("not UTF-8")
+	}
+	if strings.HasPrefix(p, "/") {
+		errs = append(errs, errors.New("starts with '/': a prefix is relative to the bucket or hot folder"))
+	}
+	if strings.ContainsAny(p, "\\") {
+		errs = append(errs, errors.New("contains '\\': use '/' between folders"))
+	}
+	if strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		errs = append(errs, errors.New("contains a control character"))
+	}
+	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+		switch {
+		case seg == "..":
+			errs = append(errs, errors.New("contains a '..' segment: a prefix may not leave its folder"))
+		case seg == ".":
+			errs = append(errs, errors.New("contains a '.' segment"))
+		case seg == "" && !strings.HasPrefix(p, "/"):
+			errs = append(errs, errors.New("contains an empty segment ('//')"))
+		case strings.HasPrefix(seg, "."):
+			errs = append(errs, fmt.Errorf("folder %q is hidden (starts with '.')", seg))
+		}
+	}
+	if len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	return path.Clean(p), nil
+}
+
+// ValidateBucket checks an S3 bucket name: 3 to 63 lowercase letters, digits, '.'
+// and '-', starting and ending with a letter or digit.
+func ValidateBucket(b string) error {
+	if len(b) < 3 || len(b) > 63 {
+		return fmt.Errorf("%d characters, want 3 to 63", len(b))
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || (c == '.' || c == '-') && i > 0 && i < len(b)-1
+		if !ok {
+			return fmt.Errorf("character %q at %d: want lowercase letters, digits, '.' and '-' (not first or last)", c, i)
+		}
+	}
+	if strings.Contains(b, "..") {
+		return errors.New("contains '..'")
+	}
+	return nil
+}

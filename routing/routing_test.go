@@ -1,0 +1,131 @@
+package routing
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodRules = `{"rules": [
+  {"name": "rush", "match": {"rush": true}, "prefix": "rush/"},
+  {"name": "dtf", "match": {"product": ["tee-1", "tee-2"], "type": "png"}, "prefix": "dtf/"},
+  {"name": "bulk mugs", "match": {"product": "mug", "minQuantity": 10, "store": ["store-1"]}, "prefix": "sublimation/bulk", "bucket": "sublimation-prints"},
+  {"match": {"product": "mug"}, "bucket": "sublimation-prints"}
+]}`
+
+func TestRoute(t *testing.T) {
+	r, err := Parse([]byte(goodRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    File
+		want Target
+		ok   bool
+	}{
+		{"rush wins first", File{Product: "tee-1", Type: "png", Rush: true}, Target{Rule: 0, Name: "rush", Prefix: "rush"}, true},
+		{"dtf png", File{Product: "tee-2", Type: "png", Quantity: 1}, Target{Rule: 1, Name: "dtf", Prefix: "dtf"}, true},
+		{"dtf needs png", File{Product: "tee-2", Type: "pdf"}, Target{}, false},
+		{"bulk mug", File{Store: "store-1", Product: "mug", Quantity: 10}, Target{Rule: 2, Name: "bulk mugs", Prefix: "sublimation/bulk", Bucket: "sublimation-prints"}, true},
+		{"few mugs", File{Store: "store-1", Product: "mug", Quantity: 9}, Target{Rule: 3, Bucket: "sublimation-prints"}, true},
+		{"other store mugs", File{Store: "store-2", Product: "mug", Quantity: 50}, Target{Rule: 3, Bucket: "sublimation-prints"}, true},
+		{"unrouted", File{Product: "poster", Type: "pdf"}, Target{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := r.Route(tt.f)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Route(%+v) = %+v, %v; want %+v, %v", tt.f, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+	if b := r.Buckets(); len(b) != 1 || b[0] != "sublimation-prints" {
+		t.Errorf("Buckets = %v", b)
+	}
+	if !r.UsesRush() {
+		t.Error("UsesRush = false")
+	}
+	var none *Rules
+	if _, ok := none.Route(File{}); ok || none.Len() != 0 || none.UsesRush() {
+		t.Error("nil rules route")
+	}
+}
+
+// TestParseListsEveryError: one bad file, every problem in one error, each with its
+// rule index and field.
+func TestParseListsEveryError(t *testing.T) {
+	doc := `{"rules": [
+  {"name": "dtf", "match": {"product": "tee", "colour": "red"}, "prefix": "../dtf"},
+  {"match": {"type": ["png", "jpeg"], "minQuantity": 0, "rush": "yes"}, "prefix": "/abs", "bucket": "Bad_Bucket"},
+  {"match": {"store": []}, "prefx": "x"},
+  {"prefix": "a/.hidden/b"}
+], "extra": 1}`
+	_, err := Parse([]byte(doc))
+	if err == nil {
+		t.Fatal("bad rules accepted")
+	}
+	want := []string{
+		`unknown field "extra"`,
+		`rule 0 ("dtf"): match: unknown field "colour"`,
+		`rule 0 ("dtf"): prefix "../dtf": contains a '..' segment`,
+		`rule 1: match.type: unknown export type "jpeg"`,
+		`rule 1: match.minQuantity: 0, want at least 1`,
+		`rule 1: match.rush: got a JSON string, want true or false`,
+		`rule 1: prefix "/abs": starts with '/'`,
+		`rule 1: bucket "Bad_Bucket"`,
+		`rule 2: unknown field "prefx"`,
+		`rule 2: match.store: empty list`,
+		`rule 2: no action`,
+		`rule 3: prefix "a/.hidden/b": folder ".hidden" is hidden`,
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("error:\n%v", err)
+	}
+}
+
+func TestParseRefusesMalformed(t *testing.T) {
+	for _, doc := range []string{``, `[]`, `null`, `{}`, `{"rules": {}}`, `{"rules": [1]}`, `{"rules": []} {}`,
+		`{"rules": [{"prefix": "a"}]} x`, strings.Repeat(" ", MaxFileBytes+1)} {
+		if _, err := Parse([]byte(doc)); err == nil {
+			t.Errorf("Parse(%.40q) accepted", doc)
+		}
+	}
+	if r, err := Parse([]byte(`{"rules": []}`)); err != nil || r.Len() != 0 {
+		t.Errorf("empty rule list: %v", err)
+	}
+}
+
+func TestCleanPrefix(t *testing.T) {
+	good := map[string]string{"dtf/": "dtf", "dtf": "dtf", "a/b/": "a/b", "rush-2026": "rush-2026", "ü/x": "ü/x"}
+	for in, want := range good {
+		if got, err := CleanPrefix(in); err != nil || got != want {
+			t.Errorf("CleanPrefix(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "..", "../x", "a/../b", "a/..", "/a", ".", "./a", "a//b", `a\b`, ".git", "a/\x00", "\xff"} {
+		if got, err := CleanPrefix(bad); err == nil {
+			t.Errorf("CleanPrefix(%q) = %q, accepted", bad, got)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.WriteFile(p, []byte(goodRules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(p)
+	if err != nil || r.Len() != 4 {
+		t.Fatalf("Load: %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("missing file accepted")
+	}
+}
