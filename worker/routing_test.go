@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"path"
 	"strings"
 	"testing"
 
@@ -81,6 +82,14 @@ func TestRoutingS3(t *testing.T) {
 		}
 		checkStored(t, st, f)
 		want[f.Bucket+":"+f.Key] = f.Bucket
+		if f.Thumbnail != "" {
+			// docs/shop-floor.md: the preview sits next to its file, in its bucket.
+			want[f.Bucket+":"+f.Thumbnail] = f.Bucket
+		}
+	}
+	for _, m := range []worker.Manifest{m1, m2} {
+		// The ticket and staff page sit next to the manifest, in the default bucket.
+		want[":"+m.Ticket], want[":"+m.StaffPage] = "", ""
 	}
 	if len(m1.Files) != 6 || len(m2.Files) != 1 {
 		t.Fatalf("manifests list %d and %d files, want 6 and 1", len(m1.Files), len(m2.Files))
@@ -181,9 +190,13 @@ func TestRoutingHotFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var routed, plain int
+	var routed, plain, thumbs int
 	for _, in := range infos {
-		if in.Key == manifest {
+		if in.Key == manifest || in.Key == m.Ticket || in.Key == m.StaffPage {
+			continue
+		}
+		if strings.HasSuffix(in.Key, ".thumb.jpg") {
+			thumbs++ // docs/shop-floor.md: checked below to sit next to its file
 			continue
 		}
 		isMug := strings.Contains(in.Key, "Coffee-Mug")
@@ -195,6 +208,18 @@ func TestRoutingHotFolder(t *testing.T) {
 		} else {
 			plain++
 		}
+	}
+	listedThumbs := 0
+	for _, f := range m.Files {
+		if f.Thumbnail != "" {
+			listedThumbs++
+			if path.Dir(f.Thumbnail) != path.Dir(f.Key) {
+				t.Errorf("thumbnail %s is not next to %s", f.Thumbnail, f.Key)
+			}
+		}
+	}
+	if thumbs != listedThumbs {
+		t.Errorf("%d thumbnails stored, manifest lists %d", thumbs, listedThumbs)
 	}
 	if routed != 2 || plain != 4 || len(m.Files) != 6 {
 		t.Errorf("%d routed and %d plain files, manifest lists %d; want 2, 4, 6", routed, plain, len(m.Files))
