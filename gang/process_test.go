@@ -69,7 +69,7 @@ func TestBigSheetMemory(t *testing.T) {
 		t.Skip("renders a 6600 x 60000 px sheet (tens of seconds); skipped with -short")
 	}
 	out := filepath.Join(t.TempDir(), "sheet.png")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBigSheetChild$", "-test.count=1")
+	cmd := exec.Command(childBinary(t), "-test.run=^TestBigSheetChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "GANG_BIG_SHEET_OUT="+out)
 	start := time.Now()
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -234,4 +234,22 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+// childBinary is the test binary the memory test runs as its child: this one, or,
+// under the race detector (whose shadow memory would be measured instead of ours and
+// which runs the render many times slower), the same tests built without it.
+func childBinary(t *testing.T) string {
+	if !raceEnabled {
+		return os.Args[0]
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("race build and no go command to build an uninstrumented child")
+	}
+	bin := filepath.Join(t.TempDir(), "gang-child.test")
+	if b, err := exec.Command(goBin, "test", "-c", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building the uninstrumented child: %v\n%s", err, b)
+	}
+	return bin
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gang
+
+const raceEnabled = false
