@@ -111,6 +111,10 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		if m.OrderID != id || len(m.Files) != n {
 			t.Errorf("%s: order %q with %d files, want %q with %d", mkey, m.OrderID, len(m.Files), id, n)
 		}
+		for _, k := range shopFloorKeys(m) {
+			listed[k] = true
+			readObject(t, f.st, k) // listed by the manifest, so it must be stored
+		}
 		for _, fr := range m.Files {
 			listed[fr.Key] = true
 			total += fr.Bytes
@@ -378,4 +382,21 @@ func pendingUploads(t *testing.T, f *processFixture) int {
 		t.Fatal(err)
 	}
 	return len(out.Uploads)
+}
+
+// shopFloorKeys are the objects a manifest names besides its print files: each file's
+// thumbnail, the job ticket and the staff page (written before the manifest).
+func shopFloorKeys(m worker.Manifest) []string {
+	var keys []string
+	for _, f := range m.Files {
+		if f.Thumbnail != "" {
+			keys = append(keys, f.Thumbnail)
+		}
+	}
+	for _, k := range []string{m.Ticket, m.StaffPage} {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }

@@ -186,6 +186,10 @@ func TestWorkCrashRecovery(t *testing.T) {
 		if len(m.Files) != wantFiles[id] {
 			t.Errorf("order %s: %d files, want %d", id, len(m.Files), wantFiles[id])
 		}
+		for _, k := range shopFloorKeys(m) {
+			listed[k] = true
+			readObject(t, st, k) // listed by the manifest, so it must be stored
+		}
 		for _, f := range m.Files {
 			listed[f.Key] = true
 			b := readObject(t, st, f.Key)
