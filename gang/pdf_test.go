@@ -11,18 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/printworker/printworker/internal/imgcheck"
 )
 
 // needTool skips when an external checker is missing, except in CI, where a print
-// check must never be skipped silently.
+// check must never be skipped silently (internal/imgcheck.Tool).
 func needTool(t *testing.T, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not installed (required in CI)", name)
-		}
-		t.Skipf("%s not installed (Debian poppler-utils / qpdf)", name)
-	}
+	imgcheck.Tool(t, name, "Debian poppler-utils / qpdf")
 }
 
 // TestRenderPDF: the PDF sheet is valid (qpdf --check), embeds each design once at

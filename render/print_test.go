@@ -26,6 +26,8 @@ import (
 
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/colour"
+
+	"github.com/printworker/printworker/internal/imgcheck"
 )
 
 // ghostscriptCMYK is Debian's Ghostscript CMYK profile (libgs-common): free to use,
@@ -37,12 +39,7 @@ const ghostscriptCMYK = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
 func needTools(t testing.TB, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not installed (CI must run every print check)", tool)
-			}
-			t.Skipf("%s not installed", tool)
-		}
+		imgcheck.Tool(t, tool, "see .ci/run for the Debian package")
 	}
 }
 
