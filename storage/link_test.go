@@ -3,7 +3,6 @@ package storage_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,18 +12,6 @@ import (
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/storage"
 )
-
-// get fetches u anonymously, as print staff's browser would.
-func get(t *testing.T, u string) (int, []byte) {
-	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
 
 func TestPresignedLinksOfPrivateBucket(t *testing.T) {
 	srv := tests3.Start(t)
@@ -47,7 +34,7 @@ func TestPresignedLinksOfPrivateBucket(t *testing.T) {
 	}
 
 	// The bucket is private: its plain address is refused without credentials.
-	if code, _ := get(t, s.URL(key)); code != http.StatusForbidden {
+	if code, _ := tests3.GetAnon(t, s.URL(key)); code != http.StatusForbidden {
 		t.Fatalf("anonymous GET of the plain address: %d, want 403 (the test server is not private)", code)
 	}
 	link, err := s.Link(ctx, key)
@@ -58,12 +45,12 @@ func TestPresignedLinksOfPrivateBucket(t *testing.T) {
 	if got := u.Query().Get("X-Amz-Expires"); got != "3600" {
 		t.Errorf("X-Amz-Expires %q, want 3600", got)
 	}
-	if code, b := get(t, link); code != http.StatusOK || !bytes.Equal(b, body) {
+	if code, b := tests3.GetAnon(t, link); code != http.StatusOK || !bytes.Equal(b, body) {
 		t.Fatalf("presigned GET: %d %q, want 200 and the stored bytes", code, b)
 	}
 	// A link for one key does not open another: the signature covers the path.
 	other := strings.Replace(link, "front%20view", "back%20view", 1)
-	if code, _ := get(t, other); code != http.StatusForbidden {
+	if code, _ := tests3.GetAnon(t, other); code != http.StatusForbidden {
 		t.Errorf("tampered link: %d, want 403", code)
 	}
 
@@ -72,11 +59,11 @@ func TestPresignedLinksOfPrivateBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _ := get(t, expiring); code != http.StatusOK {
+	if code, _ := tests3.GetAnon(t, expiring); code != http.StatusOK {
 		t.Fatalf("fresh one-second link: %d, want 200", code)
 	}
 	time.Sleep(2100 * time.Millisecond)
-	if code, b := get(t, expiring); code != http.StatusForbidden || !bytes.Contains(b, []byte("expired")) {
+	if code, b := tests3.GetAnon(t, expiring); code != http.StatusForbidden || !bytes.Contains(b, []byte("expired")) {
 		t.Errorf("expired link: %d %s, want 403 expired", code, b)
 	}
 }

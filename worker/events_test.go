@@ -20,6 +20,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/events"
+	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -176,17 +177,6 @@ func archivedEvents(t *testing.T, e *env) []*asynq.TaskInfo {
 	return tasks
 }
 
-func getAnon(t *testing.T, u string) (int, []byte) {
-	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
 func TestEventsEndToEnd(t *testing.T) {
 	secrets := []string{
 		"whsec_" + base64.StdEncoding.EncodeToString([]byte("flaky-receiver-key-0123456789")),
@@ -236,7 +226,7 @@ func TestEventsEndToEnd(t *testing.T) {
 			t.Errorf("%s: link %s is not presigned", f.Key, f.URL)
 			continue
 		}
-		if code, b := getAnon(t, f.URL); code != http.StatusOK || !bytes.Equal(b, e.object(f.Key)) {
+		if code, b := tests3.GetAnon(t, f.URL); code != http.StatusOK || !bytes.Equal(b, e.object(f.Key)) {
 			t.Errorf("%s: anonymous GET of the manifest link: %d, %d bytes", f.Key, code, len(b))
 		}
 	}
@@ -272,11 +262,11 @@ func TestEventsEndToEnd(t *testing.T) {
 		t.Errorf("files_ready data: %s", ready[0].ev.Data)
 	}
 	for _, f := range data.Files {
-		if code, b := getAnon(t, f.URL); code != http.StatusOK || !bytes.Equal(b, e.object(f.Key)) {
+		if code, b := tests3.GetAnon(t, f.URL); code != http.StatusOK || !bytes.Equal(b, e.object(f.Key)) {
 			t.Errorf("event link of %s: %d, %d bytes", f.Key, code, len(b))
 		}
 	}
-	if code, b := getAnon(t, data.Manifest.URL); code != http.StatusOK || !bytes.Equal(b, e.object(data.Manifest.Key)) {
+	if code, b := tests3.GetAnon(t, data.Manifest.URL); code != http.StatusOK || !bytes.Equal(b, e.object(data.Manifest.Key)) {
 		t.Errorf("event link of the manifest %s: %d", data.Manifest.Key, code)
 	}
 

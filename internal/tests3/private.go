@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -68,4 +69,21 @@ func writeDenied(w http.ResponseWriter, why string) {
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(http.StatusForbidden)
 	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>`+why+`</Message></Error>`)
+}
+
+// GetAnon fetches u with no credentials, as print staff's browser or a store's
+// receiver following a link would, and returns the status and body. Tests of private
+// buckets use it to show that a presigned link opens and a plain object URL does not.
+func GetAnon(t testing.TB, u string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: reading body: %v", u, err)
+	}
+	return resp.StatusCode, b
 }
