@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/jung-kurt/gofpdf/contrib/gofpdi"
+	"codeberg.org/go-pdf/fpdf"
+	"codeberg.org/go-pdf/fpdf/contrib/gofpdi"
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
@@ -307,7 +307,7 @@ func mergePDFs(files [][]byte) (out []byte, err error) {
 			out, err = nil, fmt.Errorf("merging PDFs: %v", p)
 		}
 	}()
-	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: 100, Ht: 100}})
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 100, Ht: 100}})
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetCompression(true)
 	imp := gofpdi.NewImporter()
@@ -329,7 +329,7 @@ func mergePDFs(files [][]byte) (out []byte, err error) {
 			if wd <= 0 || ht <= 0 {
 				return nil, fmt.Errorf("merging PDFs: file %d page %d has no media box", i+1, page)
 			}
-			pdf.AddPageFormat("P", gofpdf.SizeType{Wd: wd, Ht: ht})
+			pdf.AddPageFormat("P", fpdf.SizeType{Wd: wd, Ht: ht})
 			imp.UseImportedTemplate(pdf, tpl, 0, 0, wd, ht)
 		}
 	}

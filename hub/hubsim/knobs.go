@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/jung-kurt/gofpdf"
+	"codeberg.org/go-pdf/fpdf"
 
 	"github.com/printworker/printworker/hub"
 )
@@ -99,7 +99,7 @@ func (s *Server) wrongFile(r *http.Request, d *hub.DesignDetail, viewID string, 
 		}
 		return buf.Bytes(), ct, nil
 	}
-	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: 72, Ht: 72}})
+	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: 72, Ht: 72}})
 	pdf.AddPage()
 	if err := pdf.Output(&buf); err != nil {
 		return nil, "", err
