@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -107,6 +109,25 @@ func payload(tb testing.TB, n int) []byte {
 type bytesWriter []byte
 
 func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// concurrencies returns the worker concurrencies PIPELINE_CONCURRENCY lists
+// (comma-separated), else def.
+func concurrencies(tb testing.TB, def ...int) []int {
+	tb.Helper()
+	s := os.Getenv("PIPELINE_CONCURRENCY")
+	if s == "" {
+		return def
+	}
+	var conc []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			tb.Fatalf("PIPELINE_CONCURRENCY: %v", err)
+		}
+		conc = append(conc, n)
+	}
+	return conc
+}
 
 // startRedis starts a private redis-server; the benchmarks need the real one (a
 // worker process shares it, and miniredis would not measure Redis).
@@ -240,15 +261,26 @@ type process struct {
 	logs string
 }
 
-// startWorker runs `printworker work` with the common flags and extra ones; it is
-// stopped (SIGTERM, then SIGKILL) when the benchmark ends.
+// startWorker runs `printworker work --mode download` with the common flags and extra
+// ones; it is stopped (SIGTERM, then SIGKILL) when the benchmark ends.
 func startWorker(tb testing.TB, redisURL, hubURL string, extra ...string) *process {
 	tb.Helper()
+	return startWorkerLog(tb, "download", "warn", redisURL, hubURL, extra...)
+}
+
+// startWorkerLog is startWorker in another mode and log level (JSON lines at info:
+// the render-mode benchmark reads the time each manifest was written from them).
+func startWorkerLog(tb testing.TB, mode, level, redisURL, hubURL string, extra ...string) *process {
+	tb.Helper()
+	format := "text"
+	if level == "info" {
+		format = "json"
+	}
 	args := append([]string{"work",
 		"--redis-url", redisURL, "--hub-url", hubURL, "--hub-store", benchStore,
 		"--hub-api-key", benchKey, "--hub-secret", benchSecret,
-		"--mode", "download", "--hub-rate-per-minute", "0",
-		"--metrics-addr", "", "--log-format", "text", "--log-level", "warn",
+		"--mode", mode, "--hub-rate-per-minute", "0",
+		"--metrics-addr", "", "--log-format", format, "--log-level", level,
 	}, extra...)
 	p := &process{logs: filepath.Join(tb.TempDir(), "worker.log")}
 	lf, err := os.Create(p.logs)

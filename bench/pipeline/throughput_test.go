@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,17 +29,7 @@ const exportSize = 100 << 10
 // gofakes3 (in this process, in memory) and on versitygw (a process of its own,
 // posix backend on disk).
 func BenchmarkThroughput(b *testing.B) {
-	conc := []int{8, 16, 32, 64}
-	if s := os.Getenv("PIPELINE_CONCURRENCY"); s != "" {
-		conc = nil
-		for f := range strings.SplitSeq(s, ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				b.Fatalf("PIPELINE_CONCURRENCY: %v", err)
-			}
-			conc = append(conc, n)
-		}
-	}
+	conc := concurrencies(b, 8, 16, 32, 64)
 	for _, st := range []string{"tmpfs", "disk", "s3", "versitygw"} {
 		for _, c := range conc {
 			b.Run(fmt.Sprintf("storage=%s/conc=%d", st, c), func(b *testing.B) {
