@@ -23,7 +23,9 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/storage"
 )
 
 const (
@@ -127,6 +129,28 @@ func concurrencies(tb testing.TB, def ...int) []int {
 		conc = append(conc, n)
 	}
 	return conc
+}
+
+// startS3 starts an S3 server of the kind named, "gofakes3" (in this process) or
+// "versitygw" (its own process; skipped when not installed), and returns the worker
+// flags that store into it and a client of it.
+func startS3(tb testing.TB, kind string) ([]string, *storage.S3) {
+	tb.Helper()
+	var s3 *tests3.Server
+	if kind == "gofakes3" {
+		s3 = tests3.Start(tb)
+	} else {
+		if tests3.VersityBinary() == "" {
+			tb.Skip("versitygw not installed (set PRINTWORKER_TEST_VERSITYGW)")
+		}
+		s3 = tests3.StartVersity(tb)
+	}
+	st, err := storage.NewS3(context.Background(), s3.Config)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []string{"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
+		"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style"}, st
 }
 
 // startRedis starts a private redis-server; the benchmarks need the real one (a

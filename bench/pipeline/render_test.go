@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -26,9 +25,7 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
 	"github.com/printworker/printworker/intake"
-	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
-	"github.com/printworker/printworker/storage"
 )
 
 // renderKind is one kind of order in the render-mode mix: one line of one design.
@@ -180,53 +177,27 @@ func renderThroughput(b *testing.B, s3kind string, conc int, rate float64) {
 	rs, rdb := startRedis(b)
 	hubURL, kinds := renderHub(b)
 
-	var s3 *tests3.Server
-	if s3kind == "gofakes3" {
-		s3 = tests3.Start(b)
-	} else {
-		if tests3.VersityBinary() == "" {
-			b.Skip("versitygw not installed (set PRINTWORKER_TEST_VERSITYGW)")
-		}
-		s3 = tests3.StartVersity(b)
-	}
-	st, err := storage.NewS3(context.Background(), s3.Config)
-	if err != nil {
-		b.Fatal(err)
-	}
+	flags, st := startS3(b, s3kind)
 	intakeURL := startIntake(b, rdb)
 	workerBinary(b) // build before anything is timed
 
-	flags := []string{"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
-		"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style",
-		"--concurrency", strconv.Itoa(conc)}
+	flags = append(flags, "--concurrency", strconv.Itoa(conc))
 	p := startWorkerLog(b, "render", "info", rs.URL(), hubURL, append(flags, strings.Fields(os.Getenv("PIPELINE_WORKER_ARGS"))...)...)
 	waitLog(b, p, `"msg":"printworker work"`, 30*time.Second)
 	var perf *exec.Cmd
 	if out := os.Getenv("PIPELINE_PERF"); out != "" {
 		perf = startPerf(b, p.pid(), out)
 	}
-	versity := versityPID(s3)
-	wCPU0, _ := procCPU(p.pid())
-	var vCPU0 time.Duration
-	if versity > 0 {
-		vCPU0, _ = procCPU(versity)
-	}
-	var self0 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	versity := versityPID(flags)
+	cpu0 := sampleCPU(p.pid(), versity)
 
 	b.ResetTimer()
 	start := time.Now()
 	sent := sendWebhooks(b, intakeURL, kinds, n, rate)
 	written := waitManifests(b, p, n, 20*time.Minute)
 	end := time.Now()
-	wCPU1, cpuErr := procCPU(p.pid())
+	cpu1 := sampleCPU(p.pid(), versity)
 	_, peak, memErr := procMem(p.pid())
-	var vCPU1 time.Duration
-	if versity > 0 {
-		vCPU1, _ = procCPU(versity)
-	}
-	var self1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
 	b.StopTimer()
 
 	if perf != nil {
@@ -254,18 +225,18 @@ func renderThroughput(b *testing.B, s3kind string, conc int, rate float64) {
 	b.ReportMetric(float64(n)/secs*3600, "orders/h")
 	b.ReportMetric(quantile(lat, 0.50), "p50-latency-s")
 	b.ReportMetric(quantile(lat, 0.95), "p95-latency-s")
-	if cpuErr == nil {
-		b.ReportMetric(float64((wCPU1-wCPU0).Microseconds())/1000/float64(exports), "worker-cpu-ms/export")
-		b.ReportMetric((wCPU1-wCPU0).Seconds()/secs, "worker-cores")
+	perExport := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(exports) }
+	if cpu1.workerErr == nil {
+		b.ReportMetric(perExport(cpu1.worker-cpu0.worker), "worker-cpu-ms/export")
+		b.ReportMetric((cpu1.worker-cpu0.worker).Seconds()/secs, "worker-cores")
 	}
 	if memErr == nil {
 		b.ReportMetric(float64(peak)/(1<<20), "worker-peak-MiB")
 	}
 	// This process runs the intake and the simulator (and gofakes3 when chosen).
-	self := rusageCPU(self1) - rusageCPU(self0)
-	b.ReportMetric(float64(self.Microseconds())/1000/float64(exports), "intake+sim-cpu-ms/export")
+	b.ReportMetric(perExport(cpu1.self-cpu0.self), "intake+sim-cpu-ms/export")
 	if versity > 0 {
-		b.ReportMetric(float64((vCPU1-vCPU0).Microseconds())/1000/float64(exports), "s3-cpu-ms/export")
+		b.ReportMetric(perExport(cpu1.s3-cpu0.s3), "s3-cpu-ms/export")
 	}
 	b.ReportMetric(float64(exports), "exports")
 }
@@ -454,12 +425,33 @@ func startPerf(tb testing.TB, pid int, out string) *exec.Cmd {
 	return cmd
 }
 
-// versityPID finds the versitygw process serving s (by its --port argument), or 0.
-func versityPID(s *tests3.Server) int {
-	if s.Kind != "versitygw" {
+// cpuSample is the CPU time used so far by the worker, the S3 server (when it is a
+// process of its own) and this process.
+type cpuSample struct {
+	worker, s3, self time.Duration
+	workerErr        error
+}
+
+func sampleCPU(worker, s3 int) cpuSample {
+	var c cpuSample
+	c.worker, c.workerErr = procCPU(worker)
+	if s3 > 0 {
+		c.s3, _ = procCPU(s3)
+	}
+	var self syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	c.self = rusageCPU(self)
+	return c
+}
+
+// versityPID finds the versitygw process the worker flags point at (by its --port
+// argument), or 0 when it is not versitygw.
+func versityPID(flags []string) int {
+	i := slices.Index(flags, "--s3-endpoint")
+	if i < 0 || i+1 >= len(flags) {
 		return 0
 	}
-	addr := strings.TrimPrefix(s.Endpoint, "http://")
+	addr := strings.TrimPrefix(flags[i+1], "http://")
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -62,21 +61,12 @@ func throughput(b *testing.B, store string, conc int) {
 		}
 		list = func() (int, error) { return countManifests(d) }
 	case "s3", "versitygw":
-		var s3 *tests3.Server
+		kind := "versitygw"
 		if store == "s3" {
-			s3 = tests3.Start(b)
-		} else {
-			if tests3.VersityBinary() == "" {
-				b.Skip("versitygw not installed (set PRINTWORKER_TEST_VERSITYGW)")
-			}
-			s3 = tests3.StartVersity(b)
+			kind = "gofakes3"
 		}
-		flags = []string{"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
-			"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style"}
-		st, err := storage.NewS3(context.Background(), s3.Config)
-		if err != nil {
-			b.Fatal(err)
-		}
+		var st *storage.S3
+		flags, st = startS3(b, kind)
 		list = func() (int, error) { return countManifests(st) }
 	}
 	workerBinary(b) // build before the clock starts
