@@ -5,7 +5,9 @@
 # 4167 x 5000 pixels) with
 #   (a) fabric.js 7 on node-canvas 3 (bench/fabric/render.js),
 #   (b) the libvips command line (bench/vips/render.sh),
-#   (c) printworker render,
+#   (c) libvips in-process (bench/vipspeer: a Go program calling libvips through cgo, its
+#       own Go module), with pngsave's defaults and at printworker's encoder settings,
+#   (d) printworker render,
 # on the same machine in one run, and prints median wall and CPU seconds, peak RSS and
 # the ratios peer / printworker. It also times printworker on reference 1 as vector
 # PDF and on references 2-4, and compares the peers' pictures with printworker's.
@@ -16,8 +18,8 @@
 #   RUNS=7 bench/peers.sh     more timed rounds (default 5, after 1 warm-up round)
 #   BENCH_WORK=/tmp/x         scratch and output folder (default /tmp/printworker-bench)
 #
-# Installs: Debian packages libvips-tools, time, fonts-dejavu-core and node-canvas'
-# build needs (build-essential, libcairo2-dev, libpango1.0-dev, libjpeg-dev,
+# Installs: Debian packages libvips-tools, libvips-dev (bench/vipspeer), time,
+# fonts-dejavu-core and node-canvas' build needs (build-essential, libcairo2-dev, libpango1.0-dev, libjpeg-dev,
 # libgif-dev, librsvg2-dev, pkg-config, python3); npm packages fabric, canvas and jsdom
 # (versions pinned in bench/fabric/package.json) into bench/fabric/node_modules.
 # node-canvas normally downloads a prebuilt binary from GitHub; that host is not
@@ -37,7 +39,7 @@ DESIGN1=$DATA/designs/tshirt-front.json
 log() { printf '== %s\n' "$*" >&2; }
 
 install_debian() {
-	local pkgs=(libvips-tools time build-essential libcairo2-dev libpango1.0-dev
+	local pkgs=(libvips-tools libvips-dev time build-essential libcairo2-dev libpango1.0-dev
 		libjpeg-dev libgif-dev librsvg2-dev pkg-config python3 fonts-dejavu-core)
 	local missing=()
 	for p in "${pkgs[@]}"; do
@@ -88,6 +90,13 @@ fi
 log "building printworker and bench/imgdiff"
 go build -o "$WORK/printworker" ./cmd/printworker
 go build -o "$WORK/imgdiff" ./bench/imgdiff
+# The in-process libvips peer is its own module (cgo over libvips-dev), never part of
+# the service's build.
+VIPSPEER_OK=1
+(cd bench/vipspeer && go build -o "$WORK/vipspeer" .) || {
+	log "building bench/vipspeer failed (libvips-dev missing?): measuring without it"
+	VIPSPEER_OK=0
+}
 PW=$WORK/printworker
 MEDIA=$DATA/media
 
@@ -158,6 +167,14 @@ fi
 VIPS_TMP=$WORK/vips-tmp
 if [[ -d /dev/shm && -w /dev/shm ]]; then VIPS_TMP=/dev/shm/printworker-bench-vips; fi
 add vips-cli "bash $ROOT/bench/vips/render.sh $MEDIA $OUT/vips.png $VIPS_TMP"
+# libvips in-process: the same operations as vips-cli in one lazy pipeline, no
+# intermediate files. vips-inproc keeps pngsave's defaults (compression 6, no row
+# filter: the command line's output, byte for byte); vips-inproc-z1 encodes at
+# printworker's settings (deflate level 1, adaptive row filter: "1 248").
+if ((VIPSPEER_OK)); then
+	add vips-inproc "$WORK/vipspeer $MEDIA $OUT/vips-inproc.png"
+	add vips-inproc-z1 "$WORK/vipspeer $MEDIA $OUT/vips-inproc-z1.png 1 248"
+fi
 
 # Reference 1 as vector PDF, references 2-4: printworker only.
 PDFDESIGN=$WORK/tshirt-front-pdf.json
@@ -174,6 +191,9 @@ add ref3-label "$PW render --design $DATA/designs/name-label.json --media $MEDIA
 add ref4-poster "$PW render --design $DATA/designs/poster-600dpi.json --media $MEDIA --out $OUT/poster"
 measure
 if ((!FABRIC_OK)); then MEDIAN[fabric]=- CPU[fabric]=- RSS[fabric]=-; fi
+if ((!VIPSPEER_OK)); then
+	for n in vips-inproc vips-inproc-z1; do MEDIAN[$n]=- CPU[$n]=- RSS[$n]=-; done
+fi
 
 ratio() {
 	python3 -c 'import sys
@@ -192,7 +212,7 @@ echo "Reference 1 (tshirt-front) to a 300-dpi PNG, 4167 x 5000; $RUNS interleave
 echo
 echo "| renderer | median wall s | median CPU s (user+sys) | peak RSS MB | wall ratio to printworker | CPU ratio | output bytes |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-for n in printworker fabric vips-cli; do
+for n in printworker fabric vips-cli vips-inproc vips-inproc-z1; do
 	f=$OUT/printworker
 	[[ $n == printworker ]] || f=$OUT/${n%-cli}.png
 	r=1.0x rc=1.0x
@@ -215,14 +235,20 @@ row ref2-two-views "2 tshirt-two-views" "2 PNG, 4167 x 5000" two-views
 row ref3-label "3 name-label" "PNG, 1417 x 458" label
 row ref4-poster "4 poster-600dpi" "PNG, 4958 x 7017" poster
 echo
-echo "ratios (wall): fabric/printworker $(ratio "${MEDIAN[fabric]}" "${MEDIAN[printworker]}"), vips-cli/printworker $(ratio "${MEDIAN[vips-cli]}" "${MEDIAN[printworker]}")"
-echo "ratios (CPU):  fabric/printworker $(ratio "${CPU[fabric]}" "${CPU[printworker]}"), vips-cli/printworker $(ratio "${CPU[vips-cli]}" "${CPU[printworker]}")"
+for k in wall CPU; do
+	line="ratios ($k):"
+	for n in fabric vips-cli vips-inproc vips-inproc-z1; do
+		if [[ $k == wall ]]; then r=$(ratio "${MEDIAN[$n]}" "${MEDIAN[printworker]}"); else r=$(ratio "${CPU[$n]}" "${CPU[printworker]}"); fi
+		line+=" $n/printworker $r"
+	done
+	echo "$line"
+done
 echo "printworker peak RSS ${RSS[printworker]} MB vs output canvas $((canvas / 1000000)) MB (4167*5000*4 bytes)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
 echo "same picture? (bench/imgdiff against printworker's PNG)"
 pwpng=$(find "$OUT/printworker" -name '*.png' | head -n1)
-for f in "$OUT/fabric.png" "$OUT/vips.png"; do
+for f in "$OUT/fabric.png" "$OUT/vips.png" "$OUT/vips-inproc.png" "$OUT/vips-inproc-z1.png"; do
 	if [[ -n $pwpng && -f $f ]]; then
 		echo "$(basename "$f"): $("$WORK/imgdiff" "$pwpng" "$f" || true)"
 	fi

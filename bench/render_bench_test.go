@@ -194,7 +194,11 @@ func BenchmarkBuildScene(b *testing.B) {
 
 // BenchmarkRasterize: scene -> 4167 x 5000 RGBA canvas. Rasterize releases the decoded
 // sources it draws, so each iteration gets a fresh scene (built off the clock).
-func BenchmarkRasterize(b *testing.B) {
+func BenchmarkRasterize(b *testing.B) { benchRasterize(b, nil) }
+
+// benchRasterize times Rasterize on fresh scenes of reference 1; keep, when set, picks
+// the layers drawn (the floor's subsets).
+func benchRasterize(b *testing.B, keep func(*render.Scene)) {
 	r := newRenderer(b)
 	d, media := loadDesign(b, refdesign.TShirtFront)
 	ctx := context.Background()
@@ -205,6 +209,9 @@ func BenchmarkRasterize(b *testing.B) {
 		s, err := r.BuildScene(ctx, d, "front", media)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if keep != nil {
+			keep(s)
 		}
 		b.StartTimer()
 		cpu.on()

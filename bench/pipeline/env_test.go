@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -21,7 +23,9 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/storage"
 )
 
 const (
@@ -107,6 +111,47 @@ func payload(tb testing.TB, n int) []byte {
 type bytesWriter []byte
 
 func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// concurrencies returns the worker concurrencies PIPELINE_CONCURRENCY lists
+// (comma-separated), else def.
+func concurrencies(tb testing.TB, def ...int) []int {
+	tb.Helper()
+	s := os.Getenv("PIPELINE_CONCURRENCY")
+	if s == "" {
+		return def
+	}
+	var conc []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			tb.Fatalf("PIPELINE_CONCURRENCY: %v", err)
+		}
+		conc = append(conc, n)
+	}
+	return conc
+}
+
+// startS3 starts an S3 server of the kind named, "gofakes3" (in this process) or
+// "versitygw" (its own process; skipped when not installed), and returns the worker
+// flags that store into it and a client of it.
+func startS3(tb testing.TB, kind string) ([]string, *storage.S3) {
+	tb.Helper()
+	var s3 *tests3.Server
+	if kind == "gofakes3" {
+		s3 = tests3.Start(tb)
+	} else {
+		if tests3.VersityBinary() == "" {
+			tb.Skip("versitygw not installed (set PRINTWORKER_TEST_VERSITYGW)")
+		}
+		s3 = tests3.StartVersity(tb)
+	}
+	st, err := storage.NewS3(context.Background(), s3.Config)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []string{"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
+		"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style"}, st
+}
 
 // startRedis starts a private redis-server; the benchmarks need the real one (a
 // worker process shares it, and miniredis would not measure Redis).
@@ -240,15 +285,26 @@ type process struct {
 	logs string
 }
 
-// startWorker runs `printworker work` with the common flags and extra ones; it is
-// stopped (SIGTERM, then SIGKILL) when the benchmark ends.
+// startWorker runs `printworker work --mode download` with the common flags and extra
+// ones; it is stopped (SIGTERM, then SIGKILL) when the benchmark ends.
 func startWorker(tb testing.TB, redisURL, hubURL string, extra ...string) *process {
 	tb.Helper()
+	return startWorkerLog(tb, "download", "warn", redisURL, hubURL, extra...)
+}
+
+// startWorkerLog is startWorker in another mode and log level (JSON lines at info:
+// the render-mode benchmark reads the time each manifest was written from them).
+func startWorkerLog(tb testing.TB, mode, level, redisURL, hubURL string, extra ...string) *process {
+	tb.Helper()
+	format := "text"
+	if level == "info" {
+		format = "json"
+	}
 	args := append([]string{"work",
 		"--redis-url", redisURL, "--hub-url", hubURL, "--hub-store", benchStore,
 		"--hub-api-key", benchKey, "--hub-secret", benchSecret,
-		"--mode", "download", "--hub-rate-per-minute", "0",
-		"--metrics-addr", "", "--log-format", "text", "--log-level", "warn",
+		"--mode", mode, "--hub-rate-per-minute", "0",
+		"--metrics-addr", "", "--log-format", format, "--log-level", level,
 	}, extra...)
 	p := &process{logs: filepath.Join(tb.TempDir(), "worker.log")}
 	lf, err := os.Create(p.logs)

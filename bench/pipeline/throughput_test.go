@@ -3,14 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -30,17 +28,7 @@ const exportSize = 100 << 10
 // gofakes3 (in this process, in memory) and on versitygw (a process of its own,
 // posix backend on disk).
 func BenchmarkThroughput(b *testing.B) {
-	conc := []int{8, 16, 32, 64}
-	if s := os.Getenv("PIPELINE_CONCURRENCY"); s != "" {
-		conc = nil
-		for f := range strings.SplitSeq(s, ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				b.Fatalf("PIPELINE_CONCURRENCY: %v", err)
-			}
-			conc = append(conc, n)
-		}
-	}
+	conc := concurrencies(b, 8, 16, 32, 64)
 	for _, st := range []string{"tmpfs", "disk", "s3", "versitygw"} {
 		for _, c := range conc {
 			b.Run(fmt.Sprintf("storage=%s/conc=%d", st, c), func(b *testing.B) {
@@ -73,21 +61,12 @@ func throughput(b *testing.B, store string, conc int) {
 		}
 		list = func() (int, error) { return countManifests(d) }
 	case "s3", "versitygw":
-		var s3 *tests3.Server
+		kind := "versitygw"
 		if store == "s3" {
-			s3 = tests3.Start(b)
-		} else {
-			if tests3.VersityBinary() == "" {
-				b.Skip("versitygw not installed (set PRINTWORKER_TEST_VERSITYGW)")
-			}
-			s3 = tests3.StartVersity(b)
+			kind = "gofakes3"
 		}
-		flags = []string{"--storage", "s3", "--s3-bucket", s3.Bucket, "--s3-endpoint", s3.Endpoint, "--s3-region", s3.Region,
-			"--s3-access-key", s3.AccessKey, "--s3-secret-key", s3.SecretKey, "--s3-path-style"}
-		st, err := storage.NewS3(context.Background(), s3.Config)
-		if err != nil {
-			b.Fatal(err)
-		}
+		var st *storage.S3
+		flags, st = startS3(b, kind)
 		list = func() (int, error) { return countManifests(st) }
 	}
 	workerBinary(b) // build before the clock starts

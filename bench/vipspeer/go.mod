@@ -1,0 +1,3 @@
+module github.com/printworker/printworker/bench/vipspeer
+
+go 1.26
