@@ -4,7 +4,9 @@ import (
 	"context"
 	"image"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"golang.org/x/image/draw"
 )
@@ -47,10 +49,71 @@ func (r *Renderer) thumbOfCanvas(canvas *image.RGBA) image.Image {
 	if w == 0 {
 		return nil
 	}
+	// A Catmull-Rom scale straight from a 300-dpi canvas (20 Mpx for a T-shirt
+	// front) cost more CPU than encoding the print file itself (38 % of the worker's
+	// CPU in the render-mode pipeline benchmark, docs/benchmarks.md). Averaging whole
+	// boxes of pixels first (one pass over the canvas, on every core) leaves 1 to 2
+	// times the thumbnail's size for the filter, which then only smooths.
+	src := canvas
+	if f := int(min(float64(b.Dx())/float64(w), float64(b.Dy())/float64(h)) / 1.5); f >= 2 {
+		src = boxShrink(canvas, f)
+		b = src.Bounds()
+	}
 	t := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(t, t.Bounds(), canvas, b, draw.Src, nil)
+	draw.CatmullRom.Scale(t, t.Bounds(), src, b, draw.Src, nil)
 	flattenOnWhite(t)
 	return t
+}
+
+// boxShrink averages f x f boxes of src (premultiplied, so averaging is exact for
+// colour and alpha alike) into an image f times smaller, dropping the last partial
+// row and column of boxes (under f pixels of a canvas thousands wide). Rows of boxes
+// are split between GOMAXPROCS goroutines.
+func boxShrink(src *image.RGBA, f int) *image.RGBA {
+	sb := src.Bounds()
+	w, h := sb.Dx()/f, sb.Dy()/f
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	n := f * f
+	rows := func(y0, y1 int) {
+		sum := make([]uint32, 4*w)
+		for y := y0; y < y1; y++ {
+			clear(sum)
+			for sy := 0; sy < f; sy++ {
+				off := (sb.Min.Y+y*f+sy-src.Rect.Min.Y)*src.Stride + (sb.Min.X-src.Rect.Min.X)*4
+				row := src.Pix[off : off+4*w*f]
+				for x := 0; x < w; x++ {
+					px := row[4*x*f : 4*(x+1)*f]
+					var r, g, b, a uint32
+					for i := 0; i < len(px); i += 4 {
+						r += uint32(px[i])
+						g += uint32(px[i+1])
+						b += uint32(px[i+2])
+						a += uint32(px[i+3])
+					}
+					s := sum[4*x : 4*x+4]
+					s[0] += r
+					s[1] += g
+					s[2] += b
+					s[3] += a
+				}
+			}
+			out := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
+			for i, v := range sum {
+				out[i] = uint8((v + uint32(n)/2) / uint32(n))
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), h)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows(h*i/workers, h*(i+1)/workers)
+		}()
+	}
+	wg.Wait()
+	return dst
 }
 
 // thumbOfScene rasterizes the scene at the thumbnail's size. The layers are copied
