@@ -212,9 +212,9 @@ func TestPlanSplitsRoll(t *testing.T) {
 
 // TestPackersRandom is the property test for each packer on its own (Plan keeps only
 // the best try, so a packer that never wins would go unchecked there): random boxes
-// and bins, every MaxRects heuristic, every skyline rule and the tail re-pack on
-// each; every box is placed once or returned once, inside the bin, turned only when
-// allowed, and no two boxes overlap.
+// and bins, every MaxRects heuristic, every skyline rule, skyline starts with
+// perturbed orders and slack, and packBest; every box is placed once or returned
+// once, inside the bin, turned only when allowed, and no two boxes overlap.
 func TestPackersRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 3))
 	for i := range propertyCases(200) {
@@ -227,12 +227,6 @@ func TestPackersRandom(t *testing.T) {
 		for id := range 1 + r.IntN(60) {
 			aw, ah, gap, label := 1+r.IntN(w/2), 1+r.IntN(w/2), r.IntN(10), r.IntN(2)*r.IntN(15)
 			boxes = append(boxes, box{W: aw + gap, H: ah + label + gap, RW: ah + gap, RH: aw + label + gap, ID: id})
-		}
-		sizes := map[int]box{}
-		window := 0
-		for _, b := range boxes {
-			sizes[b.ID] = b
-			window = max(window, b.W, b.H)
 		}
 		type run struct {
 			name   string
@@ -248,8 +242,12 @@ func TestPackersRandom(t *testing.T) {
 			p, rest := packSkyline(boxes, w, h, rotate, rule)
 			runs = append(runs, run{fmt.Sprintf("skyline %+v", rule), p, rest})
 		}
-		for _, ru := range runs[:len(runs):len(runs)] {
-			runs = append(runs, run{ru.name + " + tail", improveTail(ru.placed, sizes, w, h, rotate, tailRounds, window), ru.rest})
+		for k := range 1 + r.IntN(4) {
+			// packBest's extra starts (perturbed order, slack): it keeps only the
+			// winner, so some are checked on their own.
+			rule := skyRule{pol: placePolicy(k % 2), lowFirst: k/2%2 == 1, slack: startSlack[k%len(startSlack)]}
+			p, rest := packSkyline(perturbed(boxes, uint64(k)), w, h, rotate, rule)
+			runs = append(runs, run{fmt.Sprintf("skyline start %d %+v", k, rule), p, rest})
 		}
 		p, rest := packBest(boxes, w, h, rotate)
 		runs = append(runs, run{"best", p, rest})
