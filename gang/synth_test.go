@@ -28,9 +28,12 @@ var synthSets = []synthSet{
 	{name: "shirts-120", seed: 4, designs: 120, minIn: 3, maxIn: 12, minQty: 1, maxQty: 6, mixed: true},
 }
 
-// stickers5000 is the plan-time check near the copy limit: 5000 copies of 1-4 in
-// stickers (BenchmarkPlan only).
-var stickers5000 = synthSet{name: "stickers-5000", seed: 5, designs: 1000, minIn: 1, maxIn: 4, minQty: 5, maxQty: 5}
+// limitSets are the plan-time checks for the copy limit (maxCopies): 5000 and 10000
+// copies of 1-4 in stickers (BenchmarkPlan only).
+var limitSets = []synthSet{
+	{name: "stickers-5000", seed: 5, designs: 1000, minIn: 1, maxIn: 4, minQty: 5, maxQty: 5},
+	{name: "stickers-10000", seed: 6, designs: 2000, minIn: 1, maxIn: 4, minQty: 5, maxQty: 5},
+}
 
 // build makes the designs at dpi: sizes log-uniform-ish in the range, a transparent
 // border of up to 10 % around the artwork, quantities uniform.

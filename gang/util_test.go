@@ -90,10 +90,10 @@ func TestUtilisation(t *testing.T) {
 	}
 }
 
-// BenchmarkPlan times Plan on each generated set and on 5000 stickers (the copy
-// limit's reference), one section of the 22 in roll as in TestUtilisation.
+// BenchmarkPlan times Plan on each generated set and on 5000 and 10000 stickers (the
+// copy limit's reference), one section of the 22 in roll as in TestUtilisation.
 func BenchmarkPlan(b *testing.B) {
-	for _, s := range append(synthSets[:len(synthSets):len(synthSets)], stickers5000) {
+	for _, s := range append(synthSets[:len(synthSets):len(synthSets)], limitSets...) {
 		b.Run(s.name, func(b *testing.B) {
 			c := rollConfig()
 			c.MaxLength = 1 << 30
