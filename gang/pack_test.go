@@ -90,12 +90,8 @@ func TestPlanSynthSets(t *testing.T) {
 // TestPlanRandom is the property test: random designs, gaps, margins, label bands,
 // rotation and sheet modes always give a valid layout.
 func TestPlanRandom(t *testing.T) {
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
 	r := rand.New(rand.NewPCG(7, 7))
-	for i := range n {
+	for i := range propertyCases(300) {
 		c := Config{
 			DPI: 100, Width: 200 + r.IntN(800), MaxLength: 300 + r.IntN(1500),
 			Gap: r.IntN(20), Margin: r.IntN(30), Rotate: r.IntN(2) == 0,
@@ -212,4 +208,103 @@ func TestPlanSplitsRoll(t *testing.T) {
 	if l.Sheets[0].Length != 210 {
 		t.Fatalf("section length %d, want 210 (two rows and one gap)", l.Sheets[0].Length)
 	}
+}
+
+// TestPackersRandom is the property test for each packer on its own (Plan keeps only
+// the best try, so a packer that never wins would go unchecked there): random boxes
+// and bins, every MaxRects heuristic, every skyline rule, skyline starts with
+// perturbed orders and slack, and packBest; every box is placed once or returned
+// once, inside the bin, turned only when allowed, and no two boxes overlap.
+func TestPackersRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	for i := range propertyCases(200) {
+		w, h := 50+r.IntN(600), 50+r.IntN(2000)
+		if r.IntN(3) == 0 {
+			h = 1 << 30 // a roll: the length is open
+		}
+		rotate := r.IntN(2) == 0
+		var boxes []box
+		for id := range 1 + r.IntN(60) {
+			aw, ah, gap, label := 1+r.IntN(w/2), 1+r.IntN(w/2), r.IntN(10), r.IntN(2)*r.IntN(15)
+			boxes = append(boxes, box{W: aw + gap, H: ah + label + gap, RW: ah + gap, RH: aw + label + gap, ID: id})
+		}
+		type run struct {
+			name   string
+			placed []packed
+			rest   []box
+		}
+		var runs []run
+		for _, hr := range []heuristic{bestShortSide, bottomLeft, bestArea} {
+			p, rest := packMaxRects(boxes, w, h, rotate, hr)
+			runs = append(runs, run{fmt.Sprintf("maxrects %d", hr), p, rest})
+		}
+		for _, rule := range skyRules {
+			p, rest := packSkyline(boxes, w, h, rotate, rule)
+			runs = append(runs, run{fmt.Sprintf("skyline %+v", rule), p, rest})
+		}
+		for k := range 1 + r.IntN(4) {
+			// packBest's extra starts (perturbed order, slack): it keeps only the
+			// winner, so some are checked on their own.
+			rule := skyRule{pol: placePolicy(k % 2), lowFirst: k/2%2 == 1, slack: startSlack[k%len(startSlack)]}
+			p, rest := packSkyline(perturbed(boxes, uint64(k)), w, h, rotate, rule)
+			runs = append(runs, run{fmt.Sprintf("skyline start %d %+v", k, rule), p, rest})
+		}
+		p, rest := packBest(boxes, w, h, rotate)
+		runs = append(runs, run{"best", p, rest})
+		for _, ru := range runs {
+			checkPacked(t, fmt.Sprintf("case %d (%dx%d rotate %v) %s", i, w, h, rotate, ru.name), boxes, w, h, rotate, ru.placed, ru.rest)
+		}
+	}
+}
+
+// checkPacked asserts that placed and rest hold every box exactly once, and that the
+// placed boxes lie inside the w x h bin, turned only if rotate, without overlapping.
+func checkPacked(t *testing.T, name string, boxes []box, w, h int, rotate bool, placed []packed, rest []box) {
+	t.Helper()
+	sizes := map[int]box{}
+	for _, b := range boxes {
+		sizes[b.ID] = b
+	}
+	seen := map[int]bool{}
+	for _, b := range rest {
+		if seen[b.ID] {
+			t.Fatalf("%s: box %d returned twice", name, b.ID)
+		}
+		seen[b.ID] = true
+	}
+	bin := rect{0, 0, w, h}
+	var rs []rect
+	for _, p := range placed {
+		b, ok := sizes[p.ID]
+		if !ok || seen[p.ID] {
+			t.Fatalf("%s: box %d unknown, or placed twice or placed and returned", name, p.ID)
+		}
+		seen[p.ID] = true
+		if p.Rot && !rotate {
+			t.Fatalf("%s: box %d turned with rotation off", name, p.ID)
+		}
+		bw, bh := b.dims(p.Rot)
+		r := rect{p.X, p.Y, bw, bh}
+		if !bin.contains(r) {
+			t.Fatalf("%s: box %d at %+v outside the bin %dx%d", name, p.ID, r, w, h)
+		}
+		for _, o := range rs {
+			if o.intersects(r) {
+				t.Fatalf("%s: box %d at %+v overlaps %+v", name, p.ID, r, o)
+			}
+		}
+		rs = append(rs, r)
+	}
+	if len(seen) != len(boxes) {
+		t.Fatalf("%s: %d of %d boxes placed or returned", name, len(seen), len(boxes))
+	}
+}
+
+// propertyCases is how many random cases a property test runs: full, or a fifth with
+// -short.
+func propertyCases(full int) int {
+	if testing.Short() {
+		return full / 5
+	}
+	return full
 }

@@ -2,9 +2,10 @@
 // DTF, sublimation and sticker printing) and streams the sheet as a transparent PNG at
 // print resolution without holding the canvas in memory.
 //
-// Plan turns designs (each with a quantity) into sheets of placements with MaxRects;
-// Render writes one sheet; Manifest describes it. Everything is pure: no network, the
-// caller supplies the design pixels through a Loader.
+// Plan turns designs (each with a quantity) into sheets of placements with a best-fit
+// skyline packer and MaxRects, keeping the better; Render writes one sheet; Manifest
+// describes it. Everything is pure: no network, the caller supplies the design pixels
+// through a Loader.
 package gang
 
 import (
@@ -99,8 +100,9 @@ func (e *InputError) Retryable() bool { return false }
 // ErrNothingPlaced is returned (wrapped) when every design was rejected.
 var ErrNothingPlaced = errors.New("no design fits on the sheet")
 
-// maxCopies bounds the copies of one plan: MaxRects is quadratic in them (5000
-// 1-4 in stickers on a 22 in roll plan in 5.3 s, so the limit is about 20 s).
+// maxCopies bounds the copies of one plan: MaxRects is quadratic in them (on 2
+// shared cores at load ~20, 5000 1-4 in stickers on a 22 in roll plan in 9.7 s of
+// CPU, 10000 in 39 s; docs/benchmarks.md "Gang sheets").
 const maxCopies = 10000
 
 // Validate reports every bad setting at once.

@@ -15,13 +15,24 @@ type synthSet struct {
 	designs        int
 	minIn, maxIn   float64 // artwork side range in inches
 	minQty, maxQty int
+	// mixed: sizes spread over a wide range (the "mixed sizes" sets, held to
+	// 85 % of the area bound). stickers-200 is not: all its copies are 1 to 4 in,
+	// where the 5 mm gap alone takes 10 to 25 % of each copy's box.
+	mixed bool
 }
 
 var synthSets = []synthSet{
-	{name: "mixed-50", seed: 1, designs: 50, minIn: 1.5, maxIn: 10, minQty: 1, maxQty: 4},
+	{name: "mixed-50", seed: 1, designs: 50, minIn: 1.5, maxIn: 10, minQty: 1, maxQty: 4, mixed: true},
 	{name: "stickers-200", seed: 2, designs: 200, minIn: 1, maxIn: 4, minQty: 1, maxQty: 8},
-	{name: "mixed-500", seed: 3, designs: 500, minIn: 1, maxIn: 12, minQty: 1, maxQty: 3},
-	{name: "shirts-120", seed: 4, designs: 120, minIn: 3, maxIn: 12, minQty: 1, maxQty: 6},
+	{name: "mixed-500", seed: 3, designs: 500, minIn: 1, maxIn: 12, minQty: 1, maxQty: 3, mixed: true},
+	{name: "shirts-120", seed: 4, designs: 120, minIn: 3, maxIn: 12, minQty: 1, maxQty: 6, mixed: true},
+}
+
+// limitSets are the plan-time checks for the copy limit (maxCopies): 5000 and 10000
+// copies of 1-4 in stickers (BenchmarkPlan only).
+var limitSets = []synthSet{
+	{name: "stickers-5000", seed: 5, designs: 1000, minIn: 1, maxIn: 4, minQty: 5, maxQty: 5},
+	{name: "stickers-10000", seed: 6, designs: 2000, minIn: 1, maxIn: 4, minQty: 5, maxQty: 5},
 }
 
 // build makes the designs at dpi: sizes log-uniform-ish in the range, a transparent
