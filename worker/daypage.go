@@ -44,15 +44,16 @@ import (
 // cannot see its ticket covered before its task's deadline fails and is retried.
 
 const (
-	// dayLockTTL bounds how long a crashed holder blocks a day's page; a rebuild lists
-	// one folder and reads only the manifests Redis has no summary of, well under it.
-	dayLockTTL = 2 * time.Minute
+	// dayLockTTL bounds how long a crashed holder blocks a day's page (its waiting
+	// completions hold task slots meanwhile); a live holder renews the lock every
+	// dayLockTTL/3 while it rebuilds, however long the listing takes.
+	dayLockTTL = 15 * time.Second
 	// dayStateTTL keeps a day's counters and summaries in Redis after its last
 	// completion; a late re-export re-reads the manifests Redis has forgotten.
 	dayStateTTL = 35 * 24 * time.Hour
 	// dayPoll bounds the wait between two looks at a day's state while another
 	// worker rebuilds its page.
-	dayPollMin, dayPollMax = 50 * time.Millisecond, time.Second
+	dayPollMin, dayPollMax = 20 * time.Millisecond, 250 * time.Millisecond
 )
 
 // lister is the optional part of a Storage that lists a folder (both backends); a
@@ -112,8 +113,11 @@ func summarize(m *Manifest, manifestKey string) daySummary {
 	return s
 }
 
+// dayKey is a Redis key of the day folder's state. The folder is a hash tag: the
+// summary and counter are updated in one MULTI, which a Redis Cluster allows only
+// within one slot.
 func (w *Worker) dayKey(folder, what string) string {
-	return w.cfg.KeyPrefix + ":daypage:" + folder + ":" + what
+	return w.cfg.KeyPrefix + ":daypage:{" + folder + "}:" + what
 }
 
 // raiseDoneScript sets the day's done generation to ARGV[1] if that is higher.
@@ -190,7 +194,7 @@ func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) 
 			return fmt.Errorf("day page of %s: %w", folder, err)
 		}
 		if got {
-			err := w.rebuildDayPage(ctx, folder, tok)
+			err := w.rebuildHolding(ctx, folder, tok)
 			// Released with a context of its own: a cancelled attempt must not hold
 			// the day for the lock's whole expiry.
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -201,6 +205,9 @@ func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) 
 			}
 			continue
 		}
+		if w.hooks.dayWaiting != nil {
+			w.hooks.dayWaiting()
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("day page of %s: waiting for another worker's rebuild: %w", folder, ctx.Err())
@@ -208,6 +215,32 @@ func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) 
 		}
 		wait = min(2*wait, dayPollMax)
 	}
+}
+
+// rebuildHolding rebuilds the page while renewing the day's lock, so a slow listing
+// does not lose it; a crashed holder stops renewing and the lock expires.
+func (w *Worker) rebuildHolding(ctx context.Context, folder, tok string) error {
+	stop := make(chan struct{})
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(dayLockTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = stillMineScript.Run(ctx, w.deps.Redis, []string{w.dayKey(folder, "lock")}, tok, dayLockTTL.Milliseconds()).Err()
+			}
+		}
+	}()
+	err := w.rebuildDayPage(ctx, folder, tok)
+	close(stop)
+	<-renewed
+	return err
 }
 
 // rebuildDayPage lists the day's manifests and writes its page; the caller holds the
@@ -224,6 +257,9 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder, tok string) error {
 	objs, err := w.deps.Storage.(lister).List(ctx, folder+"/")
 	if err != nil {
 		return fmt.Errorf("day page of %s: list: %w", folder, err)
+	}
+	if w.hooks.dayListed != nil {
+		w.hooks.dayListed()
 	}
 	cached, err := rdb.HGetAll(ctx, ordersKey).Result()
 	if err != nil {
@@ -265,8 +301,8 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder, tok string) error {
 		return fmt.Errorf("day page of %s: %w", folder, err)
 	}
 	if mine == 0 {
-		// The lock expired under a very slow rebuild and another worker holds it: its
-		// newer page must not be overwritten by this one.
+		// The lock expired (renewals failed: Redis unreachable for a while) and another
+		// worker may hold it: its newer page must not be overwritten by this one.
 		return fmt.Errorf("day page of %s: lock lost during the rebuild", folder)
 	}
 	if err := w.putShopFloor(ctx, folder+"/"+StaffPageName, "text/html; charset=utf-8", page); err != nil {
@@ -344,6 +380,7 @@ td,th{border-bottom:1px solid #ddd;padding:.5em;text-align:left;vertical-align:t
 .strip img{width:72px;height:72px;object-fit:contain;background:#eee}
 .nop{width:72px;height:72px;display:flex;align-items:center;justify-content:center;background:#eee;color:#888;font-size:.7em;text-align:center}
 .order{font-size:1.3em;font-weight:bold}
+.order small{font-size:.6em;font-weight:normal;color:#555}
 .warn{color:#b71c1c}
 ul.warn{margin:.3em 0;padding-left:1.2em}
 </style></head>

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -164,5 +165,39 @@ func TestTicketScripts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDayPageEscapes: the day page escapes every order string, links relatively from
+// the day folder, caps the thumbnail strip and counts rush orders.
+func TestDayPageEscapes(t *testing.T) {
+	const evil = `<script>alert(1)</script>`
+	m := &Manifest{OrderID: evil, OrderStatus: "paid/" + evil + "/rush", StaffPage: "s/d/o/index.html", Ticket: "s/d/o/ticket.pdf",
+		LineItems: []ManifestLine{{Quantity: 2}, {Quantity: 3}}}
+	for i := range 10 {
+		m.Files = append(m.Files, FileRecord{Key: fmt.Sprintf("s/d/o/%d.png", i), Thumbnail: fmt.Sprintf("s/d/o/%d-%s.thumb.jpg", i, evil)})
+	}
+	m.Files = append(m.Files, FileRecord{Key: "s/d/o/x.pdf"})
+	m.Warnings = []ManifestWarning{{Key: "s/d/o/0.png", Warning: render.Warning{Code: "low-dpi", Message: evil}}}
+	s := summarize(m, "s/d/o/manifest.json")
+	if !s.Rush || s.Files != 11 || s.Quantity != 5 || len(s.Thumbs) != maxDayThumbs || s.NoPreview != 1 {
+		t.Fatalf("summary %+v", s)
+	}
+	page, err := (&Worker{}).dayPage(t.Context(), "s/d", []daySummary{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := string(page)
+	if strings.Contains(p, "<script>") {
+		t.Errorf("page contains a script:\n%s", p)
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", `href="o/index.html"`, `href="o/ticket.pdf"`, `href="o/manifest.json"`,
+		`src="o/0-%3Cscript%3Ealert%281%29%3C/script%3E.thumb.jpg"`, ">RUSH<", "1 without preview", "1 rush"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("page lacks %q:\n%s", want, p)
+		}
+	}
+	if n := strings.Count(p, "<img "); n != maxDayThumbs {
+		t.Errorf("%d thumbnails shown, want %d", n, maxDayThumbs)
 	}
 }
