@@ -259,3 +259,38 @@ func (l Layout) ManifestKey(v KeyVars) (string, error) {
 	}
 	return l.expand(segs, v, ManifestName)
 }
+
+// DayFolder returns the folder the order folders of one day sit in: the folders of the
+// pattern above the first one that uses {order}, when one of them uses {date}
+// ("{store}/{date}" for the default layout). The per-day staff page is written there
+// (docs/shop-floor.md). ok is false when the pattern has no such folder (no {date}
+// above the order's folder): orders are then not grouped by day and no day page is
+// written. Only the order-level variables of v are used.
+func (l Layout) DayFolder(v KeyVars) (folder string, ok bool, err error) {
+	segs, err := l.parse()
+	if err != nil {
+		return "", false, fmt.Errorf("storage layout %q: %w", l.pattern(), err)
+	}
+	n := 0
+	dated := false
+	for n < len(segs)-1 && !segs[n].uses("order") {
+		dated = dated || segs[n].uses("date")
+		n++
+	}
+	if !dated {
+		return "", false, nil
+	}
+	out := make([]string, 0, n)
+	for _, s := range segs[:n] {
+		e, err := expandSegment(s, v, true)
+		if err != nil {
+			return "", false, err
+		}
+		out = append(out, e)
+	}
+	folder = strings.Join(out, "/")
+	if err := ValidateKey(folder); err != nil {
+		return "", false, err
+	}
+	return folder, true, nil
+}

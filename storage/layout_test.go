@@ -136,3 +136,29 @@ func TestLayoutOrderFoldersAreInjective(t *testing.T) {
 		seen[key] = id
 	}
 }
+
+// TestLayoutDayFolder: the day page's folder is the folders above the order's, when one
+// of them is dated; a layout without such a folder groups no days.
+func TestLayoutDayFolder(t *testing.T) {
+	v := storage.KeyVars{Store: "shop.example.com", Order: "#1001", Date: time.Date(2024, 1, 2, 12, 0, 0, 0, time.UTC)}
+	for _, tc := range []struct {
+		pattern, folder string
+		ok              bool
+	}{
+		{"", "shop.example.com/2024-01-02", true},
+		{"{date}/{store}/{order}/{filename}", "2024-01-02/shop.example.com", true},
+		{"prints/{date}/x/{order}/{filename}", "prints/2024-01-02/x", true},
+		{"{store}/{product}/{date}-{order}/{filename}", "", false},
+		{"{store}/{order}/{date}/{filename}", "", false},
+		{"prints/{order}/{filename}", "", false},
+		{"{order}/{filename}", "", false},
+	} {
+		got, ok, err := storage.Layout{Pattern: tc.pattern}.DayFolder(v)
+		if err != nil || got != tc.folder || ok != tc.ok {
+			t.Errorf("DayFolder(%q) = %q, %v, %v; want %q, %v", tc.pattern, got, ok, err, tc.folder, tc.ok)
+		}
+	}
+	if _, _, err := (storage.Layout{}).DayFolder(storage.KeyVars{Order: "1"}); err == nil {
+		t.Error("DayFolder without a date: no error")
+	}
+}

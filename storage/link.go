@@ -40,6 +40,11 @@ func (s *S3) Link(ctx context.Context, key string) (string, error) {
 	return req.URL, nil
 }
 
+// Presigns reports whether Link makes presigned URLs (a private bucket: no
+// PublicBaseURL). Staff pages in such a bucket carry presigned links, since a relative
+// link would reach the bucket without a signature and be refused.
+func (s *S3) Presigns() bool { return s.cfg.PublicBaseURL == "" }
+
 // Link returns the file:// URL of key.
 func (d *Dir) Link(_ context.Context, key string) (string, error) { return d.URL(key), nil }
 

@@ -291,7 +291,7 @@ func (s *S3) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, er
 		Key:                aws.String(obj.Key),
 		Body:               cr,
 		ContentType:        aws.String(contentTypeOf(obj)),
-		ContentDisposition: aws.String(ContentDisposition(filenameOf(obj))),
+		ContentDisposition: aws.String(dispositionOf(obj)),
 		Metadata:           meta,
 	}
 	if obj.IfAbsent {
@@ -427,4 +427,14 @@ func s3Error(op, key string, err error) error {
 		}
 	}
 	return transient(op, key, err)
+}
+
+// dispositionOf is the object's Content-Disposition: attachment, or inline for an
+// object meant to be shown (Object.Inline).
+func dispositionOf(obj Object) string {
+	h := ContentDisposition(filenameOf(obj))
+	if obj.Inline {
+		h = "inline" + strings.TrimPrefix(h, "attachment")
+	}
+	return h
 }

@@ -198,3 +198,31 @@ func TestS3URLAndDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestS3Inline: a page stored Inline is shown by browsers (Content-Disposition:
+// inline), everything else is offered as a download.
+func TestS3Inline(t *testing.T) {
+	ctx := context.Background()
+	srv := tests3.Start(t)
+	st, err := storage.NewS3(ctx, srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, inline := range map[string]bool{"s/d/index.html": true, "s/d/a.png": false} {
+		if _, err := st.Put(ctx, storage.Object{Key: key, Inline: inline}, strings.NewReader("x")); err != nil {
+			t.Fatal(err)
+		}
+		out, err := srv.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(srv.Config.Bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := aws.ToString(out.ContentDisposition)
+		want := "attachment"
+		if inline {
+			want = "inline"
+		}
+		if !strings.HasPrefix(got, want+`; filename="`) {
+			t.Errorf("%s: Content-Disposition %q, want %s", key, got, want)
+		}
+	}
+}

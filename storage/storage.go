@@ -48,6 +48,9 @@ type Object struct {
 	// Filename is offered to browsers in Content-Disposition: attachment; empty means
 	// the last segment of Key.
 	Filename string
+	// Inline makes browsers show the object instead of saving it (Content-Disposition:
+	// inline, same filename): the staff pages, which are opened from a bucket.
+	Inline bool
 	// Size is the body's length when known (> 0): Put fails, and stores nothing, when
 	// the body ends early or runs long. 0 or -1 means unknown.
 	Size int64

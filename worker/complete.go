@@ -143,6 +143,11 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	}
 	w.m.bytes.WithLabelValues("manifest").Add(float64(put.Bytes))
 	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", snap.Rev)
+	// The day page lists the order before its completion ends: a failure here retries
+	// the completion, which writes the same manifest again (docs/shop-floor.md).
+	if err := w.updateDayPage(ctx, m, key, date); err != nil {
+		return err
+	}
 	writeResult(ctx, w.logger(ctx), t, []byte(key))
 	return w.publishFilesReady(ctx, k, key, m)
 }

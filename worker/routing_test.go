@@ -91,6 +91,8 @@ func TestRoutingS3(t *testing.T) {
 		// The ticket and staff page sit next to the manifest, in the default bucket.
 		want[":"+m.Ticket], want[":"+m.StaffPage] = "", ""
 	}
+	// The day page sits in the day folder of the default bucket (it lists manifests).
+	want[":"+store+"/2024-06-01/index.html"] = ""
 	if len(m1.Files) != 6 || len(m2.Files) != 1 {
 		t.Fatalf("manifests list %d and %d files, want 6 and 1", len(m1.Files), len(m2.Files))
 	}
@@ -192,7 +194,7 @@ func TestRoutingHotFolder(t *testing.T) {
 	}
 	var routed, plain, thumbs int
 	for _, in := range infos {
-		if in.Key == manifest || in.Key == m.Ticket || in.Key == m.StaffPage {
+		if in.Key == manifest || in.Key == m.Ticket || in.Key == m.StaffPage || in.Key == store+"/2024-06-01/index.html" {
 			continue
 		}
 		if strings.HasSuffix(in.Key, ".thumb.jpg") {

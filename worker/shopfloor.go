@@ -114,7 +114,7 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 		}
 	}
 	if !sf.NoStaffPages {
-		page, err := staffPage(m, dir)
+		page, err := staffPage(m, dir, w.pageLinker(ctx, dir))
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 
 func (w *Worker) putShopFloor(ctx context.Context, key, contentType string, body []byte) error {
 	_, err := w.upload(ctx, kindShopFloor, storage.Object{Key: key, ContentType: contentType,
-		Filename: path.Base(key), Size: int64(len(body))}, bytes.NewReader(body))
+		Filename: path.Base(key), Size: int64(len(body)), Inline: true}, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path.Base(key), err)
 	}

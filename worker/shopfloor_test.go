@@ -155,37 +155,13 @@ func checkStaffPage(t *testing.T, folder string, thumbs int) {
 	if len(links) < 2+2 {
 		t.Fatalf("page has %d links", len(links))
 	}
-	for _, l := range links {
-		u, err := url.Parse(strings.ReplaceAll(l[1], "&amp;", "&"))
-		if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(u.Path, "/") {
-			t.Errorf("link %q is not relative", l[1])
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(folder, filepath.FromSlash(u.Path))); err != nil {
-			t.Errorf("link %q does not resolve: %v", l[1], err)
-		}
-	}
-	probe := strings.Replace(string(page), "</body>", `<script>
-window.addEventListener("load", () => {
-  document.body.setAttribute("data-probe", JSON.stringify([...document.images].map(i => i.naturalWidth)));
-});
-</script></body>`, 1)
+	checkRelativeLinks(t, folder, links)
 	probePath := filepath.Join(folder, "probe.html")
-	if err := os.WriteFile(probePath, []byte(probe), 0o644); err != nil {
+	if err := os.WriteFile(probePath, probePage(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Remove(probePath)
-	dom := run(t, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--allow-file-access-from-files", "--dump-dom", "file://"+probePath)
-	mm := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
-	if mm == nil {
-		t.Fatalf("probe did not run:\n%s", dom)
-	}
-	var widths []int
-	if err := json.Unmarshal([]byte(strings.ReplaceAll(mm[1], "&quot;", `"`)), &widths); err != nil {
-		t.Fatalf("probe %q: %v", mm[1], err)
-	}
+	widths, dom := browserImages(t, "file://"+probePath)
 	if len(widths) != thumbs {
 		t.Fatalf("page shows %d images, want %d thumbnails", len(widths), thumbs)
 	}
@@ -197,4 +173,56 @@ window.addEventListener("load", () => {
 	if !strings.Contains(dom, "no preview") {
 		t.Error("the file without a thumbnail shows no placeholder")
 	}
+}
+
+// checkRelativeLinks: every link (hrefRE matches) is a relative path to a file that
+// exists from folder.
+func checkRelativeLinks(t *testing.T, folder string, links [][]string) {
+	t.Helper()
+	for _, l := range links {
+		u, err := url.Parse(strings.ReplaceAll(l[1], "&amp;", "&"))
+		if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(u.Path, "/") {
+			t.Errorf("link %q is not relative", l[1])
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(folder, filepath.FromSlash(u.Path))); err != nil {
+			t.Errorf("link %q does not resolve: %v", l[1], err)
+		}
+	}
+}
+
+// probePage is a copy of page with a script that records each image's naturalWidth
+// once everything has loaded.
+func probePage(page []byte) []byte {
+	return []byte(strings.Replace(string(page), "</body>", `<script>
+window.addEventListener("load", () => {
+  document.body.setAttribute("data-probe", JSON.stringify([...document.images].map(i => i.naturalWidth)));
+});
+</script></body>`, 1))
+}
+
+// browserImages opens a probe page (probePage) in headless Chromium and returns the
+// widths of its images as loaded, and the DOM.
+func browserImages(t *testing.T, pageURL string) ([]int, string) {
+	t.Helper()
+	// Bounded only so that a page the browser would not show (say, served as a
+	// download) fails the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--allow-file-access-from-files", "--dump-dom", pageURL).Output()
+	if err != nil {
+		t.Fatalf("chromium %s: %v", pageURL, err)
+	}
+	dom := string(out)
+	mm := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
+	if mm == nil {
+		t.Fatalf("probe did not run:\n%s", dom)
+	}
+	var widths []int
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(mm[1], "&quot;", `"`)), &widths); err != nil {
+		t.Fatalf("probe %q: %v", mm[1], err)
+	}
+	return widths, dom
 }

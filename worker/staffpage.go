@@ -99,33 +99,41 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 </body></html>
 `))
 
-// staffRow's Thumb and Link are a template.URL (a relative path relLink escaped) or,
-// for a file routed to another bucket (docs/routing.md), its absolute URL as a plain
-// string that html/template sanitizes; such a file shows no preview.
+// staffRow's Thumb and Link are a template.URL (a relative path relLink escaped) or
+// an absolute URL as a plain string that html/template sanitizes: a presigned link in
+// a private bucket, or for a file routed to another bucket (docs/routing.md) its URL
+// (such a file shows no preview).
 type staffRow struct {
 	Row         shopRow
 	Thumb, Link any
 }
 
-// staffPage renders the order's page for the folder dir (the manifest's folder).
-func staffPage(m *Manifest, dir string) ([]byte, error) {
-	// Links are relative paths built by relLink (segments escaped), so they are safe
-	// as URLs; template.URL keeps html/template from rewriting the ".." segments.
-	rel := func(key string) template.URL {
-		if key == "" {
-			return ""
-		}
-		return template.URL(relLink(dir, key))
-	}
+// staffPage renders the order's page for the folder dir (the manifest's folder); link
+// makes its links (relLinker, or presigned URLs in a private bucket).
+func staffPage(m *Manifest, dir string, link func(key string) (any, error)) ([]byte, error) {
 	data := struct {
 		M                *Manifest
-		Ticket, Manifest template.URL
+		Ticket, Manifest any
 		Rows             []staffRow
-	}{M: m, Ticket: rel(m.Ticket), Manifest: rel(path.Join(dir, storage.ManifestName))}
+	}{M: m}
+	var err error
+	if data.Ticket, err = link(m.Ticket); err != nil {
+		return nil, err
+	}
+	if data.Manifest, err = link(path.Join(dir, storage.ManifestName)); err != nil {
+		return nil, err
+	}
 	for _, r := range shopRows(m) {
-		row := staffRow{Row: r, Thumb: rel(r.File.Thumbnail), Link: rel(r.File.Key)}
+		row := staffRow{Row: r}
 		if r.File.Bucket != "" {
 			row.Thumb, row.Link = "", r.File.URL
+		} else {
+			if row.Thumb, err = link(r.File.Thumbnail); err != nil {
+				return nil, err
+			}
+			if row.Link, err = link(r.File.Key); err != nil {
+				return nil, err
+			}
 		}
 		data.Rows = append(data.Rows, row)
 	}

@@ -5,12 +5,13 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 
+	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/boombuler/barcode"
 	"github.com/boombuler/barcode/code128"
 	"github.com/boombuler/barcode/qr"
-	"github.com/jung-kurt/gofpdf"
 )
 
 // Job ticket (docs/shop-floor.md): one PDF per order with the order number as a Code
@@ -32,14 +33,49 @@ func ticketPageOf(size string) ticketPage {
 	return ticketPage{595.28, 841.89, 36, 1}
 }
 
+// lineDrawer draws shaped text with embedded fonts (*render.Renderer): the ticket
+// then prints any script the renderer's fonts cover (docs/shop-floor.md).
+type lineDrawer interface {
+	PDFLine(pdf *gofpdf.Fpdf, x, baseline, size float64, bold, italic bool, s string) (float64, []rune)
+	MeasureLine(s string, size float64, bold, italic bool) float64
+}
+
 // ticketWriter draws the ticket top-down, adding pages as it fills them.
 type ticketWriter struct {
 	pdf *gofpdf.Fpdf
 	pg  ticketPage
 	y   float64
+	// txt draws the text; nil (a worker without a renderer): the core Helvetica,
+	// through tr, which turns what Windows-1252 lacks into "?".
+	txt lineDrawer
 	tr  func(string) string
+	// missing are the characters no font covered, for one warning per ticket.
+	missing map[rune]bool
 	// order is the order number repeated on every further page.
 	order string
+}
+
+// text writes s with its baseline at (x, baseline).
+func (t *ticketWriter) text(x, baseline, size float64, style, s string) {
+	bold, italic := strings.Contains(style, "B"), strings.Contains(style, "I")
+	if t.txt == nil {
+		t.pdf.SetFont("Helvetica", style, size)
+		t.pdf.Text(x, baseline, t.tr(s))
+		return
+	}
+	_, missing := t.txt.PDFLine(t.pdf, x, baseline, size, bold, italic, s)
+	for _, r := range missing {
+		t.missing[r] = true
+	}
+}
+
+// width is the width text would give s.
+func (t *ticketWriter) width(s string, size float64, style string) float64 {
+	if t.txt == nil {
+		t.pdf.SetFont("Helvetica", style, size)
+		return t.pdf.GetStringWidth(t.tr(s))
+	}
+	return t.txt.MeasureLine(s, size, strings.Contains(style, "B"), strings.Contains(style, "I"))
 }
 
 func (t *ticketWriter) fs(pt float64) float64 { return pt * t.pg.scale }
@@ -51,8 +87,8 @@ func (t *ticketWriter) need(h float64) {
 		t.y = t.pg.margin
 		// A page that comes loose from the first still names its order.
 		size := t.fs(10)
-		t.pdf.SetFont("Helvetica", "B", size)
-		t.pdf.Text(t.pg.margin, t.y+size, t.fit(t.tr(fmt.Sprintf("Order %s (continued, page %d)", t.order, t.pdf.PageNo())), t.pg.w-2*t.pg.margin))
+		head := fmt.Sprintf("Order %s (continued, page %d)", t.order, t.pdf.PageNo())
+		t.text(t.pg.margin, t.y+size, size, "B", t.fit(head, t.pg.w-2*t.pg.margin, size, "B"))
 		t.y += size * 1.8
 	}
 }
@@ -61,22 +97,27 @@ func (t *ticketWriter) need(h float64) {
 func (t *ticketWriter) line(x float64, size float64, style, s string) {
 	size = t.fs(size)
 	t.need(size * 1.3)
-	t.pdf.SetFont("Helvetica", style, size)
-	s = t.fit(t.tr(s), t.pg.w-t.pg.margin-x)
-	t.pdf.Text(x, t.y+size, s)
+	t.text(x, t.y+size, size, style, t.fit(s, t.pg.w-t.pg.margin-x, size, style))
 	t.y += size * 1.3
 }
 
-// fit cuts s to width points, ending in "...".
-func (t *ticketWriter) fit(s string, width float64) string {
-	if t.pdf.GetStringWidth(s) <= width {
+// fit cuts s to width points, ending in "..." (the longest prefix that fits, found by
+// bisection: each measure shapes the string).
+func (t *ticketWriter) fit(s string, width, size float64, style string) string {
+	if t.width(s, size, style) <= width {
 		return s
 	}
 	r := []rune(s)
-	for len(r) > 0 && t.pdf.GetStringWidth(string(r)+"...") > width {
-		r = r[:len(r)-1]
+	lo, hi := 0, len(r) // r[:lo]+"..." fits (or lo is 0), r[:hi]+"..." does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if t.width(string(r[:mid])+"...", size, style) <= width {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
-	return string(r) + "..."
+	return string(r[:lo]) + "..."
 }
 
 // cp1252 keeps the ticket's core-font text readable: runes the encoding lacks become "?".
@@ -128,9 +169,16 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	pdf.SetMargins(pg.margin, pg.margin, pg.margin)
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetCreator("printworker", true)
-	pdf.SetTitle(cp1252(pdf.UnicodeTranslatorFromDescriptor(""))("Job ticket, order "+m.OrderID), false)
+	// The title is an info string (PDFDocEncoding or UTF-16): any script goes.
+	pdf.SetTitle("Job ticket, order "+m.OrderID, true)
 	pdf.AddPage()
-	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor("")), order: m.OrderID}
+	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor("")),
+		order: m.OrderID, missing: map[rune]bool{}}
+	if d, ok := w.deps.Renderer.(lineDrawer); ok {
+		t.txt = d
+	} else {
+		w.logger(ctx).WarnContext(ctx, "job ticket in the core Helvetica font (no renderer): characters outside Windows-1252 print as '?'", "order", m.OrderID)
+	}
 	x0 := pg.margin
 
 	// QR code top right, the order number and its barcode to its left.
@@ -147,8 +195,7 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 		mw := barW / float64(code.Bounds().Dx()+20)
 		modules(pdf, code, x0+10*mw, t.y+t.fs(4), mw*float64(code.Bounds().Dx()), barH)
 	} else {
-		pdf.SetFont("Helvetica", "I", t.fs(9))
-		pdf.Text(x0, t.y+barH/2, "no barcode: the order number is not plain ASCII")
+		t.text(x0, t.y+barH/2, t.fs(9), "I", "no barcode: the order number is not plain ASCII")
 	}
 	t.y = max(t.y+barH+t.fs(10), pg.margin+qrSide+t.fs(6))
 
@@ -171,14 +218,22 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	t.line(x0+t.fs(8), 10, "", "Method: not given (the hub sends no shipping method)")
 	t.y += t.fs(4)
 	if len(m.Warnings) > 0 {
-		pdf.SetTextColor(183, 28, 28)
+		red(pdf)
 		t.line(x0, 11, "B", fmt.Sprintf("%d warning(s): see the files below", len(m.Warnings)))
-		pdf.SetTextColor(0, 0, 0)
+		black(pdf)
 	}
 	rows := shopRows(m)
 	t.line(x0, 11, "B", fmt.Sprintf("Files (%d)", len(rows)))
 	for i, r := range rows {
 		w.ticketRow(ctx, t, i, r)
+	}
+	if len(t.missing) > 0 {
+		var rs []rune
+		for r := range t.missing {
+			rs = append(rs, r)
+		}
+		slices.Sort(rs)
+		w.logger(ctx).WarnContext(ctx, "job ticket: no installed font covers some characters (drawn as boxes)", "order", m.OrderID, "chars", string(rs))
 	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
@@ -206,8 +261,7 @@ func (w *Worker) ticketRow(ctx context.Context, t *ticketWriter, i int, r shopRo
 			pdf.ClearError()
 		}
 	} else {
-		pdf.SetFont("Helvetica", "I", t.fs(8))
-		pdf.Text(x0+t.fs(6), top+side/2, "no preview")
+		t.text(x0+t.fs(6), top+side/2, t.fs(8), "I", "no preview")
 	}
 	tx := x0 + side + t.fs(10)
 	t.line(tx, 12, "B", fmt.Sprintf("Qty %d  -  %s (design %d)", r.Quantity, orDash(r.Line.DesignName), r.Line.DesignID))
@@ -215,13 +269,25 @@ func (w *Worker) ticketRow(ctx context.Context, t *ticketWriter, i int, r shopRo
 	t.line(tx, 9, "", r.Size+" - "+orDash(r.File.Type))
 	t.line(tx, 8, "", orDash(r.File.Filename))
 	if len(r.Warnings) > 0 {
-		pdf.SetTextColor(183, 28, 28)
+		red(pdf)
 		for _, wr := range r.Warnings {
 			t.line(tx, 8, "", "! "+wr)
 		}
-		pdf.SetTextColor(0, 0, 0)
+		black(pdf)
 	}
 	t.y = max(t.y, top+side) + t.fs(8)
+}
+
+// red and black set the colour of text: core-font text takes the text colour, shaped
+// text drawn as outlines the fill colour.
+func red(pdf *gofpdf.Fpdf) {
+	pdf.SetTextColor(183, 28, 28)
+	pdf.SetFillColor(183, 28, 28)
+}
+
+func black(pdf *gofpdf.Fpdf) {
+	pdf.SetTextColor(0, 0, 0)
+	pdf.SetFillColor(0, 0, 0)
 }
 
 func orDash(s string) string {

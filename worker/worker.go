@@ -91,6 +91,9 @@ type Worker struct {
 	prop    propagation.TextMapPropagator
 	srv     *asynq.Server
 	mux     *asynq.ServeMux
+	// hooks let an internal test stop the day page's rebuild at a chosen point, to
+	// force the interleaving a fleet produces only by chance; nil in production.
+	hooks struct{ dayListed, dayWaiting func() }
 }
 
 // New checks the configuration and builds a worker; Run starts it.

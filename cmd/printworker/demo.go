@@ -71,6 +71,7 @@ type demoOptions struct {
 	worker     *workerFlags
 	log        *logFlags
 	routing    *routingFlags
+	events     *eventFlags
 }
 
 func demoCommand() command {
@@ -82,7 +83,7 @@ func demoCommand() command {
 			o := demoOptions{
 				redis: addRedisFlags(fs), hub: addHubFlags(fs), storage: addStorageFlags(fs),
 				render: addRenderFlags(fs), worker: addWorkerFlags(fs), log: addLogFlags(fs),
-				routing: addRoutingFlags(fs),
+				routing: addRoutingFlags(fs), events: addEventFlags(fs),
 			}
 			fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for every order's manifest")
 			fs.BoolVar(&o.keep, "keep", false, "keep the services running after the demo (until Ctrl-C) to send your own webhooks")
@@ -147,6 +148,9 @@ type demoRun struct {
 	intake   string // base URL
 	hubStore string
 	domain   string
+	// receiver is the demo's own event receiver; nil when --events-url or
+	// --events-file names real ones.
+	receiver *demoReceiver
 	cleanup  []func()
 }
 
@@ -186,6 +190,12 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 	if err := d.openStorage(ctx); err != nil {
 		return err
 	}
+	if o.events.url == "" && o.events.file == "" {
+		if d.receiver, o.events.secret, err = d.startReceiver(ctx); err != nil {
+			return err
+		}
+		o.events.url = d.receiver.url
+	}
 	if err := d.startWorker(ctx, hubs); err != nil {
 		return err
 	}
@@ -200,6 +210,14 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 	manifests, err := d.wait(ctx, orders)
 	if err != nil {
 		return err
+	}
+	if d.receiver != nil {
+		ids := make([]string, 0, len(manifests))
+		for id := range manifests {
+			ids = append(ids, id)
+		}
+		// Events go through their own queue after the manifest: a moment more.
+		d.receiver.waitFilesReady(ctx, ids, time.Now().Add(min(d.o.timeout, 30*time.Second)))
 	}
 	d.report(manifests)
 	if d.o.keep {
@@ -387,6 +405,9 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 		return err
 	}
 	if cfg.Print, err = d.o.render.colour.load(); err != nil {
+		return err
+	}
+	if cfg.Events, err = d.o.events.config(); err != nil {
 		return err
 	}
 	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store, TracerProvider: d.tr.Provider, Propagator: d.tr.Propagator}
@@ -649,6 +670,63 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 		} else if len(m.Files) > 0 {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))
 		}
+	}
+	d.reportShopFloor(ids, manifests)
+	if d.receiver != nil {
+		d.receiver.report(d)
+	}
+}
+
+// printKeys prints the links to keys (the empty ones left out) under one label.
+func (d *demoRun) printKeys(label string, keys []string) {
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		fmt.Fprintf(d.e.stdout, "  %-12s %s\n", label, d.store.URL(k))
+		label = ""
+	}
+}
+
+// reportShopFloor prints where print staff find the day's page, each order's page and
+// job ticket, and the thumbnails (docs/shop-floor.md).
+func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Manifest) {
+	fmt.Fprintf(d.e.stdout, "\nshop floor (open the day page in a browser; print the tickets)\n")
+	layout := storage.Layout{Pattern: d.o.storage.layout}
+	days := map[string]int{}
+	var dayKeys []string
+	thumbs, example := 0, ""
+	for _, id := range ids {
+		m := manifests[id]
+		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
+		if folder, ok, err := layout.DayFolder(storage.KeyVars{Store: m.Store, Order: m.OrderID, Date: created}); err == nil && ok {
+			key := folder + "/" + worker.StaffPageName
+			if days[key] == 0 {
+				dayKeys = append(dayKeys, key)
+			}
+			days[key]++
+		}
+		for _, f := range m.Files {
+			if f.Thumbnail != "" {
+				thumbs++
+				if example == "" && f.Bucket == "" {
+					example = f.Thumbnail
+				}
+			}
+		}
+	}
+	for _, k := range dayKeys {
+		fmt.Fprintf(d.e.stdout, "  day page     %s  (%d orders)\n", d.store.URL(k), days[k])
+	}
+	var pages, tickets []string
+	for _, id := range ids {
+		pages = append(pages, manifests[id].StaffPage)
+		tickets = append(tickets, manifests[id].Ticket)
+	}
+	d.printKeys("order page", pages)
+	d.printKeys("job ticket", tickets)
+	if thumbs > 0 {
+		fmt.Fprintf(d.e.stdout, "  thumbnails   %d JPEGs next to their files, e.g. %s\n", thumbs, d.store.URL(example))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"syscall"
@@ -115,6 +116,8 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 			listed[k] = true
 			readObject(t, f.st, k) // listed by the manifest, so it must be stored
 		}
+		listed[dayPageKey(mkey)] = true
+		checkDayPage(t, readObject(t, f.st, dayPageKey(mkey)), mkey)
 		for _, fr := range m.Files {
 			listed[fr.Key] = true
 			total += fr.Bytes
@@ -386,6 +389,22 @@ func pendingUploads(t *testing.T, f *processFixture) int {
 
 // shopFloorKeys are the objects a manifest names besides its print files: each file's
 // thumbnail, the job ticket and the staff page (written before the manifest).
+// dayPageKey is the key of the day page above the order folder of manifest mkey
+// (docs/shop-floor.md: {store}/{date}/index.html in the default layout).
+func dayPageKey(mkey string) string {
+	return path.Dir(path.Dir(mkey)) + "/index.html"
+}
+
+// checkDayPage reads the day page above manifest mkey and checks it links the order
+// folder: a completion returns only once its day page lists it.
+func checkDayPage(t *testing.T, page []byte, mkey string) {
+	t.Helper()
+	// A relative link (hot folder, public bucket) or a presigned one (private bucket).
+	if want := url.PathEscape(path.Base(path.Dir(mkey))) + `/index.html`; !strings.Contains(string(page), `href="`+want+`"`) && !strings.Contains(string(page), "/"+want+"?") {
+		t.Errorf("day page %s lacks the order of %s (%s)", dayPageKey(mkey), mkey, want)
+	}
+}
+
 func shopFloorKeys(m worker.Manifest) []string {
 	var keys []string
 	for _, f := range m.Files {

@@ -110,7 +110,9 @@ func workCommand() command {
 }
 
 func needsRenderer(cfg worker.Config) bool {
-	if cfg.Mode != worker.ModeDownload {
+	// The job ticket draws its text with the renderer's fonts (docs/shop-floor.md):
+	// without them it is limited to Windows-1252.
+	if cfg.Mode != worker.ModeDownload || cfg.ShopFloor.TicketSize != worker.TicketOff {
 		return true
 	}
 	for _, m := range cfg.Modes {

@@ -190,6 +190,8 @@ func TestWorkCrashRecovery(t *testing.T) {
 			listed[k] = true
 			readObject(t, st, k) // listed by the manifest, so it must be stored
 		}
+		listed[dayPageKey(mkey)] = true
+		checkDayPage(t, readObject(t, st, dayPageKey(mkey)), mkey)
 		for _, f := range m.Files {
 			listed[f.Key] = true
 			b := readObject(t, st, f.Key)
