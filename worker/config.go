@@ -106,9 +106,6 @@ type Config struct {
 	// GangLease is a group builder's lease (default DefaultGangLease); GangTick how
 	// often the cut-offs are checked (default DefaultGangTick).
 	GangLease, GangTick time.Duration
-	// GangSlowWrite delays every write of a sheet's PNG: a test knob to kill a builder
-	// mid-sheet (PRINTWORKER_TEST_GANG_SLOW_WRITE); 0 in production.
-	GangSlowWrite time.Duration
 	// Events are the order events' endpoints and delivery settings; none: no events.
 	Events events.Config
 	// ShopFloor holds the thumbnail, job ticket and staff page settings
@@ -211,6 +208,9 @@ func (c Config) Validate() error {
 		if d < time.Second {
 			bad("%s timeout %s: want >= 1s", typ, d)
 		}
+	}
+	if c.GangLease < time.Second || c.GangTick < time.Second {
+		bad("gang lease %s and tick %s: want >= 1s", c.GangLease, c.GangTick)
 	}
 	if c.MemoryBudget < 0 {
 		bad("memory budget %d is negative", c.MemoryBudget)

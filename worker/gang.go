@@ -447,7 +447,7 @@ func (w *Worker) writeSheets(ctx context.Context, g jobs.GangKey, grp *routing.G
 	for i := range l.Sheets {
 		base := sheetBase(grp, g, b, i)
 		if err := w.putStream(ctx, storage.Object{Key: base + ".png", ContentType: "image/png", Metadata: meta}, func(wr io.Writer) error {
-			return gang.Render(ctx, w.slowWriter(ctx, wr), l, i, ld, pngenc.Options{})
+			return gang.Render(ctx, wr, l, i, ld, pngenc.Options{})
 		}); err != nil {
 			return fmt.Errorf("gang sheet %s: %w", base, err)
 		}
@@ -650,28 +650,4 @@ func (w *Worker) hasCutoffs() bool {
 		}
 	}
 	return false
-}
-
-// slowWriter delays each write by GangSlowWrite (a crash test's knob: the builder is
-// killed while a sheet is being uploaded); without it, w itself.
-func (w *Worker) slowWriter(ctx context.Context, wr io.Writer) io.Writer {
-	if w.cfg.GangSlowWrite <= 0 {
-		return wr
-	}
-	return slowW{ctx: ctx, w: wr, d: w.cfg.GangSlowWrite}
-}
-
-type slowW struct {
-	ctx context.Context
-	w   io.Writer
-	d   time.Duration
-}
-
-func (s slowW) Write(p []byte) (int, error) {
-	select {
-	case <-s.ctx.Done():
-		return 0, s.ctx.Err()
-	case <-time.After(s.d):
-	}
-	return s.w.Write(p)
 }

@@ -47,9 +47,6 @@ func workCommand() command {
 			if rules != nil {
 				cfg.Gangs = rules
 			}
-			// A crash test's knob, not a setting: the kill test slows the sheet upload
-			// to kill the builder mid-sheet (cmd/printworker/gangjobs_test.go).
-			cfg.GangSlowWrite, _ = time.ParseDuration(e.getenv("PRINTWORKER_TEST_GANG_SLOW_WRITE"))
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
 			var eventsErr error
