@@ -201,6 +201,19 @@ func (s *Gangs) Groups(ctx context.Context) ([]GangKey, error) {
 	return out, nil
 }
 
+// Since is when the oldest of group g's pending designs arrived; zero when none is
+// pending. One field read: the cut-off check runs it for every group every tick.
+func (s *Gangs) Since(ctx context.Context, g GangKey) (time.Time, error) {
+	v, err := s.rdb.HGet(ctx, s.keys(g).meta, "since").Int64()
+	if errors.Is(err, redis.Nil) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("gang %s: since: %w", g, err)
+	}
+	return time.Unix(v, 0).UTC(), nil
+}
+
 // GangStatus is a group's state at one moment.
 type GangStatus struct {
 	Pending map[string]GangEntry

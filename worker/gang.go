@@ -602,15 +602,15 @@ func (w *Worker) EnqueueCutoffs(ctx context.Context, now time.Time) (int, error)
 		if !ok || grp.Schedule == nil {
 			continue
 		}
-		st, err := w.gangs.Status(ctx, g)
+		since, err := w.gangs.Since(ctx, g)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if st.Since.IsZero() {
+		if since.IsZero() {
 			continue
 		}
-		due := grp.Schedule.Next(st.Since)
+		due := grp.Schedule.Next(since)
 		if due.After(now) {
 			continue
 		}

@@ -319,3 +319,43 @@ func (e *env) manifest2(dir *storage.Dir, id string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestGangNothingFits: designs wider than the roll either way are left off with the
+// reason in each order's gang.json; no sheet is written, the batch ends and the build
+// is not retried.
+func TestGangNothingFits(t *testing.T) {
+	const rules = `{"gangs": {"narrow": {"width": "1in", "dpi": 150, "gap": "1mm", "margin": "1mm", "maxLength": "1in", "sheets": true}},
+"rules": [{"match": {"product": "mug-11oz", "type": "png"}, "gang": "narrow"}]}`
+	e := newEnv(t, withGangs(t, rules))
+	e.start()
+	ctx := context.Background()
+	if _, err := e.enq.ExportOrder(ctx, store, e.order("N-1", 1002)); err != nil {
+		t.Fatal(err)
+	}
+	e.manifest("N-1", 1)
+	g := jobs.GangKey{Store: store, Group: "narrow"}
+	if _, err := e.enq.GangBuild(ctx, g, jobs.GangManual, 1); err != nil {
+		t.Fatal(err)
+	}
+	e.waitGangIdle()
+	var rec worker.GangRecord
+	if err := json.Unmarshal(e.object(store+"/2024-06-01/N-1/gang.json"), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Files) != 2 {
+		t.Fatalf("gang.json files %+v", rec.Files)
+	}
+	for _, f := range rec.Files {
+		if !strings.Contains(f.Rejected, "fits neither way") || len(f.Sheets) != 0 {
+			t.Errorf("%s: rejected %q, sheets %v", f.Key, f.Rejected, f.Sheets)
+		}
+	}
+	if infos, err := e.store.List(ctx, store+"/gang/"); err != nil || len(infos) != 0 {
+		t.Errorf("sheet objects %v, %v", infos, err)
+	}
+	st, _ := jobs.NewGangs(e.rdb, "").Status(ctx, g)
+	info, _ := e.insp.GetQueueInfo(jobs.QueueGang)
+	if st.Batches != 1 || len(st.Open) != 0 || info.Archived != 0 || info.Retry != 0 {
+		t.Errorf("batches %d open %v; queue %+v", st.Batches, st.Open, info)
+	}
+}
