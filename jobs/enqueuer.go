@@ -129,6 +129,8 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 		o = e.opts.Complete
 	case TypeTemplatesSync:
 		o = e.opts.Sync
+	case TypeGangBuild:
+		o = GangOptions()
 	default:
 		return t
 	}

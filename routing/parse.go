@@ -12,7 +12,7 @@ import (
 
 // ruleFields are the fields of a rule; matchFields those of its "match".
 var (
-	ruleFields  = []string{"name", "match", "prefix", "bucket"}
+	ruleFields  = []string{"name", "match", "prefix", "bucket", "gang"}
 	matchFields = []string{"product", "type", "minQuantity", "rush", "store"}
 )
 
@@ -59,10 +59,31 @@ func parseRule(raw json.RawMessage) (rule, []error) {
 	}
 	_, hasPrefix := fields["prefix"]
 	_, hasBucket := fields["bucket"]
-	if !hasPrefix && !hasBucket {
-		errs = append(errs, errors.New("no action: give a prefix and/or a bucket"))
+	hasGang := field("gang", &ru.gang)
+	if hasGang && ru.gang == "" {
+		errs = append(errs, errors.New("gang: empty (name a group of \"gangs\")"))
+	}
+	if !hasPrefix && !hasBucket && !hasGang {
+		errs = append(errs, errors.New("no action: give a prefix, a bucket and/or a gang"))
 	}
 	return ru, errs
+}
+
+// checkGang refuses a gang action naming no defined group, and one that could gang a
+// file other than a PNG: sheets are PNGs placed pixel for pixel, so the rule must
+// match "type": "png" only.
+func (ru rule) checkGang(gangs map[string]*Group) []error {
+	if ru.gang == "" {
+		return nil
+	}
+	var errs []error
+	if _, ok := gangs[ru.gang]; !ok {
+		errs = append(errs, fmt.Errorf("gang %q: no such group in \"gangs\"", ru.gang))
+	}
+	if len(ru.types) != 1 || ru.types[0] != "png" {
+		errs = append(errs, fmt.Errorf("gang %q: only PNG exports can be ganged: the rule needs \"match\": {\"type\": \"png\"}", ru.gang))
+	}
+	return errs
 }
 
 func (ru *rule) parseMatch(raw json.RawMessage) []error {

@@ -47,11 +47,15 @@ type Target struct {
 	Name   string // the rule's name, for logs
 	Prefix string // cleaned, no leading or trailing '/'; "" keeps the default folder
 	Bucket string // "" keeps the default bucket
+	// Gang names the gang group the file is also nested on ("" none); only PNG
+	// files are ganged (docs/gang.md).
+	Gang string
 }
 
 // Rules is a checked, ordered rule list. The zero value and nil route nothing.
 type Rules struct {
 	rules []rule
+	gangs map[string]*Group
 }
 
 type rule struct {
@@ -63,6 +67,7 @@ type rule struct {
 	rush     *bool
 	prefix   string
 	bucket   string
+	gang     string
 }
 
 // Route returns the target of the first rule matching f; ok is false when none does.
@@ -72,7 +77,7 @@ func (r *Rules) Route(f File) (t Target, ok bool) {
 	}
 	for i, ru := range r.rules {
 		if ru.matches(f) {
-			return Target{Rule: i, Name: ru.name, Prefix: ru.prefix, Bucket: ru.bucket}, true
+			return Target{Rule: i, Name: ru.name, Prefix: ru.prefix, Bucket: ru.bucket, Gang: ru.gang}, true
 		}
 	}
 	return Target{}, false
@@ -163,9 +168,15 @@ func Parse(data []byte) (*Rules, error) {
 	}
 	var errs []error
 	for _, k := range sortedKeys(top) {
-		if k != "rules" {
-			errs = append(errs, fmt.Errorf("unknown field %q (want \"rules\")", k))
+		if k != "rules" && k != "gangs" {
+			errs = append(errs, fmt.Errorf("unknown field %q (want \"rules\" and optionally \"gangs\")", k))
 		}
+	}
+	var gangs map[string]*Group
+	if raw, ok := top["gangs"]; ok {
+		var gerrs []error
+		gangs, gerrs = parseGangs(raw)
+		errs = append(errs, gerrs...)
 	}
 	raw, ok := top["rules"]
 	if !ok {
@@ -181,9 +192,10 @@ func Parse(data []byte) (*Rules, error) {
 		errs = append(errs, fmt.Errorf("rules: %d rules, at most %d", len(list), MaxRules))
 		return nil, errors.Join(errs...)
 	}
-	out := &Rules{rules: make([]rule, 0, len(list))}
+	out := &Rules{rules: make([]rule, 0, len(list)), gangs: gangs}
 	for i, rr := range list {
 		ru, rerrs := parseRule(rr)
+		rerrs = append(rerrs, ru.checkGang(gangs)...)
 		for _, e := range rerrs {
 			errs = append(errs, fmt.Errorf("rule %d%s: %w", i, ru.label(), e))
 		}

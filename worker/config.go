@@ -100,6 +100,12 @@ type Config struct {
 	// Routing sends files to a key prefix and/or bucket by product, type, quantity,
 	// rush and store (docs/routing.md); nil keeps every file at its layout key.
 	Routing Router
+	// Gangs are the gang groups the routing rules' "gang" actions name (docs/gang.md);
+	// nil: nothing is ganged.
+	Gangs GangGroups
+	// GangLease is a group builder's lease (default DefaultGangLease); GangTick how
+	// often the cut-offs are checked (default DefaultGangTick).
+	GangLease, GangTick time.Duration
 	// Events are the order events' endpoints and delivery settings; none: no events.
 	Events events.Config
 	// ShopFloor holds the thumbnail, job ticket and staff page settings
@@ -117,7 +123,7 @@ const (
 
 // DefaultQueues weighs order data before exports before events before template sync.
 func DefaultQueues() map[string]int {
-	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1}
+	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1, jobs.QueueGang: 1}
 }
 
 // DefaultTimeouts per task type.
@@ -127,6 +133,7 @@ func DefaultTimeouts() map[string]time.Duration {
 		jobs.TypeDesignExport:  10 * time.Minute,
 		jobs.TypeOrderComplete: time.Minute,
 		jobs.TypeTemplatesSync: 20 * time.Minute,
+		jobs.TypeGangBuild:     25 * time.Minute,
 	}
 }
 
@@ -159,6 +166,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Backoff.Max == 0 {
 		c.Backoff.Max = 10 * time.Minute
+	}
+	if c.GangLease <= 0 {
+		c.GangLease = DefaultGangLease
+	}
+	if c.GangTick <= 0 {
+		c.GangTick = DefaultGangTick
 	}
 	if c.FileDate == "" {
 		c.FileDate = "design"
@@ -195,6 +208,9 @@ func (c Config) Validate() error {
 		if d < time.Second {
 			bad("%s timeout %s: want >= 1s", typ, d)
 		}
+	}
+	if c.GangLease < time.Second || c.GangTick < time.Second {
+		bad("gang lease %s and tick %s: want >= 1s", c.GangLease, c.GangTick)
 	}
 	if c.MemoryBudget < 0 {
 		bad("memory budget %d is negative", c.MemoryBudget)

@@ -81,7 +81,8 @@ func classify(err error) (string, error) {
 // isFailure tells asynq whether an error uses up a retry: a 429 does not.
 func isFailure(err error) bool {
 	var rl *RateLimitedError
-	return err != nil && !errors.As(err, &rl)
+	var busy *gangBusyError
+	return err != nil && !errors.As(err, &rl) && !errors.As(err, &busy)
 }
 
 // retryDelay is asynq's RetryDelayFunc: the hub's Retry-After for a 429 (and for any

@@ -49,6 +49,9 @@ type FileRecord struct {
 	// Thumbnail is the key of the file's JPEG preview (docs/shop-floor.md); absent
 	// when thumbnails are off or the file could not be previewed.
 	Thumbnail string `json:"thumbnail,omitempty"`
+	// Gang names the gang group a routing rule sent the file to (docs/gang.md); its
+	// sheets are named in the order's gang.json.
+	Gang string `json:"gang,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -152,6 +155,11 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 		if err != nil {
 			return fmt.Errorf("design %d view %s: %w", ref.ID, v.ID, err)
 		}
+		if rec.Gang != "" {
+			if err := w.gangAdd(ctx, p, orderDate, rec); err != nil {
+				return fmt.Errorf("design %d view %s: gang: %w", ref.ID, v.ID, err)
+			}
+		}
 		b, _ := json.Marshal(rec)
 		if err := w.state.ViewDone(ctx, k, p.Ref, p.Gen, v.ID, b); err != nil {
 			return err
@@ -239,7 +247,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	if err != nil {
 		return rec, err
 	}
-	if key, x.bucket, err = w.routeView(ctx, x, key); err != nil {
+	if key, x.bucket, rec.Gang, err = w.routeView(ctx, x, key); err != nil {
 		return rec, err
 	}
 	rec.Key, rec.Bucket = key, x.bucket

@@ -37,16 +37,16 @@ func checkBuckets(r Router, buckets map[string]Storage) []error {
 // routeView applies the routing rules to a view's default key: a matched rule puts
 // the key under its prefix and/or in its bucket. The manifest is not routed: it stays
 // at the layout's manifest key in the default bucket and lists every file's key and
-// bucket.
-func (w *Worker) routeView(ctx context.Context, x viewExport, key string) (string, string, error) {
+// bucket. The last result is the gang group the file is also nested on ("" none).
+func (w *Worker) routeView(ctx context.Context, x viewExport, key string) (string, string, string, error) {
 	if w.cfg.Routing == nil {
-		return key, "", nil
+		return key, "", "", nil
 	}
 	f := routing.File{Store: x.p.Store, Product: x.d.ProductID, Type: x.v.Export.Type, Quantity: x.p.Quantity}
 	if w.cfg.Routing.UsesRush() {
 		snap, err := w.state.Snapshot(ctx, x.p.OrderKey)
 		if err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 		if snap.Order != nil {
 			f.Rush = IsRush(snap.Order.Status)
@@ -54,16 +54,16 @@ func (w *Worker) routeView(ctx context.Context, x viewExport, key string) (strin
 	}
 	t, ok := w.cfg.Routing.Route(f)
 	if !ok {
-		return key, "", nil
+		return key, "", "", nil
 	}
 	if t.Prefix != "" {
 		key = t.Prefix + "/" + key
 		if err := storage.ValidateKey(key); err != nil {
-			return "", "", &PermanentError{Reason: fmt.Sprintf("routed object key (rule %d): %v", t.Rule, err)}
+			return "", "", "", &PermanentError{Reason: fmt.Sprintf("routed object key (rule %d): %v", t.Rule, err)}
 		}
 	}
-	w.logger(ctx).DebugContext(ctx, "view routed", "view", x.v.ID, "rule", t.Rule, "name", t.Name, "key", key, "bucket", t.Bucket)
-	return key, t.Bucket, nil
+	w.logger(ctx).DebugContext(ctx, "view routed", "view", x.v.ID, "rule", t.Rule, "name", t.Name, "key", key, "bucket", t.Bucket, "gang", t.Gang)
+	return key, t.Bucket, t.Gang, nil
 }
 
 // IsRush reports whether an order status carries the word "rush" (any case), e.g.

@@ -86,6 +86,7 @@ type Worker struct {
 	limiter *Limiter
 	windows *retryWindows
 	budget  *Budget
+	gangs   *jobs.Gangs
 	m       *metrics
 	tracer  trace.Tracer
 	prop    propagation.TextMapPropagator
@@ -147,6 +148,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		state:  enq.State(),
 		enq:    enq,
 		budget: NewBudget(cfg.MemoryBudget),
+		gangs:  jobs.NewGangs(deps.Redis, cfg.KeyPrefix),
 		m:      m,
 		tracer: deps.TracerProvider.Tracer(tracerName),
 		prop:   deps.Propagator,
@@ -164,6 +166,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeDesignExport, w.handleExport)
 	w.mux.HandleFunc(jobs.TypeOrderComplete, w.handleComplete)
 	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
+	w.mux.HandleFunc(jobs.TypeGangBuild, w.handleGangBuild)
 	if err := w.registerEvents(); err != nil {
 		return nil, err
 	}
@@ -198,6 +201,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.Queues,
 		"mode", w.cfg.Mode, "memory_budget_mib", w.cfg.MemoryBudget>>20)
+	if w.hasCutoffs() {
+		go w.runGangScheduler(ctx)
+	}
 	<-ctx.Done()
 	w.log.Info("worker stopping", "shutdown_timeout", w.cfg.ShutdownTimeout)
 	w.srv.Stop()

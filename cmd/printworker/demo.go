@@ -415,6 +415,7 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 	if cfg.Routing, rules, err = d.o.routing.load(d.o.storage.kind); err != nil {
 		return err
 	}
+	setGangs(&cfg, rules)
 	if deps.Buckets, err = openBuckets(ctx, d.o.storage, rules); err != nil {
 		return err
 	}

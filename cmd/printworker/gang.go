@@ -12,6 +12,7 @@ import (
 
 	"github.com/printworker/printworker/gang"
 	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/routing"
 )
 
 // gangJob is what the gang command was asked to do.
@@ -26,6 +27,11 @@ type gangJob struct {
 	pdf                bool
 	previewWidth       int
 	memoryLimitMiB     int
+	// group and store name a gang group's pending designs in Redis (instead of
+	// --dir): build them now, or with --dry-run show their layout.
+	group, store string
+	redis        *redisFlags
+	routing      *routingFlags
 }
 
 func gangCommand() command {
@@ -33,7 +39,7 @@ func gangCommand() command {
 		name:    "gang",
 		summary: "nest rendered PNG designs onto a roll or sheets (gang sheet) and write it",
 		run: func(ctx context.Context, e env, args []string) error {
-			fs := newFlagSet(e, "gang", "gang --dir FOLDER --out DIR [--width 22in] [--dpi 300] [--gap 5mm] [--dry-run]")
+			fs := newFlagSet(e, "gang", "gang --dir FOLDER --out DIR [--width 22in] [--dpi 300] [--gap 5mm] [--dry-run]\n   or: gang --group NAME --store ID --routing-rules FILE [--redis-url URL] [--dry-run]")
 			j := gangJob{}
 			j.width, _ = gang.ParseLength("22in")
 			j.gap, _ = gang.ParseLength("5mm")
@@ -54,8 +60,15 @@ func gangCommand() command {
 			fs.BoolVar(&j.dryRun, "dry-run", false, "print the layout and utilisation; write nothing")
 			fs.IntVar(&j.previewWidth, "preview-width", 800, "width in pixels of the staff preview PNG written next to each sheet (0: none)")
 			fs.IntVar(&j.memoryLimitMiB, "memory-limit", gang.DefaultMemoryLimit>>20, "soft memory limit of the process in MiB while rendering (0: Go's default, or GOMEMLIMIT)")
+			fs.StringVar(&j.group, "group", "", "gang group of the routing rules: build its pending designs now (enqueues a build) instead of reading --dir")
+			fs.StringVar(&j.store, "store", "", "hub store id of the --group's pending designs")
+			j.redis = addRedisFlags(fs)
+			j.routing = addRoutingFlags(fs)
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
+			}
+			if j.group != "" || j.store != "" {
+				return runGangPending(ctx, e, j)
 			}
 			if j.memoryLimitMiB < 0 {
 				return usageError("gang: --memory-limit must not be negative")
@@ -78,8 +91,7 @@ func (j gangJob) config() gang.Config {
 		Rotate: j.rotate, CutMarks: j.cutMarks,
 	}
 	if j.labels {
-		// 3 mm: the 7x13 bitmap font scaled by whole pixels, about 2 mm high.
-		c.Label = max(15, int(j.dpi*3/25.4))
+		c.Label = routing.LabelPx(j.dpi)
 	}
 	return c
 }

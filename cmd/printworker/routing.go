@@ -37,6 +37,14 @@ func (r *routingFlags) load(storageKind string) (worker.Router, *routing.Rules, 
 	return rules, rules, nil
 }
 
+// setGangs gives the worker the gang groups of the rules (docs/gang.md); none
+// without rules (a nil *Rules in the interface would not compare nil).
+func setGangs(cfg *worker.Config, rules *routing.Rules) {
+	if rules != nil {
+		cfg.Gangs = rules
+	}
+}
+
 // indent keeps the lines of a joined error apart and readable under the flag name.
 func indent(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "\n  ")

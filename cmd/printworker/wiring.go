@@ -380,13 +380,15 @@ type workerFlags struct {
 	retryWindow     time.Duration
 	hubTries        int
 	shop            *shopFloorFlags
+	gangLease       time.Duration
+	gangTick        time.Duration
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	w := &workerFlags{budget: worker.DefaultMemoryBudget}
 	t := worker.DefaultTimeouts()
 	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
-	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, events=2, sync=1 one queue at a time")
+	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, events=2, sync=1, gang=1 one queue at a time")
 	fs.BoolVar(&w.strict, "strict-priority", false, "serve a queue only when every heavier one is empty")
 	fs.DurationVar(&w.shutdown, "shutdown-timeout", worker.DefaultShutdownTimeout, "wait for running tasks on shutdown; unfinished ones go back to the queue")
 	fs.DurationVar(&w.exportTimeout, "export-timeout", t["design:export"], "bound of one design export attempt")
@@ -402,6 +404,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
 	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
 	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
+	fs.DurationVar(&w.gangLease, "gang-lease", worker.DefaultGangLease, "lease of a gang group's sheet builder, renewed while it builds: after a crash its batch is rebuilt once the lease ends")
+	fs.DurationVar(&w.gangTick, "gang-tick", worker.DefaultGangTick, "how often the worker checks the gang groups' cut-offs")
 	w.shop = addShopFloorFlags(fs)
 	return w
 }
@@ -424,7 +428,7 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
 		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
 		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
-		FileDate: w.fileDate, Logger: log,
+		FileDate: w.fileDate, Logger: log, GangLease: w.gangLease, GangTick: w.gangTick,
 	}
 	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
 	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}

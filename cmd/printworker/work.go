@@ -44,6 +44,7 @@ func workCommand() command {
 			cfg, cfgErr := wf.config(sf.layout, log)
 			router, rules, routeErr := rof.load(sf.kind)
 			cfg.Routing = router
+			setGangs(&cfg, rules)
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
 			var eventsErr error

@@ -1,0 +1,439 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+)
+
+// Gang sheet jobs (docs/gang.md, "Sheet jobs"): PNG views a routing rule marks for a
+// gang group wait in the group's pending set in Redis until a gang:build task nests
+// them onto sheets.
+const (
+	TypeGangBuild = "gang:build"
+	QueueGang     = "gang"
+)
+
+// Why a gang build was enqueued; part of its TaskID.
+const (
+	GangFull   = "full"   // the pending designs fill at least one sheet
+	GangCutoff = "cutoff" // the group's cut-off came
+	GangManual = "manual" // an operator asked (printworker gang --group)
+)
+
+// GangKey is a gang group of one store: sheets are never shared between stores.
+type GangKey struct {
+	Store string `json:"store"`
+	Group string `json:"group"`
+}
+
+// String is "store/group", escaped so the form is unambiguous.
+func (g GangKey) String() string { return url.PathEscape(g.Store) + "/" + url.PathEscape(g.Group) }
+
+// ParseGangKey reads GangKey.String's form back.
+func ParseGangKey(s string) (GangKey, error) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '/' {
+			continue
+		}
+		st, err1 := url.PathUnescape(s[:i])
+		gr, err2 := url.PathUnescape(s[i+1:])
+		if err1 == nil && err2 == nil && st != "" && gr != "" {
+			return GangKey{Store: st, Group: gr}, nil
+		}
+	}
+	return GangKey{}, fmt.Errorf("gang group %q: want store/group", s)
+}
+
+// GangBuild builds sheets of every pending design of one group.
+type GangBuild struct {
+	V int `json:"v"`
+	GangKey
+	Reason string `json:"reason"`
+}
+
+// GangOptions are the options of gang builds: a 10 m roll at 300 dpi takes minutes;
+// a build that keeps failing stays visible (archived) for an operator.
+func GangOptions() TaskOptions {
+	return TaskOptions{MaxRetry: 20, Timeout: 30 * time.Minute, Retention: 72 * time.Hour}
+}
+
+// GangTaskID is one build of group g: reason and a number that makes it unique
+// within the reason (the batch it fills, the cut-off slot in Unix seconds, the time
+// an operator asked). Two workers enqueueing the same fill or cut-off enqueue one.
+func GangTaskID(g GangKey, reason string, n int64) string {
+	return "gang:" + g.String() + ":" + reason + ":" + strconv.FormatInt(n, 10)
+}
+
+// NewGangBuildTask builds a gang build task with TaskID id.
+func NewGangBuildTask(p GangBuild, id string) (*asynq.Task, error) {
+	p.V = PayloadVersion
+	if p.Store == "" || p.Group == "" {
+		return nil, errors.New("jobs: gang build: store and group are required")
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: gang build payload: %w", err)
+	}
+	return asynq.NewTask(TypeGangBuild, b, GangOptions().asynq(QueueGang, id)...), nil
+}
+
+// GangBuild enqueues a build of group g for reason; n makes its TaskID (GangTaskID).
+func (e *Enqueuer) GangBuild(ctx context.Context, g GangKey, reason string, n int64) (Enqueued, error) {
+	id := GangTaskID(g, reason, n)
+	t, err := NewGangBuildTask(GangBuild{GangKey: g, Reason: reason}, id)
+	if err != nil {
+		return Enqueued{}, err
+	}
+	return e.enqueue(ctx, t, id, QueueGang)
+}
+
+// GangEntry is one design waiting for a sheet: one view's PNG file of one order
+// line, with that line's quantity.
+type GangEntry struct {
+	OrderKey
+	Key      string  `json:"key"`
+	Bucket   string  `json:"bucket,omitempty"`
+	Line     int     `json:"line"`
+	DesignID int64   `json:"designId"`
+	View     string  `json:"viewId"`
+	Quantity int     `json:"quantity"`
+	DPI      float64 `json:"dpi"`
+	WidthPx  int     `json:"widthPx"`
+	HeightPx int     `json:"heightPx"`
+	// OrderDir is the order's folder (where its manifest goes); gang.json is
+	// written there.
+	OrderDir string `json:"orderDir"`
+}
+
+// GangMember is the identity of an entry: order, design reference digest,
+// generation, view and line. The same view of the same export enqueued twice is one
+// member; a re-export (new generation) is a new one.
+func GangMember(k OrderKey, ref string, gen int64, view string, line int) string {
+	return k.String() + "|" + url.PathEscape(ref) + "|g" + strconv.FormatInt(gen, 10) + "|" + url.PathEscape(view) + "|L" + strconv.Itoa(line)
+}
+
+// Gangs is the fleet's shared record of gang groups in Redis: pending designs,
+// claimed batches, the builder's lease and which sheet holds each order's designs.
+// Keys of one group share a Redis Cluster hash tag ({store/group}).
+type Gangs struct {
+	rdb    redis.UniversalClient
+	prefix string
+	// SeenFor is how long a member is remembered after it was added, so a retried
+	// export of a design already on a sheet does not add it again.
+	seenFor time.Duration
+}
+
+// NewGangs returns the gang records under prefix (DefaultKeyPrefix when empty).
+func NewGangs(rdb redis.UniversalClient, prefix string) *Gangs {
+	if prefix == "" {
+		prefix = DefaultKeyPrefix
+	}
+	return &Gangs{rdb: rdb, prefix: prefix, seenFor: DefaultStateTTL}
+}
+
+type gangKeys struct{ pending, seen, meta, open, batch, lease string }
+
+func (s *Gangs) keys(g GangKey) gangKeys {
+	b := s.prefix + ":gang:{" + g.String() + "}:"
+	return gangKeys{pending: b + "pending", seen: b + "seen", meta: b + "meta", open: b + "open", batch: b + "batch:", lease: b + "lease"}
+}
+
+func (s *Gangs) groupsKey() string { return s.prefix + ":gang:groups" }
+
+// addScript adds a member unless it was ever added (within seenFor). KEYS: pending,
+// seen, meta. ARGV: member, entry, seen ms. Returns 1 when added. The first design
+// of an empty group sets "since" on the Redis clock: the cut-off counts from it.
+var addScript = redis.NewScript(`
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+if redis.call('HLEN', KEYS[1]) == 0 then redis.call('HSET', KEYS[3], 'since', math.floor(now / 1000)) end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`)
+
+// Add records a design waiting for a sheet of group g. It is idempotent: a member
+// added before (pending, claimed or already on a sheet) is not added again, so a
+// retried export never puts a design on two sheets.
+func (s *Gangs) Add(ctx context.Context, g GangKey, member string, e GangEntry) (bool, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return false, err
+	}
+	ks := s.keys(g)
+	n, err := addScript.Run(ctx, s.rdb, []string{ks.pending, ks.seen, ks.meta}, member, b, s.seenFor.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("gang %s: add: %w", g, err)
+	}
+	// The group list is only ever added to (stores x groups stay few): removing an
+	// empty group could race with an add and hide it from the cut-off scheduler.
+	if err := s.rdb.SAdd(ctx, s.groupsKey(), g.String()).Err(); err != nil {
+		return false, fmt.Errorf("gang %s: add: %w", g, err)
+	}
+	return n == 1, nil
+}
+
+// Groups lists every group that ever had a pending design.
+func (s *Gangs) Groups(ctx context.Context) ([]GangKey, error) {
+	ms, err := s.rdb.SMembers(ctx, s.groupsKey()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("gang groups: %w", err)
+	}
+	sort.Strings(ms)
+	var out []GangKey
+	for _, m := range ms {
+		if g, err := ParseGangKey(m); err == nil {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// Since is when the oldest of group g's pending designs arrived; zero when none is
+// pending. One field read: the cut-off check runs it for every group every tick.
+func (s *Gangs) Since(ctx context.Context, g GangKey) (time.Time, error) {
+	v, err := s.rdb.HGet(ctx, s.keys(g).meta, "since").Int64()
+	if errors.Is(err, redis.Nil) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("gang %s: since: %w", g, err)
+	}
+	return time.Unix(v, 0).UTC(), nil
+}
+
+// GangStatus is a group's state at one moment.
+type GangStatus struct {
+	Pending map[string]GangEntry
+	// Since is when the oldest pending design arrived (zero when none is pending).
+	Since time.Time
+	// Batches is the number of batches ever claimed; Open those claimed and not
+	// finished (a builder is on them, or died on them).
+	Batches int64
+	Open    []int64
+}
+
+// Status reads a group's pending designs and batches.
+func (s *Gangs) Status(ctx context.Context, g GangKey) (GangStatus, error) {
+	ks := s.keys(g)
+	var pend *redis.MapStringStringCmd
+	var meta *redis.MapStringStringCmd
+	var open *redis.StringSliceCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		pend = p.HGetAll(ctx, ks.pending)
+		meta = p.HGetAll(ctx, ks.meta)
+		open = p.ZRange(ctx, ks.open, 0, -1)
+		return nil
+	})
+	if err != nil {
+		return GangStatus{}, fmt.Errorf("gang %s: status: %w", g, err)
+	}
+	st := GangStatus{Pending: map[string]GangEntry{}}
+	for m, v := range pend.Val() {
+		var e GangEntry
+		if err := json.Unmarshal([]byte(v), &e); err != nil {
+			return GangStatus{}, fmt.Errorf("gang %s: pending %s: %w", g, m, err)
+		}
+		st.Pending[m] = e
+	}
+	if v, err := strconv.ParseInt(meta.Val()["since"], 10, 64); err == nil && v > 0 {
+		st.Since = time.Unix(v, 0).UTC()
+	}
+	st.Batches, _ = strconv.ParseInt(meta.Val()["n"], 10, 64)
+	for _, o := range open.Val() {
+		n, _ := strconv.ParseInt(o, 10, 64)
+		st.Open = append(st.Open, n)
+	}
+	return st, nil
+}
+
+// claimScript returns the oldest open batch, or moves pending members (in sorted
+// order, up to ARGV[3] copies, at least one member) into a new numbered batch. KEYS:
+// pending, meta, open. ARGV: batch key prefix, date, max copies. Returns {n, date,
+// member, entry, ...}, or {"0"} when nothing is pending. The batch keys share the
+// group's hash tag.
+var claimScript = redis.NewScript(`
+local open = redis.call('ZRANGE', KEYS[3], 0, 0)
+local n, date
+if #open > 0 then
+  n = open[1]
+  date = redis.call('HGET', KEYS[2], 'date:' .. n)
+else
+  local all = redis.call('HKEYS', KEYS[1])
+  if #all == 0 then return {'0'} end
+  table.sort(all)
+  n = tostring(redis.call('HINCRBY', KEYS[2], 'n', 1))
+  date = ARGV[2]
+  local bk = ARGV[1] .. n
+  local copies, taken, max = 0, 0, tonumber(ARGV[3])
+  for _, m in ipairs(all) do
+    local v = redis.call('HGET', KEYS[1], m)
+    local q = tonumber(cjson.decode(v)['quantity']) or 1
+    if taken > 0 and copies + q > max then break end
+    copies = copies + q
+    taken = taken + 1
+    redis.call('HSET', bk, m, v)
+    redis.call('HDEL', KEYS[1], m)
+  end
+  redis.call('ZADD', KEYS[3], tonumber(n), n)
+  redis.call('HSET', KEYS[2], 'date:' .. n, date)
+  if redis.call('HLEN', KEYS[1]) == 0 then redis.call('HDEL', KEYS[2], 'since') end
+end
+local res = {n, date}
+local items = redis.call('HGETALL', ARGV[1] .. n)
+for i = 1, #items do res[#res + 1] = items[i] end
+return res
+`)
+
+// GangBatch is a claimed set of designs: each is on exactly one batch, and a batch
+// is built (and rebuilt after a crash) into the same sheets until Finish.
+type GangBatch struct {
+	N       int64
+	Date    string
+	Members []string // sorted
+	Entries map[string]GangEntry
+}
+
+// Claim returns the group's oldest unfinished batch (a builder died on it) or, when
+// there is none, moves the pending designs into a new batch, at most maxCopies
+// copies (at least one design). ok is false when nothing is pending. date is the
+// new batch's folder (yyyy-mm-dd); an old batch keeps its own.
+func (s *Gangs) Claim(ctx context.Context, g GangKey, date string, maxCopies int) (GangBatch, bool, error) {
+	ks := s.keys(g)
+	res, err := claimScript.Run(ctx, s.rdb, []string{ks.pending, ks.meta, ks.open}, ks.batch, date, maxCopies).StringSlice()
+	if err != nil {
+		return GangBatch{}, false, fmt.Errorf("gang %s: claim: %w", g, err)
+	}
+	if len(res) < 2 {
+		return GangBatch{}, false, nil
+	}
+	b := GangBatch{Date: res[1], Entries: map[string]GangEntry{}}
+	b.N, _ = strconv.ParseInt(res[0], 10, 64)
+	for i := 2; i+1 < len(res); i += 2 {
+		var e GangEntry
+		if err := json.Unmarshal([]byte(res[i+1]), &e); err != nil {
+			return GangBatch{}, false, fmt.Errorf("gang %s: batch %d: %s: %w", g, b.N, res[i], err)
+		}
+		b.Members = append(b.Members, res[i])
+		b.Entries[res[i]] = e
+	}
+	sort.Strings(b.Members)
+	return b, true, nil
+}
+
+// Finish drops a built batch: its designs are on their sheets.
+func (s *Gangs) Finish(ctx context.Context, g GangKey, n int64) error {
+	ks := s.keys(g)
+	ns := strconv.FormatInt(n, 10)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, ks.batch+ns)
+		p.ZRem(ctx, ks.open, ns)
+		p.HDel(ctx, ks.meta, "date:"+ns)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("gang %s: finish batch %d: %w", g, n, err)
+	}
+	return nil
+}
+
+var (
+	renewScript   = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
+	releaseScript = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
+)
+
+// Lease takes the group's builder lease for ttl under token: one builder per group
+// at a time. ok is false when another holds it.
+func (s *Gangs) Lease(ctx context.Context, g GangKey, token string, ttl time.Duration) (bool, error) {
+	ok, err := s.rdb.SetNX(ctx, s.keys(g).lease, token, ttl).Result()
+	if err != nil {
+		return false, fmt.Errorf("gang %s: lease: %w", g, err)
+	}
+	return ok, nil
+}
+
+// Renew extends a lease still held under token; false when it was lost.
+func (s *Gangs) Renew(ctx context.Context, g GangKey, token string, ttl time.Duration) (bool, error) {
+	n, err := renewScript.Run(ctx, s.rdb, []string{s.keys(g).lease}, token, ttl.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("gang %s: renew lease: %w", g, err)
+	}
+	return n == 1, nil
+}
+
+// Release gives a lease back if token still holds it.
+func (s *Gangs) Release(ctx context.Context, g GangKey, token string) error {
+	if err := releaseScript.Run(ctx, s.rdb, []string{s.keys(g).lease}, token).Err(); err != nil {
+		return fmt.Errorf("gang %s: release lease: %w", g, err)
+	}
+	return nil
+}
+
+// orderSheetKeys are one order's sheet assignments (member -> JSON) and their
+// version, raised by every change.
+func (s *Gangs) orderSheetKeys(k OrderKey) (string, string) {
+	b := s.prefix + ":gangorder:{" + k.String() + "}:"
+	return b + "sheets", b + "version"
+}
+
+// RecordSheets stores where members of order k went (member -> JSON), raising the
+// order's version.
+func (s *Gangs) RecordSheets(ctx context.Context, k OrderKey, recs map[string][]byte) error {
+	hk, vk := s.orderSheetKeys(k)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for m, v := range recs {
+			p.HSet(ctx, hk, m, v)
+		}
+		p.Incr(ctx, vk)
+		p.PExpire(ctx, hk, DefaultStateTTL)
+		p.PExpire(ctx, vk, DefaultStateTTL)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("order %s: record sheets: %w", k, err)
+	}
+	return nil
+}
+
+// OrderSheets reads order k's sheet assignments and their version in one
+// transaction.
+func (s *Gangs) OrderSheets(ctx context.Context, k OrderKey) (map[string]string, int64, error) {
+	hk, vk := s.orderSheetKeys(k)
+	var h *redis.MapStringStringCmd
+	var v *redis.StringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		h = p.HGetAll(ctx, hk)
+		v = p.Get(ctx, vk)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, 0, fmt.Errorf("order %s: read sheets: %w", k, err)
+	}
+	n, _ := strconv.ParseInt(v.Val(), 10, 64)
+	return h.Val(), n, nil
+}
+
+// SheetsVersion is order k's assignment version.
+func (s *Gangs) SheetsVersion(ctx context.Context, k OrderKey) (int64, error) {
+	_, vk := s.orderSheetKeys(k)
+	n, err := s.rdb.Get(ctx, vk).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("order %s: sheets version: %w", k, err)
+	}
+	return n, nil
+}
