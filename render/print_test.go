@@ -135,7 +135,14 @@ func TestPDFX(t *testing.T) {
 			if out, err := exec.Command("qpdf", "--check", path).CombinedOutput(); err != nil || bytes.Contains(out, []byte("WARNING")) {
 				t.Fatalf("qpdf --check: %v\n%s", err, out)
 			}
+			// PDF/X-4 is based on PDF 1.6 and says so in the header.
+			if !bytes.HasPrefix(b, []byte("%PDF-1.6\n")) {
+				t.Errorf("header %q, want %%PDF-1.6", b[:min(len(b), 9)])
+			}
 			boxes := runTool(t, "pdfinfo", "-box", path)
+			if !regexp.MustCompile(`(?m)^PDF version:\s+1\.6$`).MatchString(boxes) {
+				t.Errorf("pdfinfo does not say PDF version 1.6:\n%s", boxes)
+			}
 			bl := 3 * 72 / 25.4
 			want := map[string][4]float64{
 				"MediaBox": {0, 0, 200 + 2*bl, 150 + 2*bl}, "BleedBox": {0, 0, 200 + 2*bl, 150 + 2*bl},
