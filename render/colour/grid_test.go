@@ -1,6 +1,10 @@
 package colour
 
-import "testing"
+import (
+	"bytes"
+	"sync"
+	"testing"
+)
 
 // TestGridNodesMatchExact: with 18 nodes per axis the nodes sit on multiples of 15, so
 // every such colour must come out of the grid as the exact path gives it (±1 for the
@@ -174,4 +178,53 @@ func TestGridWithinOneDeltaE(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSteepTablesConcurrent: goroutines converting at once build a steep cell's table
+// at most once each and all read complete tables (run with -race). Dark colours on
+// ps_cmyk.icc, whose shadows are steep, in rasters large enough that ConvertNRGBA
+// splits them over goroutines, converted by two callers at once on a fresh transform
+// and compared with the exact path.
+func TestSteepTablesConcurrent(t *testing.T) {
+	tr, err := NewSRGBToCMYK(debianProfile(t, "ps_cmyk.icc"), Perceptual, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, 4*70000)
+	x := uint32(88172645)
+	for i := 0; i < len(src); i += 4 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		src[i], src[i+1], src[i+2], src[i+3] = byte(x&31), byte(x>>8&31), byte(x>>16&31), 255
+	}
+	outs := [2][]byte{make([]byte, len(src)), make([]byte, len(src))}
+	var wg sync.WaitGroup
+	for _, out := range outs {
+		wg.Go(func() { tr.ConvertNRGBA(out, src) })
+	}
+	wg.Wait()
+	built := 0
+	for i := range tr.grid.cells.ready {
+		if tr.grid.cells.ready[i].Load() {
+			built++
+		}
+	}
+	if built == 0 {
+		t.Fatal("no steep cell's table was built: the test no longer exercises them")
+	}
+	for i := 0; i < len(src); i += 4 {
+		px := (*[4]byte)(src[i : i+4])
+		base := int(tr.grid.packed[0][px[0]]>>32 + tr.grid.packed[1][px[1]]>>32 + tr.grid.packed[2][px[2]]>>32)
+		if tr.grid.steep[base>>6]>>(base&63)&1 == 0 {
+			continue
+		}
+		c, m, y, k := tr.CMYK(px[0], px[1], px[2])
+		for _, out := range outs {
+			if !bytes.Equal(out[i:i+4], []byte{c, m, y, k}) {
+				t.Fatalf("sRGB %v in a steep cell: %v, exact %v", px[:3], out[i:i+4], []byte{c, m, y, k})
+			}
+		}
+	}
+	t.Logf("%d steep tables built", built)
 }
