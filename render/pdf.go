@@ -32,7 +32,7 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene
 	h := r.beginPrintPage(pdf, s)
 	defer r.endPrintPage(pdf, s)
 	page := s.ToPage()
-	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter()}
+	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures}
 	defer v.ink.report(s)
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	v.shapers = r.shapers
@@ -85,6 +85,8 @@ type vectorPage struct {
 	ink *inkMeter
 	// overprint is whether the overprint graphics state is in force.
 	overprint bool
+	// wholePictures: see Renderer.wholePictures.
+	wholePictures bool
 	// textFallback is the font of the invisible text laid over outlined glyphs.
 	textFallback *fonts.Font
 	// shapers lend their font faces (outlines, advances) to the text layers.

@@ -34,7 +34,12 @@ import (
 //     is registered as an opaque "Multiply" state and the knockout state as an opaque
 //     "Screen" state (blend modes the renderer never uses otherwise) and rewritten;
 //   - the trailer /ID, which fpdf writes only for encrypted files: it is inserted
-//     after the cross-reference table, where no offset points past it.
+//     after the cross-reference table, where no offset points past it;
+//   - the header: fpdf writes the lowest version its features need (%PDF-1.3 to
+//     1.5) and has no way to set it, while PDF/X-4 is based on PDF 1.6 (its
+//     transparency and optional content rules are 1.6's) and the file says so with
+//     %PDF-1.6: the version digit is rewritten (pdfxHeader). Nothing fpdf writes
+//     needs more than 1.6.
 
 // pdfxVersion is the Info and XMP value of GTS_PDFXVersion.
 const pdfxVersion = "PDF/X-4"
@@ -140,11 +145,15 @@ func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene, m float64) {
 // the trailer /ID: the first 16 bytes of the SHA-256 of everything before it, so the
 // same document gets the same id.
 type pdfxWriter struct {
-	w     io.Writer
-	carry []byte
-	sum   hash.Hash
-	err   error
+	w      io.Writer
+	carry  []byte
+	sum    hash.Hash
+	err    error
+	header bool // the %PDF-1.n header has been rewritten
 }
+
+// pdfxHeader is the file header of PDF/X-4 output (see the file comment).
+const pdfxHeader = "%PDF-1.6"
 
 func newPDFXWriter(w io.Writer) *pdfxWriter { return &pdfxWriter{w: w, sum: sha256.New()} }
 
@@ -165,6 +174,14 @@ func (x *pdfxWriter) Write(p []byte) (int, error) {
 		return 0, x.err
 	}
 	buf := append(x.carry, p...)
+	if !x.header && len(buf) >= len(pdfxHeader) {
+		if !bytes.HasPrefix(buf, []byte(pdfxHeader[:len(pdfxHeader)-1])) || buf[len(pdfxHeader)-1] < '0' || buf[len(pdfxHeader)-1] > '6' {
+			x.err = fmt.Errorf("pdf/x: fpdf's header %q is not %%PDF-1.0 to 1.6", buf[:len(pdfxHeader)])
+			return 0, x.err
+		}
+		copy(buf, pdfxHeader)
+		x.header = true
+	}
 	for _, pt := range pdfxPatches {
 		// Only the patterns fpdf writes in uncompressed dictionaries; a match cannot
 		// straddle the held-back tail because the tail is longer than any pattern

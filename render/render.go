@@ -125,6 +125,10 @@ type Renderer struct {
 	print *Print
 	// thumbPx is the longest side of Result.Thumbnail (thumbnail.go); 0: none.
 	thumbPx int
+	// wholePictures embeds CMYK pictures whole instead of their visible part
+	// (visiblePixels); only TestCMYKPictureCropped sets it, to show that cropping
+	// changes nothing on the printed page.
+	wholePictures bool
 }
 
 // New builds a renderer: the font registry (embedded fonts plus opts.FontDirs) is

@@ -91,6 +91,14 @@ type grid3 struct {
 	// packed holds per axis and 8-bit value the node offset (high 32 bits) and the
 	// fraction (low 32 bits): one load per channel in the pixel loop.
 	packed [3][256]uint64
+
+	// Steep cells (steep.go) are not interpolated: their 8-bit colours are looked up
+	// in tables of the exact pipeline's results. steep has one bit per node offset,
+	// set when the cell based at that node is steep (4.5 KiB for 33^3, in L1: one
+	// load and test per pixel); the rest is in *steepCells, used only for those
+	// pixels.
+	steep []uint64
+	cells *steepCells
 }
 
 type tetCase struct {
@@ -163,6 +171,7 @@ func newGrid3(n int, exact pipeline) *grid3 {
 	s := [3]int32{int32(n * n), int32(n), 1}
 	g.tet = tetTable(s)
 	copy(g.packed[:], packAxes(n, s[:], gridOne))
+	g.steep = make([]uint64, (len(data)+63)/64)
 	return g
 }
 
@@ -178,7 +187,12 @@ func (t *Transform) SetGridPoints(n int) error {
 
 // BuildGrid samples the lookup grid now instead of on the first ConvertNRGBA.
 func (t *Transform) BuildGrid() {
-	t.gridOnce.Do(func() { t.grid = newGrid3(t.gridN, t.exact) })
+	t.gridOnce.Do(func() {
+		t.grid = newGrid3(t.gridN, t.exact)
+		if toLab, err := t.out.labPipeline(); err == nil {
+			t.grid.markSteepCells(t.exact, toLab, steepDeltaE)
+		}
+	})
 }
 
 // ConvertNRGBA converts pixels: src is 8-bit NRGBA (alpha ignored), dst receives 4
@@ -226,11 +240,16 @@ func (g *grid3) convert(dst, src []byte) {
 		px := (*[4]byte)(src[4*i : 4*i+4])
 		ar, ag, ab := ax[0][px[0]], ax[1][px[1]], ax[2][px[2]]
 		base := int(ar>>32 + ag>>32 + ab>>32)
+		q := (*[4]byte)(dst[4*i : 4*i+4])
+		if g.steep[base>>6]>>(base&63)&1 != 0 {
+			v := g.cells.lookup(base, px)
+			q[0], q[1], q[2], q[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+			continue
+		}
 		w0, w1, w2, w3, idx := sortedWeights(int32(ar), int32(ag), int32(ab), gridOne)
 		tc := g.tet[idx]
 		cell := d[base : base+o111+1]
 		sum := cell[0]*uint64(w0) + cell[tc.o1]*uint64(w1) + cell[tc.o12]*uint64(w2) + cell[o111]*uint64(w3) + round
-		q := (*[4]byte)(dst[4*i : 4*i+4])
 		q[0] = byte(sum >> 8)
 		q[1] = byte(sum >> 24)
 		q[2] = byte(sum >> 40)

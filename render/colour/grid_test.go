@@ -1,6 +1,10 @@
 package colour
 
-import "testing"
+import (
+	"bytes"
+	"sync"
+	"testing"
+)
 
 // TestGridNodesMatchExact: with 18 nodes per axis the nodes sit on multiples of 15, so
 // every such colour must come out of the grid as the exact path gives it (±1 for the
@@ -113,4 +117,114 @@ func TestConvertSplitsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGridWithinOneDeltaE: the raster grid against the exact path (which the
+// agreement test holds to transicc within ΔE 0.2) on many more colours than the
+// agreement test: every colour of the dark 16^3 corner, where ps_cmyk.icc and
+// gray_to_k.icc are steepest, and 1500 pseudo-random ones, for every test profile,
+// intent and BPC setting. Both 8-bit results go to Lab through the profile's relative
+// colorimetric A2B table; none may be more than ΔE2000 1.0 apart.
+func TestGridWithinOneDeltaE(t *testing.T) {
+	var src []byte
+	for r := 0; r < 16; r++ {
+		for g := 0; g < 16; g++ {
+			for b := 0; b < 16; b++ {
+				src = append(src, byte(r), byte(g), byte(b), 255)
+			}
+		}
+	}
+	x := uint32(2463534242)
+	for range 1500 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		src = append(src, byte(x), byte(x>>8), byte(x>>16), 255)
+	}
+	for _, pc := range testProfiles(t) {
+		prof, err := LoadProfile(pc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toLab, err := prof.labPipeline()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range []Intent{Perceptual, RelativeColorimetric, Saturation, AbsoluteColorimetric} {
+			for _, bpc := range []bool{false, true} {
+				if bpc && it == AbsoluteColorimetric {
+					continue
+				}
+				tr, err := NewSRGBToCMYK(prof, it, bpc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dst := make([]byte, len(src))
+				tr.ConvertNRGBA(dst, src)
+				worst, bad := 0.0, 0
+				for i := 0; i < len(src); i += 4 {
+					c, m, y, k := tr.CMYK(src[i], src[i+1], src[i+2])
+					a := evalLab8(toLab, [4]int{int(c), int(m), int(y), int(k)})
+					g := evalLab8(toLab, [4]int{int(dst[i]), int(dst[i+1]), int(dst[i+2]), int(dst[i+3])})
+					d := DeltaE2000(a[0], a[1], a[2], g[0], g[1], g[2])
+					worst = max(worst, d)
+					if d > maxDeltaE {
+						if bad++; bad <= 5 {
+							t.Errorf("%s %v bpc=%v: sRGB %v: grid %v, exact %v: ΔE %.2f", pc.name, it, bpc, src[i:i+3], dst[i:i+4], []byte{c, m, y, k}, d)
+						}
+					}
+				}
+				t.Logf("%s %v bpc=%v: grid vs exact max ΔE %.3f over %d colours", pc.name, it, bpc, worst, len(src)/4)
+			}
+		}
+	}
+}
+
+// TestSteepTablesConcurrent: goroutines converting at once build a steep cell's table
+// at most once each and all read complete tables (run with -race). Dark colours on
+// ps_cmyk.icc, whose shadows are steep, in rasters large enough that ConvertNRGBA
+// splits them over goroutines, converted by two callers at once on a fresh transform
+// and compared with the exact path.
+func TestSteepTablesConcurrent(t *testing.T) {
+	tr, err := NewSRGBToCMYK(debianProfile(t, "ps_cmyk.icc"), Perceptual, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, 4*70000)
+	x := uint32(88172645)
+	for i := 0; i < len(src); i += 4 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		src[i], src[i+1], src[i+2], src[i+3] = byte(x&31), byte(x>>8&31), byte(x>>16&31), 255
+	}
+	outs := [2][]byte{make([]byte, len(src)), make([]byte, len(src))}
+	var wg sync.WaitGroup
+	for _, out := range outs {
+		wg.Go(func() { tr.ConvertNRGBA(out, src) })
+	}
+	wg.Wait()
+	built := 0
+	for i := range tr.grid.cells.ready {
+		if tr.grid.cells.ready[i].Load() {
+			built++
+		}
+	}
+	if built == 0 {
+		t.Fatal("no steep cell's table was built: the test no longer exercises them")
+	}
+	for i := 0; i < len(src); i += 4 {
+		px := (*[4]byte)(src[i : i+4])
+		base := int(tr.grid.packed[0][px[0]]>>32 + tr.grid.packed[1][px[1]]>>32 + tr.grid.packed[2][px[2]]>>32)
+		if tr.grid.steep[base>>6]>>(base&63)&1 == 0 {
+			continue
+		}
+		c, m, y, k := tr.CMYK(px[0], px[1], px[2])
+		for _, out := range outs {
+			if !bytes.Equal(out[i:i+4], []byte{c, m, y, k}) {
+				t.Fatalf("sRGB %v in a steep cell: %v, exact %v", px[:3], out[i:i+4], []byte{c, m, y, k})
+			}
+		}
+	}
+	t.Logf("%d steep tables built", built)
 }
