@@ -132,6 +132,30 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 		}
 	}
 	// Transposed: row y is image column ox+y, pixel i is image row oy+x0+i.
+	if m.SubsampleRatio == image.YCbCrSubsampleRatio420 && m.Rect.Min.X >= 0 && m.Rect.Min.Y >= 0 {
+		// Down a column of 4:2:0 the chroma column is fixed and its row advances
+		// every other pixel (image row py has chroma row py/2, coordinates >= 0).
+		return func(y, x0, x1 int, buf []uint8) []uint8 {
+			buf = buf[:4*(x1-x0)]
+			px, py := ox+y, oy+x0
+			yi := m.YOffset(px, py)
+			ci := m.COffset(px, py)
+			for i := range x1 - x0 {
+				yy1 := int32(m.Y[yi]) * 0x10101
+				cb1, cr1 := int32(m.Cb[ci])-128, int32(m.Cr[ci])-128
+				q := buf[4*i : 4*i+4 : 4*i+4]
+				q[0] = uint8(min(max((yy1+91881*cr1)>>16, 0), 255))
+				q[1] = uint8(min(max((yy1-22554*cb1-46802*cr1)>>16, 0), 255))
+				q[2] = uint8(min(max((yy1+116130*cb1)>>16, 0), 255))
+				q[3] = 255
+				yi += m.YStride
+				if (py+i)&1 == 1 {
+					ci += m.CStride
+				}
+			}
+			return buf
+		}
+	}
 	return func(y, x0, x1 int, buf []uint8) []uint8 {
 		buf = buf[:4*(x1-x0)]
 		yi := m.YOffset(ox+y, oy+x0)
