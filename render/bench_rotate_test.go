@@ -13,10 +13,10 @@ import (
 
 // BenchmarkPicture300dpi draws a 2000x2000 photo (a decoded JPEG: YCbCr 4:2:0) at 8 in
 // square at 300 dpi (2400x2400 output pixels) into a 3400x3400 canvas, unrotated and
-// rotated by 30° and 90° at the same scale, on every core (Options.Workers =
-// GOMAXPROCS, so -cpu 1,2 compares one core with two). docs/benchmarks.md, "Rotated
-// pictures". cpu-ms/op is the process's CPU time per draw, steadier than wall time on
-// a shared machine.
+// rotated by 30°, 60° (pass 1 then runs along source columns) and 90° at the same
+// scale, on every core (Options.Workers = GOMAXPROCS, so -cpu 1,2 compares one core
+// with two). docs/benchmarks.md, "Rotated pictures". cpu-ms/op is the process's CPU
+// time per draw, steadier than wall time on a shared machine.
 func BenchmarkPicture300dpi(b *testing.B) {
 	const n, out, canvas = 2000, 2400, 3400
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -28,7 +28,7 @@ func BenchmarkPicture300dpi(b *testing.B) {
 		ycc.Cb[i], ycc.Cr[i] = uint8(100+rng.IntN(20)), uint8(140+rng.IntN(20))
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, canvas, canvas))
-	for _, deg := range []float64{0, 30, 90} {
+	for _, deg := range []float64{0, 30, 60, 90} {
 		b.Run(fmt.Sprintf("rot=%g", deg), func(b *testing.B) {
 			r := newRenderer(b, Options{Workers: runtime.GOMAXPROCS(0)})
 			m := svg.Translate(canvas/2, canvas/2).Mul(svg.Rotate(deg)).Mul(svg.Scale(out/float64(n), out/float64(n))).Mul(svg.Translate(-n/2, -n/2))

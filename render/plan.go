@@ -33,9 +33,11 @@ type Plan struct {
 	// declares in Plan; measured from the files' headers in PreparedView.Plan, which is
 	// what a memory budget must admit (a design may under-declare).
 	SourceBytes int64
-	// TransformBytes is the working copy a rotated picture's draw makes of its source
-	// (4 bytes a source pixel, resample_transform.go): the largest over the view's
-	// rotated raster pictures, as pictures are drawn one at a time; 0 for vector pdf.
+	// TransformBytes is the working copy a rotated picture's draw may make of its
+	// source (4 bytes a source pixel, resample_transform.go): the largest over the
+	// view's rotated raster pictures, as pictures are drawn one at a time; 0 for
+	// vector pdf. An upper bound: opaque pictures at general angles are read without
+	// the copy (resample_span.go), which the plan cannot tell before decoding.
 	TransformBytes int64
 	// Unsupported names the design features met that the renderer does not draw.
 	Unsupported []string

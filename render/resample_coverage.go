@@ -71,61 +71,85 @@ func nonZeroSpan(mrow []uint8) (lo, hi int) {
 	return lo, hi
 }
 
+// Pass-1 values of opaque pictures are kept column-major (intRing): column i of a
+// band holds its ring of source rows in slots of 3 values (RGB) from i*cs, and the
+// first three slots are repeated after the last. The four taps of any pass-2 pixel
+// are then 12 consecutive values, read with one bounds check, where a row-major
+// ring read them from four rows chosen again whenever the source row changed (about
+// every other pixel along a row at 30°): that cost pass 2 about 190 instructions a
+// pixel (callgrind), against about 130 now (docs/benchmarks.md, "Rotated pictures,
+// third round").
+
+// intRingStride is the values per column of an intRing of ring slots.
+func intRingStride(ring int) int { return 3 * (ring + 3) }
+
+// mirrorSlot repeats the slot just written in the copies after the ring's end that
+// stand for it (slots ring..ring+2 stand for slots 0..2, modulo ring).
+func mirrorSlot(inter []int32, bw, cs, ring, slot int) {
+	for t := slot + ring; t < ring+3; t += ring {
+		for i := range bw {
+			col := inter[i*cs : (i+1)*cs]
+			copy(col[3*t:3*t+3], col[3*slot:3*slot+3])
+		}
+	}
+}
+
 // columnsRowInt4 is resampleColumnsRowInt's inner loop for pixels lo..hi-1 of a row
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
-// at vi + i dvi (32.32), the four ring rows are looked up only when the integer
-// position changes, and no tap is clamped.
-func columnsRowInt4(dp, mrow []uint8, inter []int32, stride, mask, lo, hi int, vi, dvi int64, opacity float64) {
-	cur := -1
-	var t0, t1, t2, t3 []int32
+// at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Wholly
+// covered pixels compute and store one channel at a time: fewer values live at once
+// keeps the loop in registers (Go spilled a dozen of them to the stack a pixel).
+func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	v := vi + int64(lo)*dvi
-	for i := lo; i < hi; i, v = i+1, v+dvi {
+	col := lo * cs
+	for i := lo; i < hi; i, v, col = i+1, v+dvi, col+cs {
 		cv := mrow[i]
 		if cv == 0 {
 			continue
 		}
-		if i0 := int(v >> 32); i0 != cur {
-			cur = i0
-			t0 = inter[stride*((i0-1)&mask):][:stride]
-			t1 = inter[stride*(i0&mask):][:stride]
-			t2 = inter[stride*((i0+1)&mask):][:stride]
-			t3 = inter[stride*((i0+2)&mask):][:stride]
-		}
+		at := col + 3*((int(v>>32)-1)&mask)
+		p := inter[at : at+12 : at+12]
 		lw := &cmLUTInt[lutIndex(v)]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-		j := 3 * i
-		a0, a1, a2, a3 := t0[j:j+3:j+3], t1[j:j+3:j+3], t2[j:j+3:j+3], t3[j:j+3:j+3]
-		r := w0*a0[0] + w1*a1[0] + w2*a2[0] + w3*a3[0]
-		g := w0*a0[1] + w1*a1[1] + w2*a2[1] + w3*a3[1]
-		b := w0*a0[2] + w1*a1[2] + w2*a2[2] + w3*a3[2]
 		q := dp[4*i : 4*i+4 : 4*i+4]
 		if cv == 255 && opacity == 1 {
-			q[0], q[1], q[2], q[3] = toByte(r), toByte(g), toByte(b), 255
+			q[0] = toByte(w0*p[0] + w1*p[3] + w2*p[6] + w3*p[9])
+			q[1] = toByte(w0*p[1] + w1*p[4] + w2*p[7] + w3*p[10])
+			q[2] = toByte(w0*p[2] + w1*p[5] + w2*p[8] + w3*p[11])
+			q[3] = 255
 			continue
 		}
+		r := w0*p[0] + w1*p[3] + w2*p[6] + w3*p[9]
+		g := w0*p[1] + w1*p[4] + w2*p[7] + w3*p[10]
+		b := w0*p[2] + w1*p[5] + w2*p[8] + w3*p[11]
 		blendOpaque(q, r, g, b, cv, opacity)
 	}
 }
 
-// rowRunInt4 is resampleRowInt's inner loop while enlarging: it fills out (RGB at
-// 2^iBits) from sample position ui (32.32, step dui) for as long as all four taps lie
-// inside the row of n RGBA pixels, and returns how many values it wrote (3 a sample).
-func rowRunInt4(out []int32, row []uint8, n int, ui, dui int64) int {
+// rowRunInt4 is resampleRowInt's inner loop while enlarging: from sample position ui
+// (32.32, step dui) it writes up to n samples (RGB at 2^iBits, sample s at
+// out[s*ostride:]) for as long as all four taps lie inside the row of rn RGBA
+// pixels, and returns how many it wrote.
+func rowRunInt4(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64) int {
 	const round = 1 << (hBits - iBits - 1)
-	i := 0
-	for ; i+3 <= len(out); i, ui = i+3, ui+dui {
+	if rn < 4 {
+		// No sample has four taps inside (and rn-3 below would wrap).
+		return 0
+	}
+	s, oi := 0, 0
+	for ; s < n; s, ui, oi = s+1, ui+dui, oi+ostride {
 		i0 := int(ui >> 32)
-		if uint(i0-1) >= uint(n-3) {
+		if uint(i0-1) >= uint(rn-3) {
 			break
 		}
 		lw := &cmLUTInt[lutIndex(ui)]
 		p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-		r := w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12])
-		g := w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13])
-		b := w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14])
-		o := out[i : i+3 : i+3]
-		o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
+		// One channel at a time (see columnsRowInt4).
+		o := out[oi : oi+3 : oi+3]
+		o[0] = (w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12]) + round) >> (hBits - iBits)
+		o[1] = (w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13]) + round) >> (hBits - iBits)
+		o[2] = (w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14]) + round) >> (hBits - iBits)
 	}
-	return i
+	return s
 }

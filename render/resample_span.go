@@ -1,0 +1,171 @@
+package render
+
+import (
+	"image"
+	"image/color"
+)
+
+// Source spans for the rotated path. Pass 1 of a column band reads, from each source
+// row, only the pixels under the band's columns plus the kernel's reach (about
+// 64*colsPerLine/scale + 4 of them). For opaque sources those pixels are converted
+// straight from the decoded image (YCbCr, Gray, RGBA, NRGBA) into a band-sized
+// scratch row, on the band's worker, instead of converting (and, past 45°,
+// transposing) the whole source window into an RGBA copy on one core first: that copy
+// cost about 25 ms and 4 bytes a source pixel for a 2000x2000 photo, serial, before
+// any worker started (docs/benchmarks.md, "Rotated pictures, third round").
+
+// spanFetcher writes pixels [x0, x1) of row y of a source (the window of the picture
+// the draw reads, transposed when pass 1 runs along source columns) as opaque RGBA
+// bytes (alpha 255), and returns them: either buf filled, or a view into the source.
+type spanFetcher func(y, x0, x1 int, buf []uint8) []uint8
+
+// opaqueSpanFetcher returns the spanFetcher of src's window win (coordinates from src's
+// top-left), transposed when swap (row y is then the window's column y), or nil when
+// src may have transparent pixels or is of another type: those take the whole-window
+// premultiplied copy (orientedRGBA) and the float path.
+func opaqueSpanFetcher(src image.Image, win image.Rectangle, swap bool) spanFetcher {
+	b := src.Bounds()
+	// Window coordinates to image coordinates.
+	ox, oy := b.Min.X+win.Min.X, b.Min.Y+win.Min.Y
+	switch m := src.(type) {
+	case *image.YCbCr:
+		return yccSpanFetcher(m, ox, oy, swap)
+	case *image.Gray:
+		return func(y, x0, x1 int, buf []uint8) []uint8 {
+			buf = buf[:4*(x1-x0)]
+			if !swap {
+				p := m.Pix[m.PixOffset(ox+x0, oy+y):][:x1-x0]
+				for i, v := range p {
+					q := buf[4*i : 4*i+4 : 4*i+4]
+					q[0], q[1], q[2], q[3] = v, v, v, 255
+				}
+				return buf
+			}
+			at := m.PixOffset(ox+y, oy+x0)
+			for i := range x1 - x0 {
+				v := m.Pix[at]
+				q := buf[4*i : 4*i+4 : 4*i+4]
+				q[0], q[1], q[2], q[3] = v, v, v, 255
+				at += m.Stride
+			}
+			return buf
+		}
+	case *image.RGBA:
+		if !m.SubImage(win.Add(b.Min)).(*image.RGBA).Opaque() {
+			return nil
+		}
+		return rgbaSpanFetcher(m.Pix, m.Stride, m.PixOffset(ox, oy), swap)
+	case *image.NRGBA:
+		// Opaque NRGBA pixels are their RGBA pixels.
+		if !m.SubImage(win.Add(b.Min)).(*image.NRGBA).Opaque() {
+			return nil
+		}
+		return rgbaSpanFetcher(m.Pix, m.Stride, m.PixOffset(ox, oy), swap)
+	}
+	return nil
+}
+
+// rgbaSpanFetcher reads opaque 4-byte pixels whose window origin is at pix[off]: rows
+// are views into pix, transposed rows are gathered.
+func rgbaSpanFetcher(pix []uint8, stride, off int, swap bool) spanFetcher {
+	if !swap {
+		return func(y, x0, x1 int, _ []uint8) []uint8 {
+			return pix[off+y*stride+4*x0:][:4*(x1-x0)]
+		}
+	}
+	return func(y, x0, x1 int, buf []uint8) []uint8 {
+		buf = buf[:4*(x1-x0)]
+		at := off + x0*stride + 4*y
+		for i := range x1 - x0 {
+			p := pix[at : at+4 : at+4]
+			q := buf[4*i : 4*i+4 : 4*i+4]
+			q[0], q[1], q[2], q[3] = p[0], p[1], p[2], 255
+			at += stride
+		}
+		return buf
+	}
+}
+
+// yccSpanFetcher converts spans of a YCbCr image whose window origin is (ox, oy) in
+// image coordinates, with the same arithmetic as image/draw's conversion
+// (color.YCbCrToRGB), so the output does not depend on which path converted it.
+func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
+	// The common JPEG layouts (4:2:0 and 4:2:2: one chroma sample per two pixels of a
+	// row) read chroma by index; COffset's arithmetic per pixel otherwise.
+	fast := (m.SubsampleRatio == image.YCbCrSubsampleRatio420 || m.SubsampleRatio == image.YCbCrSubsampleRatio422) &&
+		m.Rect.Min.X >= 0 && m.Rect.Min.Y >= 0
+	if !swap {
+		return func(y, x0, x1 int, buf []uint8) []uint8 {
+			buf = buf[:4*(x1-x0)]
+			yrow := m.Y[m.YOffset(ox+x0, oy+y):][:x1-x0]
+			if fast {
+				ci := m.COffset(ox+x0, oy+y)
+				// Image column x has chroma column x/2 (coordinates >= 0): pixel
+				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
+				ph := (ox + x0) & 1
+				n := (ph + x1 - x0 + 1) / 2
+				cb, cr := m.Cb[ci:][:n], m.Cr[ci:][:n]
+				for i, yv := range yrow {
+					// color.YCbCrToRGB's arithmetic (JFIF coefficients at 2^16,
+					// rounding adjustment 257*Y'), its clamping written as min/max:
+					// written out here because the call does not inline, and a
+					// call a pixel cost a third of the conversion (callgrind).
+					// TestYCCSpanMatchesConversion checks it against the library.
+					k := (i + ph) >> 1
+					yy1 := int32(yv) * 0x10101
+					cb1, cr1 := int32(cb[k])-128, int32(cr[k])-128
+					q := buf[4*i : 4*i+4 : 4*i+4]
+					q[0] = uint8(min(max((yy1+91881*cr1)>>16, 0), 255))
+					q[1] = uint8(min(max((yy1-22554*cb1-46802*cr1)>>16, 0), 255))
+					q[2] = uint8(min(max((yy1+116130*cb1)>>16, 0), 255))
+					q[3] = 255
+				}
+				return buf
+			}
+			for i, yv := range yrow {
+				ci := m.COffset(ox+x0+i, oy+y)
+				q := buf[4*i : 4*i+4 : 4*i+4]
+				q[0], q[1], q[2] = color.YCbCrToRGB(yv, m.Cb[ci], m.Cr[ci])
+				q[3] = 255
+			}
+			return buf
+		}
+	}
+	// Transposed: row y is image column ox+y, pixel i is image row oy+x0+i.
+	if m.SubsampleRatio == image.YCbCrSubsampleRatio420 && m.Rect.Min.X >= 0 && m.Rect.Min.Y >= 0 {
+		// Down a column of 4:2:0 the chroma column is fixed and its row advances
+		// every other pixel (image row py has chroma row py/2, coordinates >= 0).
+		return func(y, x0, x1 int, buf []uint8) []uint8 {
+			buf = buf[:4*(x1-x0)]
+			px, py := ox+y, oy+x0
+			yi := m.YOffset(px, py)
+			ci := m.COffset(px, py)
+			for i := range x1 - x0 {
+				yy1 := int32(m.Y[yi]) * 0x10101
+				cb1, cr1 := int32(m.Cb[ci])-128, int32(m.Cr[ci])-128
+				q := buf[4*i : 4*i+4 : 4*i+4]
+				q[0] = uint8(min(max((yy1+91881*cr1)>>16, 0), 255))
+				q[1] = uint8(min(max((yy1-22554*cb1-46802*cr1)>>16, 0), 255))
+				q[2] = uint8(min(max((yy1+116130*cb1)>>16, 0), 255))
+				q[3] = 255
+				yi += m.YStride
+				if (py+i)&1 == 1 {
+					ci += m.CStride
+				}
+			}
+			return buf
+		}
+	}
+	return func(y, x0, x1 int, buf []uint8) []uint8 {
+		buf = buf[:4*(x1-x0)]
+		yi := m.YOffset(ox+y, oy+x0)
+		for i := range x1 - x0 {
+			ci := m.COffset(ox+y, oy+x0+i)
+			q := buf[4*i : 4*i+4 : 4*i+4]
+			q[0], q[1], q[2] = color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+			q[3] = 255
+			yi += m.YStride
+		}
+		return buf
+	}
+}

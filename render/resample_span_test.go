@@ -1,0 +1,192 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/printworker/printworker/render/svg"
+)
+
+// Pass 1 over a span of a row (sourceSpan) gives exactly the values of pass 1 over the
+// whole row, enlarging and shrinking, with samples inside, across and beyond the
+// row's edges.
+func TestSourceSpanMatchesWholeRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 5, 40, 300} {
+		row := make([]uint8, 4*n)
+		for i := range row {
+			row[i] = uint8(rng.IntN(256))
+		}
+		for _, scale := range []float64{3.7, 1.2, 1, 0.8, 0.3} {
+			k := newKernel(scale, n)
+			idx := make([]int, k.maxTaps())
+			w := make([]float32, len(idx))
+			for range 200 {
+				const samples = 64
+				u0 := rng.Float64()*float64(n+40) - 20
+				du := 1 / scale
+				if rng.IntN(2) == 0 {
+					du = -du // mirrored placements step backwards
+				}
+				want := make([]int32, 3*samples)
+				resampleRowInt(want, samples, 3, row, u0, du, k, idx, w)
+				lo, hi := sourceSpan(u0, u0+(samples-1)*du, k, n)
+				if lo < 0 || hi > n || lo >= hi {
+					t.Fatalf("n %d: span [%d, %d)", n, lo, hi)
+				}
+				ks := k
+				ks.n = hi - lo
+				got := make([]int32, 3*samples)
+				resampleRowInt(got, samples, 3, row[4*lo:4*hi], u0-float64(lo), du, ks, idx, w)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("n %d scale %g u0 %g du %g span [%d, %d): values differ\ngot  %v\nwant %v", n, scale, u0, du, lo, hi, got, want)
+				}
+			}
+		}
+	}
+}
+
+// The 4:2:0 span conversion written out in opaqueSpanFetcher gives color.YCbCrToRGB's
+// result for every (Y, Cb, Cr).
+func TestYCCSpanMatchesConversion(t *testing.T) {
+	// Chroma sample (cb, cr) at chroma column cb, row cr: every pair once; the four
+	// luma samples under it take 4t..4t+3, so 64 images cover every Y.
+	m := image.NewYCbCr(image.Rect(0, 0, 512, 512), image.YCbCrSubsampleRatio420)
+	for cy := range 256 {
+		for cx := range 256 {
+			m.Cb[cy*m.CStride+cx], m.Cr[cy*m.CStride+cx] = uint8(cx), uint8(cy)
+		}
+	}
+	buf := make([]uint8, 4*512)
+	for tt := range 64 {
+		for y := range 512 {
+			for x := range 512 {
+				m.Y[y*m.YStride+x] = uint8(4*tt + x&1 + 2*(y&1))
+			}
+		}
+		fetch := opaqueSpanFetcher(m, m.Rect, false)
+		for y := range 512 {
+			got := fetch(y, 0, 512, buf)
+			for x := range 512 {
+				r, g, b := color.YCbCrToRGB(m.Y[y*m.YStride+x], uint8(x/2), uint8(y/2))
+				if q := got[4*x : 4*x+4]; q[0] != r || q[1] != g || q[2] != b || q[3] != 255 {
+					t.Fatalf("Y %d Cb %d Cr %d: got %v, want %d %d %d 255", m.Y[y*m.YStride+x], x/2, y/2, q, r, g, b)
+				}
+			}
+		}
+	}
+}
+
+// A rotated picture drawn straight from each decoded type (spans converted by the
+// band workers, rows or, past 45°, columns) is byte for byte the picture drawn from
+// its RGBA conversion, for sub-images with odd origins too.
+func TestSpanSourcesMatchRGBA(t *testing.T) {
+	const w, h = 61, 47
+	rng := rand.New(rand.NewPCG(3, 4))
+	ycc := func(r image.YCbCrSubsampleRatio) image.Image {
+		m := image.NewYCbCr(image.Rect(-3, 5, w+2, h+8), r)
+		for i := range m.Y {
+			m.Y[i] = uint8(rng.IntN(256))
+		}
+		for i := range m.Cb {
+			m.Cb[i], m.Cr[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+		}
+		return m.SubImage(image.Rect(0, 7, w, h+7))
+	}
+	gray := image.NewGray(image.Rect(1, 1, w+1, h+1))
+	for i := range gray.Pix {
+		gray.Pix[i] = uint8(rng.IntN(256))
+	}
+	opaque := func(m draw.Image) image.Image {
+		b := m.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				m.Set(x, y, color.NRGBA{uint8(rng.IntN(256)), uint8(rng.IntN(256)), uint8(rng.IntN(256)), 255})
+			}
+		}
+		return m
+	}
+	sources := map[string]image.Image{
+		"ycc420":   ycc(image.YCbCrSubsampleRatio420),
+		"ycc422":   ycc(image.YCbCrSubsampleRatio422),
+		"ycc444":   ycc(image.YCbCrSubsampleRatio444),
+		"ycc440":   ycc(image.YCbCrSubsampleRatio440),
+		"ycc411":   ycc(image.YCbCrSubsampleRatio411),
+		"gray":     gray,
+		"nrgba":    opaque(image.NewNRGBA(image.Rect(2, -1, w+2, h-1))),
+		"rgba-sub": opaque(image.NewRGBA(image.Rect(0, 0, w+5, h+3))).(*image.RGBA).SubImage(image.Rect(5, 3, w+5, h+3)),
+	}
+	for name, src := range sources {
+		ref := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(ref, ref.Rect, src, src.Bounds().Min, draw.Src)
+		if opaqueSpanFetcher(src, image.Rect(0, 0, w, h), false) == nil {
+			t.Fatalf("%s: no span fetcher for an opaque source", name)
+		}
+		for _, tc := range []struct{ deg, scale float64 }{{30, 2.3}, {60, 1.7}, {135, 1.2}, {-20, 0.6}, {200, 3}, {80, 0.4}} {
+			t.Run(fmt.Sprintf("%s/%g°x%g", name, tc.deg, tc.scale), func(t *testing.T) {
+				m := svg.Translate(100, 90).Mul(svg.Rotate(tc.deg)).Mul(svg.Scale(tc.scale, tc.scale)).Mul(svg.Translate(-w/2, -h/2))
+				// A clip that cuts the picture between pixels, so that a window of
+				// the source is read.
+				clip := Rect{X: 60.5, Y: 30.25, W: 120, H: 130}
+				poly := clipPolygon(placedQuad(m, w, h), clip)
+				if len(poly) < 3 {
+					t.Skip("picture outside the clip")
+				}
+				got := image.NewRGBA(image.Rect(0, 0, 200, 180))
+				want := image.NewRGBA(got.Rect)
+				for i := range got.Pix {
+					got.Pix[i] = uint8(i * 7)
+				}
+				copy(want.Pix, got.Pix)
+				drawTransformed(got, got.Rect, poly, src, m, 1, 3)
+				drawTransformed(want, want.Rect, poly, ref, m, 1, 3)
+				if !bytes.Equal(got.Pix, want.Pix) {
+					t.Errorf("drawn from %s differs from the RGBA conversion", name)
+				}
+			})
+		}
+	}
+}
+
+// A sample whose taps all clamp to one edge pixel (edgeSample) is, to the bit, what
+// the generic taps and their rounded weights give.
+func TestEdgeSampleMatchesTaps(t *testing.T) {
+	for _, n := range []int{1, 2, 7, 300} {
+		k := newKernel(1.5, n)
+		idx := make([]int, k.maxTaps())
+		w := make([]float32, len(idx))
+		var wi [64]int32
+		hits := 0
+		for step := range 20000 {
+			c := -12 + float64(step)*(float64(n)+24)/20000
+			e, L, ok := edgeSample(c, k, n)
+			if !ok {
+				continue
+			}
+			hits++
+			m := k.taps(c, idx, w)
+			fixedTapWeights(w[:m], wi[:m])
+			var sum int32
+			for j := range m {
+				if idx[j] != e {
+					t.Fatalf("n %d c %g: tap %d at %d, edge pixel %d", n, c, j, idx[j], e)
+				}
+				sum += wi[j]
+			}
+			if sum != cmLUTIntSum[L] {
+				t.Fatalf("n %d c %g: weights sum to %d, table %d", n, c, sum, cmLUTIntSum[L])
+			}
+		}
+		if hits == 0 {
+			t.Fatalf("n %d: no sample beyond the edges", n)
+		}
+	}
+	if _, _, ok := edgeSample(-20, newKernel(0.5, 10), 10); ok {
+		t.Error("a shrinking kernel took the enlarging kernel's shortcut")
+	}
+}
