@@ -41,7 +41,7 @@ func refFilter(cur, prev []byte, bpp int, ft byte) []byte {
 func TestFiltersMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, bpp := range []int{1, 3, 4} {
-		for _, width := range []int{1, 2, 3, 5, 8, 17, 64} {
+		for _, width := range []int{1, 2, 3, 5, 8, 17, 64, 101, 1000} {
 			n := width * bpp
 			cur, prev := make([]byte, n), make([]byte, n)
 			for i := range cur {
@@ -96,6 +96,30 @@ func TestPaethPredictExhaustive(t *testing.T) {
 					t.Fatalf("paethPredict(%d, %d, %d) = %d, want %d", a, b, c, got, want)
 				}
 			}
+		}
+	}
+}
+
+// The vector Paeth (paethBlocks, SSE2 on amd64) agrees with paethPredict on every
+// (a, b, c), each with a random byte to filter; elsewhere it filters nothing and the
+// test checks that too.
+func TestPaethBlocksExhaustive(t *testing.T) {
+	const n = 1 << 24
+	x, a, b, c, o := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range n {
+		a[i], b[i], c[i], x[i] = uint8(i>>16), uint8(i>>8), uint8(i), uint8(r.Uint32())
+	}
+	j := paethSIMD(n)
+	paethBlocks(o[:j], x, a, b, c)
+	for i := range j {
+		if want := x[i] - paethPredict(a[i], b[i], c[i]); o[i] != want {
+			t.Fatalf("paethBlocks at a=%d b=%d c=%d x=%d: %d, want %d", a[i], b[i], c[i], x[i], o[i], want)
+		}
+	}
+	for i := j; i < n; i++ {
+		if o[i] != 0 {
+			t.Fatalf("paethBlocks wrote byte %d, past its %d", i, j)
 		}
 	}
 }
