@@ -171,3 +171,33 @@ func BenchmarkFilterCost(b *testing.B) {
 		filterCost(d)
 	}
 }
+
+// rgbaToRGB (PSHUFB blocks on amd64, 64-bit words, then bytes) keeps every colour
+// byte in order and writes nothing past 3 bytes a pixel, at every length around the
+// block and word sizes.
+func TestRGBAToRGB(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := range 70 {
+		src := make([]byte, 4*n)
+		for i := range src {
+			src[i] = uint8(r.Uint32())
+		}
+		dst := make([]byte, 3*n+8)
+		for i := range dst {
+			dst[i] = 0xa5
+		}
+		rgbaToRGB(dst[:3*n], src)
+		for p := range n {
+			for c := range 3 {
+				if got, want := dst[3*p+c], src[4*p+c]; got != want {
+					t.Fatalf("n=%d pixel %d channel %d: %d, want %d", n, p, c, got, want)
+				}
+			}
+		}
+		for i := 3 * n; i < len(dst); i++ {
+			if dst[i] != 0xa5 {
+				t.Fatalf("n=%d: byte %d past the row written", n, i)
+			}
+		}
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package pngenc
+
+func rgbaToRGBBlocks(dst, src []byte, n int) {}
+
+// rgbBlocks is how many 4-pixel blocks rgbaToRGB leaves to rgbaToRGBBlocks: none
+// without the amd64 assembly.
+func rgbBlocks(n int) int { return 0 }
