@@ -201,3 +201,31 @@ func TestRGBAToRGB(t *testing.T) {
 		}
 	}
 }
+
+// opaqueRows (64-byte SSE2 blocks on amd64, then words and bytes) finds one
+// translucent pixel wherever it is in a row, and calls a fully opaque row opaque,
+// at widths around the block and word sizes.
+func TestOpaqueRowsFindsEveryPixel(t *testing.T) {
+	for _, w := range []int{1, 3, 4, 15, 16, 17, 33, 100} {
+		pix := make([]byte, 4*w)
+		for i := range pix {
+			pix[i] = 0xff
+		}
+		if !opaqueRows(pix, 4*w, w, 0, 1, nil) {
+			t.Fatalf("width %d: opaque row called translucent", w)
+		}
+		for x := range w {
+			for c := range 3 { // a colour byte below 0xff changes nothing
+				pix[4*x+c] = 0
+			}
+			if !opaqueRows(pix, 4*w, w, 0, 1, nil) {
+				t.Fatalf("width %d: dark pixel %d called translucent", w, x)
+			}
+			pix[4*x+3] = 0xfe
+			if opaqueRows(pix, 4*w, w, 0, 1, nil) {
+				t.Fatalf("width %d: alpha 0xfe at pixel %d missed", w, x)
+			}
+			pix[4*x], pix[4*x+1], pix[4*x+2], pix[4*x+3] = 0xff, 0xff, 0xff, 0xff
+		}
+	}
+}

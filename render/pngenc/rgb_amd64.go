@@ -19,3 +19,12 @@ func rgbBlocks(n int) int {
 	}
 	return (3*n - 4) / 12
 }
+
+// alphaOpaque64 reports whether the alpha bytes of the first len(p)&^63 bytes of
+// RGBA pixels are all 0xff (rgb_amd64.s, SSE2).
+//
+//go:noescape
+func alphaOpaque64(p []byte) bool
+
+// alphaBlocks is how many bytes of a row opaqueRows leaves to alphaOpaque64.
+func alphaBlocks(n int) int { return n &^ 63 }

@@ -31,3 +31,38 @@ loop:
 
 done:
 	RET
+
+// func alphaOpaque64(p []byte) bool
+//
+// Reports whether every fourth byte (the alpha of RGBA pixels) of the first
+// len(p)&^63 bytes is 0xff: the 64-byte blocks are ANDed together with SSE2 and the
+// alpha bytes of the result compared once.
+TEXT ·alphaOpaque64(SB), NOSPLIT, $0-25
+	MOVQ    p_base+0(FP), SI
+	MOVQ    p_len+8(FP), CX
+	SHRQ    $6, CX
+	PCMPEQB X4, X4
+	MOVO    X4, X5
+	TESTQ   CX, CX
+	JZ      check
+
+loop:
+	MOVOU (SI), X0
+	MOVOU 16(SI), X1
+	MOVOU 32(SI), X2
+	MOVOU 48(SI), X3
+	PAND  X1, X0
+	PAND  X3, X2
+	PAND  X2, X0
+	PAND  X0, X4
+	ADDQ  $64, SI
+	DECQ  CX
+	JNZ   loop
+
+check:
+	PCMPEQB  X5, X4
+	PMOVMSKB X4, AX
+	ANDL     $0x8888, AX
+	CMPL     AX, $0x8888
+	SETEQ    ret+24(FP)
+	RET
