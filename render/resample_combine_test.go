@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"image/color"
 	"math/rand/v2"
 	"testing"
 )
@@ -33,6 +34,23 @@ func TestCombine4MatchesCombineN(t *testing.T) {
 			combineN(want[:4*n], taps, w)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("wide %v n %d:\n got %v\nwant %v", wide, n, got, want)
+			}
+		}
+	}
+}
+
+// The split YCbCr conversion of the 4:2:0 row fetcher equals color.YCbCrToRGB on
+// every (y, cb, cr).
+func TestYCbCrSplitMatchesStdlib(t *testing.T) {
+	for cb := range 256 {
+		for cr := range 256 {
+			rc, gc, bc := chromaTerms(uint8(cb), uint8(cr))
+			for y := range 256 {
+				r, g, b := lumaPlusChroma(uint8(y), rc, gc, bc)
+				wr, wg, wb := color.YCbCrToRGB(uint8(y), uint8(cb), uint8(cr))
+				if r != wr || g != wg || b != wb {
+					t.Fatalf("y %d cb %d cr %d: %d %d %d, want %d %d %d", y, cb, cr, r, g, b, wr, wg, wb)
+				}
 			}
 		}
 	}
