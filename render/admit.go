@@ -60,10 +60,32 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	}
 	s := p.scene
 	p.scene = nil
-	if err := p.decode(ctx); err != nil {
-		return nil, err
+	if s.Type != model.ExportPNG || len(p.pending) == 0 {
+		if err := p.decode(ctx); err != nil {
+			return nil, err
+		}
+		return p.r.renderScene(ctx, p.design, s, w)
 	}
-	return p.r.renderScene(ctx, p.design, s, w)
+	// A raster: decode the pictures on their own goroutine while the canvas is
+	// allocated and the layers below the first picture are drawn (the background
+	// fill, on the other workers); Rasterize waits for them before the first picture
+	// (docs/benchmarks.md, "Speed: third round"). The decoding is waited for before
+	// returning, so nothing writes to the scene afterwards, and its error wins.
+	done := make(chan error, 1)
+	go func() { done <- p.decode(ctx) }()
+	var decErr error
+	waited := false
+	s.awaitMedia = func() error {
+		if !waited {
+			decErr, waited = <-done, true
+		}
+		return decErr
+	}
+	res, err := p.r.renderScene(ctx, p.design, s, w)
+	if derr := s.awaitMedia(); derr != nil {
+		return nil, derr
+	}
+	return res, err
 }
 
 // decode decodes the pending files and lets go of them: the layers hold the pixels

@@ -254,7 +254,11 @@ func flattenOnWhite(img *image.RGBA) {
 // encodePNG writes img as an 8-bit PNG (RGB when every pixel is opaque, RGBA
 // otherwise) with its dpi in a pHYs chunk, compressing row strips on all workers.
 func (r *Renderer) encodePNG(ctx context.Context, w io.Writer, img image.Image, dpi float64) error {
-	return pngenc.EncodeContext(ctx, w, img, pngenc.Options{DPI: dpi, Workers: r.opts.Workers, SRGB: r.print.CMYK()})
+	opt := pngenc.Options{DPI: dpi, Workers: r.opts.Workers, SRGB: r.print.CMYK()}
+	if r.opts.PNGSpeed == PNGSpeedFastest {
+		opt.Level = pngenc.LevelHuffmanOnly
+	}
+	return pngenc.EncodeContext(ctx, w, img, opt)
 }
 
 type countingWriter struct {

@@ -30,6 +30,11 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 			return nil, err
 		}
 		l := &s.Layers[i]
+		if l.Kind == LayerImage && s.awaitMedia != nil {
+			if err := s.awaitMedia(); err != nil {
+				return nil, err
+			}
+		}
 		clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
 		if clip.Empty() {
 			continue

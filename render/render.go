@@ -29,6 +29,16 @@ const (
 	BasisPixel = "pixel"
 )
 
+// PNG encoder speeds (Options.PNGSpeed; docs/benchmarks.md "Speed: third round").
+const (
+	// PNGSpeedBalanced: deflate level 1 with per-strip Huffman-only fallback, the
+	// default: the smallest files for little CPU.
+	PNGSpeedBalanced = "balanced"
+	// PNGSpeedFastest: Huffman-only deflate (no match search), in the spirit of
+	// fpnge: less encoding CPU, larger files (1.7x on the T-shirt reference).
+	PNGSpeedFastest = "fastest"
+)
+
 // Defaults of Options.
 const (
 	DefaultMaxPixels       = 400_000_000
@@ -65,6 +75,8 @@ type Options struct {
 	FallbackFontDirs []string
 	// Workers is the compositing parallelism (default: GOMAXPROCS).
 	Workers int
+	// PNGSpeed is PNGSpeedBalanced (default, "") or PNGSpeedFastest.
+	PNGSpeed string
 }
 
 func (o Options) withDefaults() Options {
@@ -97,6 +109,9 @@ func (o Options) Validate() error {
 	var errs []error
 	if o.Basis != "" && o.Basis != BasisPoint && o.Basis != BasisPixel {
 		errs = append(errs, fmt.Errorf("render: basis %q: want %q or %q", o.Basis, BasisPoint, BasisPixel))
+	}
+	if o.PNGSpeed != "" && o.PNGSpeed != PNGSpeedBalanced && o.PNGSpeed != PNGSpeedFastest {
+		errs = append(errs, fmt.Errorf("render: png speed %q: want %q or %q", o.PNGSpeed, PNGSpeedBalanced, PNGSpeedFastest))
 	}
 	if o.MaxPixels < 0 {
 		errs = append(errs, fmt.Errorf("render: max pixels %d is negative", o.MaxPixels))

@@ -325,3 +325,45 @@ func TestCancelled(t *testing.T) {
 }
 
 func svgLimits(maxElements int) svg.Limits { return svg.Limits{MaxElements: maxElements} }
+
+// PNGSpeedFastest changes only the compression: the same pixels as the default, in a
+// different file. An unknown speed is refused by New.
+func TestPNGSpeed(t *testing.T) {
+	if _, err := New(Options{PNGSpeed: "warp"}); err == nil {
+		t.Error("New accepted png speed \"warp\"")
+	}
+	files := map[string][]byte{}
+	for _, speed := range []string{"", PNGSpeedBalanced, PNGSpeedFastest} {
+		var buf bytes.Buffer
+		d := loadDesign(t, "pictures.json")
+		if _, err := newRenderer(t, Options{PNGSpeed: speed}).RenderView(context.Background(), d, "main", DirSource(mediaDir), &buf); err != nil {
+			t.Fatalf("speed %q: %v", speed, err)
+		}
+		files[speed] = buf.Bytes()
+	}
+	if !bytes.Equal(files[""], files[PNGSpeedBalanced]) {
+		t.Error("the default and balanced PNGs differ")
+	}
+	if bytes.Equal(files[""], files[PNGSpeedFastest]) {
+		t.Error("fastest wrote the same bytes as balanced: not Huffman-only")
+	}
+	def, err := png.Decode(bytes.NewReader(files[""]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := png.Decode(bytes.NewReader(files[PNGSpeedFastest]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := def.Bounds()
+	if fast.Bounds() != b {
+		t.Fatalf("bounds %v and %v", b, fast.Bounds())
+	}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if def.At(x, y) != fast.At(x, y) {
+				t.Fatalf("pixel (%d, %d): %v balanced, %v fastest", x, y, def.At(x, y), fast.At(x, y))
+			}
+		}
+	}
+}

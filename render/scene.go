@@ -48,6 +48,10 @@ type Scene struct {
 	// MaxInkPercent is the highest total ink coverage a CMYK backend wrote (0..400);
 	// backends set it.
 	MaxInkPercent float64
+	// awaitMedia, when set, waits for the pictures still being decoded
+	// (PreparedView.Render) and returns the decoding's error; Rasterize calls it
+	// before drawing the first picture.
+	awaitMedia func() error
 }
 
 // ToPixel maps template space to output pixels of the raster.

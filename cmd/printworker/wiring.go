@@ -320,6 +320,7 @@ type renderFlags struct {
 	fallback    string
 	fallbackDir stringList
 	workers     int
+	pngSpeed    string
 	colour      *colourFlags
 }
 
@@ -333,13 +334,14 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
 	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto and Symbola folders, where present)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
+	fs.StringVar(&r.pngSpeed, "png-speed", render.PNGSpeedBalanced, "PNG encoding: balanced (deflate level 1) or fastest (Huffman-only: less CPU, larger files)")
 	r.colour = addColourFlags(fs)
 	return r
 }
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
 	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels,
-		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers})
+		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers, PNGSpeed: r.pngSpeed})
 	if err != nil {
 		return nil, usageError(err.Error())
 	}

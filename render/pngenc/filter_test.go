@@ -41,7 +41,7 @@ func refFilter(cur, prev []byte, bpp int, ft byte) []byte {
 func TestFiltersMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, bpp := range []int{1, 3, 4} {
-		for _, width := range []int{1, 2, 3, 5, 8, 17, 64} {
+		for _, width := range []int{1, 2, 3, 5, 8, 17, 64, 101, 1000} {
 			n := width * bpp
 			cur, prev := make([]byte, n), make([]byte, n)
 			for i := range cur {
@@ -100,6 +100,30 @@ func TestPaethPredictExhaustive(t *testing.T) {
 	}
 }
 
+// The vector Paeth (paethBlocks, SSE2 on amd64) agrees with paethPredict on every
+// (a, b, c), each with a random byte to filter; elsewhere it filters nothing and the
+// test checks that too.
+func TestPaethBlocksExhaustive(t *testing.T) {
+	const n = 1 << 24
+	x, a, b, c, o := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range n {
+		a[i], b[i], c[i], x[i] = uint8(i>>16), uint8(i>>8), uint8(i), uint8(r.Uint32())
+	}
+	j := paethSIMD(n)
+	paethBlocks(o[:j], x, a, b, c)
+	for i := range j {
+		if want := x[i] - paethPredict(a[i], b[i], c[i]); o[i] != want {
+			t.Fatalf("paethBlocks at a=%d b=%d c=%d x=%d: %d, want %d", a[i], b[i], c[i], x[i], o[i], want)
+		}
+	}
+	for i := j; i < n; i++ {
+		if o[i] != 0 {
+			t.Fatalf("paethBlocks wrote byte %d, past its %d", i, j)
+		}
+	}
+}
+
 // The word-wise filter cost equals the byte-wise sum of absolute values, over lengths
 // around the word size and the lane flush, and on the extreme bytes (0x80 is -128).
 func TestFilterCost(t *testing.T) {
@@ -145,5 +169,63 @@ func BenchmarkFilterCost(b *testing.B) {
 	b.SetBytes(int64(len(d)))
 	for b.Loop() {
 		filterCost(d)
+	}
+}
+
+// rgbaToRGB (PSHUFB blocks on amd64, 64-bit words, then bytes) keeps every colour
+// byte in order and writes nothing past 3 bytes a pixel, at every length around the
+// block and word sizes.
+func TestRGBAToRGB(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := range 70 {
+		src := make([]byte, 4*n)
+		for i := range src {
+			src[i] = uint8(r.Uint32())
+		}
+		dst := make([]byte, 3*n+8)
+		for i := range dst {
+			dst[i] = 0xa5
+		}
+		rgbaToRGB(dst[:3*n], src)
+		for p := range n {
+			for c := range 3 {
+				if got, want := dst[3*p+c], src[4*p+c]; got != want {
+					t.Fatalf("n=%d pixel %d channel %d: %d, want %d", n, p, c, got, want)
+				}
+			}
+		}
+		for i := 3 * n; i < len(dst); i++ {
+			if dst[i] != 0xa5 {
+				t.Fatalf("n=%d: byte %d past the row written", n, i)
+			}
+		}
+	}
+}
+
+// opaqueRows (64-byte SSE2 blocks on amd64, then words and bytes) finds one
+// translucent pixel wherever it is in a row, and calls a fully opaque row opaque,
+// at widths around the block and word sizes.
+func TestOpaqueRowsFindsEveryPixel(t *testing.T) {
+	for _, w := range []int{1, 3, 4, 15, 16, 17, 33, 100} {
+		pix := make([]byte, 4*w)
+		for i := range pix {
+			pix[i] = 0xff
+		}
+		if !opaqueRows(pix, 4*w, w, 0, 1, nil) {
+			t.Fatalf("width %d: opaque row called translucent", w)
+		}
+		for x := range w {
+			for c := range 3 { // a colour byte below 0xff changes nothing
+				pix[4*x+c] = 0
+			}
+			if !opaqueRows(pix, 4*w, w, 0, 1, nil) {
+				t.Fatalf("width %d: dark pixel %d called translucent", w, x)
+			}
+			pix[4*x+3] = 0xfe
+			if opaqueRows(pix, 4*w, w, 0, 1, nil) {
+				t.Fatalf("width %d: alpha 0xfe at pixel %d missed", w, x)
+			}
+			pix[4*x], pix[4*x+1], pix[4*x+2], pix[4*x+3] = 0xff, 0xff, 0xff, 0xff
+		}
 	}
 }
