@@ -275,6 +275,7 @@ func writePDF(pdf *gofpdf.Fpdf, w io.Writer) error {
 type subsetTagWriter struct {
 	w     io.Writer
 	carry []byte
+	buf   []byte // reused: the carry and the next chunk of a write
 }
 
 const subsetPattern = "/utf8pw-"
@@ -282,8 +283,31 @@ const subsetPattern = "/utf8pw-"
 // maxFontName bounds the name after the pattern that must be in hand to tag it.
 const maxFontName = 96
 
-func (t *subsetTagWriter) Write(p []byte) (int, error) {
-	buf := append(t.carry, p...)
+// patchChunk bounds the bytes a patching writer (subsetTagWriter, pdfxWriter) copies
+// and searches at once. fpdf hands over the whole document in one Write (a CMYK
+// PDF's picture streams make it megabytes); copying it whole next to the carried
+// tail cost a fresh document-sized buffer per writer (docs/benchmarks.md "CMYK
+// output"), while a chunk stays in cache and its buffer is reused.
+const patchChunk = 256 << 10
+
+// chunked calls write for p in pieces of at most patchChunk bytes.
+func chunked(p []byte, write func([]byte) error) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		c := min(len(p), patchChunk)
+		if err := write(p[:c]); err != nil {
+			return 0, err
+		}
+		p = p[c:]
+	}
+	return n, nil
+}
+
+func (t *subsetTagWriter) Write(p []byte) (int, error) { return chunked(p, t.write) }
+
+func (t *subsetTagWriter) write(p []byte) error {
+	buf := append(append(t.buf[:0], t.carry...), p...)
+	t.buf = buf
 	for i := 0; ; {
 		j := bytes.Index(buf[i:], []byte(subsetPattern))
 		if j < 0 {
@@ -303,10 +327,10 @@ func (t *subsetTagWriter) Write(p []byte) (int, error) {
 	// Hold back a tail that may hold the start of a pattern and its name.
 	keep := min(len(buf), len(subsetPattern)+maxFontName)
 	if _, err := t.w.Write(buf[:len(buf)-keep]); err != nil {
-		return 0, err
+		return err
 	}
-	t.carry = append(t.carry[:0:0], buf[len(buf)-keep:]...)
-	return len(p), nil
+	t.carry = append(t.carry[:0], buf[len(buf)-keep:]...)
+	return nil
 }
 
 func (t *subsetTagWriter) flush() error {

@@ -147,6 +147,7 @@ func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene, m float64) {
 type pdfxWriter struct {
 	w      io.Writer
 	carry  []byte
+	buf    []byte // reused: the carry and the next chunk of a write (see patchChunk)
 	sum    hash.Hash
 	err    error
 	header bool // the %PDF-1.n header has been rewritten
@@ -173,11 +174,16 @@ func (x *pdfxWriter) Write(p []byte) (int, error) {
 	if x.err != nil {
 		return 0, x.err
 	}
-	buf := append(x.carry, p...)
+	return chunked(p, x.write)
+}
+
+func (x *pdfxWriter) write(p []byte) error {
+	buf := append(append(x.buf[:0], x.carry...), p...)
+	x.buf = buf
 	if !x.header && len(buf) >= len(pdfxHeader) {
 		if !bytes.HasPrefix(buf, []byte(pdfxHeader[:len(pdfxHeader)-1])) || buf[len(pdfxHeader)-1] < '0' || buf[len(pdfxHeader)-1] > '6' {
 			x.err = fmt.Errorf("pdf/x: fpdf's header %q is not %%PDF-1.0 to 1.6", buf[:len(pdfxHeader)])
-			return 0, x.err
+			return x.err
 		}
 		copy(buf, pdfxHeader)
 		x.header = true
@@ -200,10 +206,10 @@ func (x *pdfxWriter) Write(p []byte) (int, error) {
 	x.sum.Write(out)
 	if _, err := x.w.Write(out); err != nil {
 		x.err = err
-		return 0, err
+		return err
 	}
-	x.carry = append(x.carry[:0:0], buf[len(buf)-keep:]...)
-	return len(p), nil
+	x.carry = append(x.carry[:0], buf[len(buf)-keep:]...)
+	return nil
 }
 
 // flush writes the tail with the /ID inserted into the trailer dictionary.
@@ -277,6 +283,9 @@ type rawImage struct {
 // (def.go: data, smask, n, w, h, cs, pal, bpc, f, dp, trns, scale, dpi).
 func registerRawImage(pdf *gofpdf.Fpdf, name string, im rawImage) error {
 	var buf bytes.Buffer
+	// Room for the streams up front: a megabytes-long picture stream would otherwise
+	// grow the buffer by doubling, copying and clearing each time.
+	buf.Grow(len(im.data) + len(im.smask) + 1024)
 	enc := gob.NewEncoder(&buf)
 	fields := []any{im.data, im.smask, 0, float64(im.w), float64(im.h), im.cs,
 		[]byte{}, 8, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
