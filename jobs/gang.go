@@ -349,36 +349,14 @@ func (s *Gangs) Finish(ctx context.Context, g GangKey, n int64) error {
 	return nil
 }
 
-var (
-	renewScript   = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`)
-	releaseScript = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)
-)
-
-// Lease takes the group's builder lease for ttl under token: one builder per group
-// at a time. ok is false when another holds it.
-func (s *Gangs) Lease(ctx context.Context, g GangKey, token string, ttl time.Duration) (bool, error) {
-	ok, err := s.rdb.SetNX(ctx, s.keys(g).lease, token, ttl).Result()
+// Lease takes the group's builder lease for ttl (see Lease): one builder per group
+// at a time. It is nil when another builder holds it.
+func (s *Gangs) Lease(ctx context.Context, g GangKey, ttl time.Duration) (*Lease, error) {
+	l, err := TakeLease(ctx, s.rdb, s.keys(g).lease, ttl)
 	if err != nil {
-		return false, fmt.Errorf("gang %s: lease: %w", g, err)
+		return nil, fmt.Errorf("gang %s: %w", g, err)
 	}
-	return ok, nil
-}
-
-// Renew extends a lease still held under token; false when it was lost.
-func (s *Gangs) Renew(ctx context.Context, g GangKey, token string, ttl time.Duration) (bool, error) {
-	n, err := renewScript.Run(ctx, s.rdb, []string{s.keys(g).lease}, token, ttl.Milliseconds()).Int()
-	if err != nil {
-		return false, fmt.Errorf("gang %s: renew lease: %w", g, err)
-	}
-	return n == 1, nil
-}
-
-// Release gives a lease back if token still holds it.
-func (s *Gangs) Release(ctx context.Context, g GangKey, token string) error {
-	if err := releaseScript.Run(ctx, s.rdb, []string{s.keys(g).lease}, token).Err(); err != nil {
-		return fmt.Errorf("gang %s: release lease: %w", g, err)
-	}
-	return nil
+	return l, nil
 }
 
 // orderSheetKeys are one order's sheet assignments (member -> JSON) and their

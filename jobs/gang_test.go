@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -129,31 +130,75 @@ func TestGangClaimExactlyOnce(t *testing.T) {
 	}
 }
 
-// TestGangLease: one holder at a time; only the holder renews or releases.
+// TestGangLease: one holder at a time; a holder whose lease expired can neither renew
+// nor release the next holder's; Hold cancels its work once the lease is lost.
 func TestGangLease(t *testing.T) {
 	rdb := testredis.Start(t).Client(t)
 	ctx := context.Background()
 	gs := jobs.NewGangs(rdb, "")
 	g := jobs.GangKey{Store: "s", Group: "dtf"}
-	if ok, err := gs.Lease(ctx, g, "a", time.Minute); !ok || err != nil {
-		t.Fatalf("lease a: %v %v", ok, err)
+	a, err := gs.Lease(ctx, g, 200*time.Millisecond)
+	if a == nil || err != nil {
+		t.Fatalf("lease a: %v %v", a, err)
 	}
-	if ok, _ := gs.Lease(ctx, g, "b", time.Minute); ok {
+	if b, _ := gs.Lease(ctx, g, time.Minute); b != nil {
 		t.Fatal("b took a held lease")
 	}
-	if ok, _ := gs.Renew(ctx, g, "b", time.Minute); ok {
-		t.Error("b renewed a's lease")
-	}
-	if err := gs.Release(ctx, g, "b"); err != nil {
-		t.Fatal(err)
-	}
-	if ok, _ := gs.Renew(ctx, g, "a", time.Minute); !ok {
+	if ok, _ := a.Renew(ctx); !ok {
 		t.Error("a could not renew")
 	}
-	if err := gs.Release(ctx, g, "a"); err != nil {
+	time.Sleep(300 * time.Millisecond) // a's lease expires
+	b, err := gs.Lease(ctx, g, time.Minute)
+	if b == nil || err != nil {
+		t.Fatalf("b could not lease after a's expired: %v", err)
+	}
+	if ok, _ := a.Renew(ctx); ok {
+		t.Error("a renewed b's lease")
+	}
+	if err := a.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := gs.Lease(ctx, g, "b", time.Minute); !ok {
-		t.Error("b could not lease after a released")
+	if c, _ := gs.Lease(ctx, g, time.Minute); c != nil {
+		t.Error("a's release freed b's lease")
+	}
+	if err := b.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Hold: the lease is taken away mid-work (as another holder would after an
+	// expiry); the next renewal cancels the work with ErrLeaseLost.
+	const key = "test:hold"
+	h, err := jobs.TakeLease(ctx, rdb, key, 300*time.Millisecond)
+	if h == nil || err != nil {
+		t.Fatalf("lease for Hold: %v %v", h, err)
+	}
+	err = h.Hold(ctx, func(ctx context.Context) error {
+		if err := rdb.Set(ctx, key, "someone else", time.Minute).Err(); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if !errors.Is(err, jobs.ErrLeaseLost) {
+		t.Errorf("Hold after the lease was taken: %v, want ErrLeaseLost", err)
+	}
+	if v, _ := rdb.Get(ctx, key).Result(); v != "someone else" {
+		t.Errorf("the lost holder released the new holder's lease (value %q)", v)
+	}
+	rdb.Del(ctx, key)
+	// Hold renews: work longer than three ttls keeps the lease, and frees it after.
+	h, _ = jobs.TakeLease(ctx, rdb, key, 300*time.Millisecond)
+	err = h.Hold(ctx, func(ctx context.Context) error {
+		time.Sleep(time.Second)
+		if other, _ := jobs.TakeLease(ctx, rdb, key, time.Minute); other != nil {
+			return errors.New("the lease lapsed while held")
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	if after, _ := jobs.TakeLease(ctx, rdb, key, time.Minute); after == nil {
+		t.Error("Hold did not release the lease")
 	}
 }

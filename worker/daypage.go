@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -127,19 +126,6 @@ if tonumber(ARGV[1]) > cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2
 return 1
 `)
 
-// releaseScript deletes the lock only while it is still the caller's.
-var releaseScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`)
-
-// stillMineScript renews the lock while it is the caller's: checked just before the
-// page is written, so a holder whose lock expired mid-rebuild does not write.
-var stillMineScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`)
-
 // updateDayPage records the completed order in its day and returns once the day's
 // page lists it. The manifest at manifestKey is already stored.
 func (w *Worker) updateDayPage(ctx context.Context, m *Manifest, manifestKey string, date time.Time) error {
@@ -177,9 +163,6 @@ func (w *Worker) updateDayPage(ctx context.Context, m *Manifest, manifestKey str
 func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) error {
 	rdb := w.deps.Redis
 	doneKey, lockKey := w.dayKey(folder, "done"), w.dayKey(folder, "lock")
-	token := make([]byte, 16)
-	_, _ = rand.Read(token)
-	tok := hex.EncodeToString(token)
 	wait := dayPollMin
 	for {
 		done, err := rdb.Get(ctx, doneKey).Int64()
@@ -189,18 +172,14 @@ func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) 
 		if done >= ticket {
 			return nil
 		}
-		got, err := rdb.SetNX(ctx, lockKey, tok, dayLockTTL).Result()
+		lease, err := jobs.TakeLease(ctx, rdb, lockKey, dayLockTTL)
 		if err != nil {
 			return fmt.Errorf("day page of %s: %w", folder, err)
 		}
-		if got {
-			err := w.rebuildHolding(ctx, folder, tok)
-			// Released with a context of its own: a cancelled attempt must not hold
-			// the day for the lock's whole expiry.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_ = releaseScript.Run(rctx, rdb, []string{lockKey}, tok).Err()
-			cancel()
-			if err != nil {
+		if lease != nil {
+			// Renewed while the day is listed and written, released after (also when
+			// the attempt is cancelled: the day is not held for the lock's expiry).
+			if err := lease.Hold(ctx, func(ctx context.Context) error { return w.rebuildDayPage(ctx, folder, lease) }); err != nil {
 				return err
 			}
 			continue
@@ -217,35 +196,9 @@ func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) 
 	}
 }
 
-// rebuildHolding rebuilds the page while renewing the day's lock, so a slow listing
-// does not lose it; a crashed holder stops renewing and the lock expires.
-func (w *Worker) rebuildHolding(ctx context.Context, folder, tok string) error {
-	stop := make(chan struct{})
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		t := time.NewTicker(dayLockTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				_ = stillMineScript.Run(ctx, w.deps.Redis, []string{w.dayKey(folder, "lock")}, tok, dayLockTTL.Milliseconds()).Err()
-			}
-		}
-	}()
-	err := w.rebuildDayPage(ctx, folder, tok)
-	close(stop)
-	<-renewed
-	return err
-}
-
 // rebuildDayPage lists the day's manifests and writes its page; the caller holds the
-// day's lock (token tok).
-func (w *Worker) rebuildDayPage(ctx context.Context, folder, tok string) error {
+// day's lock.
+func (w *Worker) rebuildDayPage(ctx context.Context, folder string, lock *jobs.Lease) error {
 	rdb := w.deps.Redis
 	ordersKey, genKey := w.dayKey(folder, "orders"), w.dayKey(folder, "gen")
 	// The generation is read before the listing: every completion counted in it has
@@ -296,11 +249,11 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder, tok string) error {
 	if err != nil {
 		return err
 	}
-	mine, err := stillMineScript.Run(ctx, rdb, []string{w.dayKey(folder, "lock")}, tok, dayLockTTL.Milliseconds()).Int64()
+	mine, err := lock.Renew(ctx)
 	if err != nil {
 		return fmt.Errorf("day page of %s: %w", folder, err)
 	}
-	if mine == 0 {
+	if !mine {
 		// The lock expired (renewals failed: Redis unreachable for a while) and another
 		// worker may hold it: its newer page must not be overwritten by this one.
 		return fmt.Errorf("day page of %s: lock lost during the rebuild", folder)

@@ -3,8 +3,6 @@ package worker
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,43 +194,21 @@ func (w *Worker) handleGangBuild(ctx context.Context, t *asynq.Task) error {
 		return err
 	}
 	g := p.GangKey
-	var tok [16]byte
-	_, _ = rand.Read(tok[:])
-	token := hex.EncodeToString(tok[:])
-	lease := w.cfg.GangLease
-	got, err := w.gangs.Lease(ctx, g, token, lease)
+	lease, err := w.gangs.Lease(ctx, g, w.cfg.GangLease)
 	if err != nil {
 		return err
 	}
-	if !got {
-		return &gangBusyError{g: g, after: lease / 4}
+	if lease == nil {
+		return &gangBusyError{g: g, after: w.cfg.GangLease / 4}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		tk := time.NewTicker(lease / 3)
-		defer tk.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-				if ok, err := w.gangs.Renew(ctx, g, token, lease); err == nil && !ok {
-					cancel(fmt.Errorf("gang %s: builder lease lost", g))
-					return
-				}
-			}
-		}
-	}()
-	defer func() {
-		cancel(nil)
-		<-renewed
-		// Released on the way out, also after a failure: the batch stays claimed and
-		// the retry (or another worker) rebuilds it.
-		_ = w.gangs.Release(context.WithoutCancel(ctx), g, token)
-	}()
+	// Released on the way out, also after a failure: the batch stays claimed and the
+	// retry (or another worker) rebuilds it.
+	return lease.Hold(ctx, func(ctx context.Context) error { return w.buildPending(ctx, g, grp) })
+}
+
+// buildPending claims and builds the group's pending batches until none is left;
+// the caller holds the group's lease.
+func (w *Worker) buildPending(ctx context.Context, g jobs.GangKey, grp *routing.Group) error {
 	built := 0
 	for {
 		b, ok, err := w.gangs.Claim(ctx, g, time.Now().UTC().Format(time.DateOnly), gangMaxCopies)
@@ -243,9 +219,6 @@ func (w *Worker) handleGangBuild(ctx context.Context, t *asynq.Task) error {
 			break
 		}
 		if err := w.buildBatch(ctx, g, grp, b); err != nil {
-			if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
-				return c
-			}
 			return err
 		}
 		if err := w.gangs.Finish(ctx, g, b.N); err != nil {
