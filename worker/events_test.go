@@ -20,6 +20,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/events"
+	"github.com/printworker/printworker/internal/testlog"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
@@ -140,24 +141,6 @@ func (r *receiver) ofType(typ string) []delivery {
 	return out
 }
 
-// lockedBuffer collects the worker's logs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func waitFor(t *testing.T, what string, cond func() bool, report func() string) {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
@@ -198,7 +181,7 @@ func TestEventsEndToEnd(t *testing.T) {
 	gone := newReceiver(t, secrets[2], func(int) int { return http.StatusGone })
 	flakyURL := flaky.srv.URL + "/hooks?token=hush-query-token"
 
-	logs := &lockedBuffer{}
+	logs := &testlog.Buffer{}
 	e := newEnv(t, func(c *worker.Config, _ *worker.Deps) {
 		c.Events = events.Config{
 			Stores: map[string][]events.Endpoint{store: {

@@ -15,6 +15,7 @@ import (
 	"github.com/hibiken/asynq"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/printworker/printworker/internal/testlog"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
@@ -68,24 +69,6 @@ func TestWorkRejectsBadEventSettings(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the worker's log writes and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The operator's path: a worker configured by flags, a cancel from the command line,
 // a receiver that fails until the delivery is archived, the archived delivery listed
 // by "queues list" with the receiver's answer, and "queues retry" delivering it with
@@ -119,7 +102,7 @@ func TestEventsThroughTheCommands(t *testing.T) {
 	}
 	env := map[string]string{"PRINTWORKER_REDIS_URL": rs.URL()}
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &syncBuffer{}
+	logs := &testlog.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"work", "--storage-dir", t.TempDir(), "--metrics-addr", "", "--mode", "download",

@@ -1,14 +1,13 @@
 package hubsim
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/testlog"
 )
 
 func TestAuth(t *testing.T) {
@@ -114,7 +113,7 @@ func upper(s string) string {
 }
 
 func TestRequestLog(t *testing.T) {
-	var logBuf syncBuffer
+	var logBuf testlog.Buffer
 	s, ts := start(t, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logBuf, nil)) })
 	wantStatus(t, do(t, ts, req{v: hub.V2023, method: "GET", path: hub.TemplatePath(hub.V2023, "")}), 200)
 	wantStatus(t, do(t, ts, req{v: hub.V1, method: "GET", path: hub.TemplatePath(hub.V1, ""), sig: "00"}), 401)
@@ -158,22 +157,4 @@ func TestRequestLogBounded(t *testing.T) {
 	if len(got) != 3 || got[0].Path != "/pc" || got[2].Path != "/pe" {
 		t.Fatalf("log %+v, want the last three", got)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
