@@ -149,7 +149,9 @@ func clonedDesign(tb testing.TB, d hub.DesignDetail) hub.DesignDetail {
 // so the latency includes the wait in the queue); PIPELINE_S3=gofakes3 stores in
 // gofakes3 in this process instead; PIPELINE_PERF=FILE records the worker with
 // `perf record -g` into FILE (see docs/benchmarks.md for the report command);
-// PIPELINE_WORKER_ARGS="--thumbnails=false ..." adds worker flags.
+// PIPELINE_WORKER_ARGS="--thumbnails=false ..." adds worker flags; PIPELINE_MIX=reference
+// sends only the T-shirt orders (front+back, the reference export the speed goal of
+// 15,000 reference exports/h is stated in), PIPELINE_MIX=mix (default) all four kinds.
 func BenchmarkRenderThroughput(b *testing.B) {
 	conc := concurrencies(b, 2)
 	rate := 0.0
@@ -176,6 +178,13 @@ func renderThroughput(b *testing.B, s3kind string, conc int, rate float64) {
 	n := b.N
 	rs, rdb := startRedis(b)
 	hubURL, kinds := renderHub(b)
+	switch mix := os.Getenv("PIPELINE_MIX"); mix {
+	case "", "mix":
+	case "reference":
+		kinds = kinds[:1] // renderHub lists the T-shirt first
+	default:
+		b.Fatalf("PIPELINE_MIX=%q: want mix or reference", mix)
+	}
 
 	flags, st := startS3(b, s3kind)
 	intakeURL := startIntake(b, rdb)
