@@ -100,23 +100,32 @@ func limitInk(px []uint8, limit float64) {
 // pixel, stride 4*w), so a picture is converted without a second full-size copy.
 func nrgbaRows(img image.Image, rowsPerBand int, fn func(y0 int, pix []byte)) {
 	b := img.Bounds()
-	w := b.Dx()
-	band := image.NewRGBA(image.Rect(0, 0, w, min(rowsPerBand, b.Dy())))
+	band := newRGBABand(b.Dx(), min(rowsPerBand, b.Dy()))
 	for y := b.Min.Y; y < b.Max.Y; y += rowsPerBand {
-		n := min(rowsPerBand, b.Max.Y-y)
-		dst := band.SubImage(image.Rect(0, 0, w, n)).(*image.RGBA)
-		if src, ok := img.(*image.NRGBA); ok {
-			// Already non-premultiplied: copy the rows.
-			for r := range n {
-				off := src.PixOffset(b.Min.X, y+r)
-				copy(dst.Pix[r*dst.Stride:r*dst.Stride+4*w], src.Pix[off:off+4*w])
-			}
-		} else {
-			draw.Draw(dst, dst.Rect, img, image.Pt(b.Min.X, y), draw.Src)
-			unpremultiply(dst.Pix[:n*dst.Stride])
-		}
-		fn(y-b.Min.Y, dst.Pix[:n*dst.Stride])
+		fn(y-b.Min.Y, nrgbaBand(img, y, min(rowsPerBand, b.Max.Y-y), band))
 	}
+}
+
+// newRGBABand is nrgbaBand's buffer for rows of w pixels.
+func newRGBABand(w, rows int) *image.RGBA { return image.NewRGBA(image.Rect(0, 0, w, rows)) }
+
+// nrgbaBand is n rows of img from row y (an absolute coordinate) as non-premultiplied
+// RGBA bytes in band's pixels.
+func nrgbaBand(img image.Image, y, n int, band *image.RGBA) []byte {
+	b := img.Bounds()
+	w := b.Dx()
+	dst := band.SubImage(image.Rect(0, 0, w, n)).(*image.RGBA)
+	if src, ok := img.(*image.NRGBA); ok {
+		// Already non-premultiplied: copy the rows.
+		for r := range n {
+			off := src.PixOffset(b.Min.X, y+r)
+			copy(dst.Pix[r*dst.Stride:r*dst.Stride+4*w], src.Pix[off:off+4*w])
+		}
+	} else {
+		draw.Draw(dst, dst.Rect, img, image.Pt(b.Min.X, y), draw.Src)
+		unpremultiply(dst.Pix[:n*dst.Stride])
+	}
+	return dst.Pix[:n*dst.Stride]
 }
 
 // unpremultiply turns premultiplied RGBA bytes into non-premultiplied ones in place.
