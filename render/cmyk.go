@@ -19,9 +19,11 @@ type inkMeter struct {
 }
 
 // bulkCMYK is the whole-row conversion of render/colour.Transform: dst receives 4
-// CMYK bytes for each 4 NRGBA bytes of src (alpha ignored).
+// CMYK bytes for each 4 NRGBA bytes of src (alpha ignored). ConvertNRGBASerial works
+// on the calling goroutine: every caller of inkMeter.row is already one of several
+// workers, each with its own band of rows.
 type bulkCMYK interface {
-	ConvertNRGBA(dst, src []byte)
+	ConvertNRGBASerial(dst, src []byte)
 }
 
 // vector converts a vector colour (text, SVG paint, background) and reports whether
@@ -44,7 +46,7 @@ func (m *inkMeter) vector(c color.NRGBA) (cmyk [4]uint8, kOnly bool) {
 // returns nothing; the meter keeps the maximum.
 func (m *inkMeter) row(dst, src []byte) {
 	if b, ok := m.p.Profile.ToCMYK.(bulkCMYK); ok {
-		b.ConvertNRGBA(dst, src)
+		b.ConvertNRGBASerial(dst, src)
 	} else {
 		t := m.p.Profile.ToCMYK
 		for i := 0; i+3 < len(src); i += 4 {
