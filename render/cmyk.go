@@ -19,9 +19,11 @@ type inkMeter struct {
 }
 
 // bulkCMYK is the whole-row conversion of render/colour.Transform: dst receives 4
-// CMYK bytes for each 4 NRGBA bytes of src (alpha ignored).
+// CMYK bytes for each 4 NRGBA bytes of src (alpha ignored). ConvertNRGBASerial works
+// on the calling goroutine: every caller of inkMeter.row is already one of several
+// workers, each with its own band of rows.
 type bulkCMYK interface {
-	ConvertNRGBA(dst, src []byte)
+	ConvertNRGBASerial(dst, src []byte)
 }
 
 // vector converts a vector colour (text, SVG paint, background) and reports whether
@@ -44,7 +46,7 @@ func (m *inkMeter) vector(c color.NRGBA) (cmyk [4]uint8, kOnly bool) {
 // returns nothing; the meter keeps the maximum.
 func (m *inkMeter) row(dst, src []byte) {
 	if b, ok := m.p.Profile.ToCMYK.(bulkCMYK); ok {
-		b.ConvertNRGBA(dst, src)
+		b.ConvertNRGBASerial(dst, src)
 	} else {
 		t := m.p.Profile.ToCMYK
 		for i := 0; i+3 < len(src); i += 4 {
@@ -100,23 +102,32 @@ func limitInk(px []uint8, limit float64) {
 // pixel, stride 4*w), so a picture is converted without a second full-size copy.
 func nrgbaRows(img image.Image, rowsPerBand int, fn func(y0 int, pix []byte)) {
 	b := img.Bounds()
-	w := b.Dx()
-	band := image.NewRGBA(image.Rect(0, 0, w, min(rowsPerBand, b.Dy())))
+	band := newRGBABand(b.Dx(), min(rowsPerBand, b.Dy()))
 	for y := b.Min.Y; y < b.Max.Y; y += rowsPerBand {
-		n := min(rowsPerBand, b.Max.Y-y)
-		dst := band.SubImage(image.Rect(0, 0, w, n)).(*image.RGBA)
-		if src, ok := img.(*image.NRGBA); ok {
-			// Already non-premultiplied: copy the rows.
-			for r := range n {
-				off := src.PixOffset(b.Min.X, y+r)
-				copy(dst.Pix[r*dst.Stride:r*dst.Stride+4*w], src.Pix[off:off+4*w])
-			}
-		} else {
-			draw.Draw(dst, dst.Rect, img, image.Pt(b.Min.X, y), draw.Src)
-			unpremultiply(dst.Pix[:n*dst.Stride])
-		}
-		fn(y-b.Min.Y, dst.Pix[:n*dst.Stride])
+		fn(y-b.Min.Y, nrgbaBand(img, y, min(rowsPerBand, b.Max.Y-y), band))
 	}
+}
+
+// newRGBABand is nrgbaBand's buffer for rows of w pixels.
+func newRGBABand(w, rows int) *image.RGBA { return image.NewRGBA(image.Rect(0, 0, w, rows)) }
+
+// nrgbaBand is n rows of img from row y (an absolute coordinate) as non-premultiplied
+// RGBA bytes in band's pixels.
+func nrgbaBand(img image.Image, y, n int, band *image.RGBA) []byte {
+	b := img.Bounds()
+	w := b.Dx()
+	dst := band.SubImage(image.Rect(0, 0, w, n)).(*image.RGBA)
+	if src, ok := img.(*image.NRGBA); ok {
+		// Already non-premultiplied: copy the rows.
+		for r := range n {
+			off := src.PixOffset(b.Min.X, y+r)
+			copy(dst.Pix[r*dst.Stride:r*dst.Stride+4*w], src.Pix[off:off+4*w])
+		}
+	} else {
+		draw.Draw(dst, dst.Rect, img, image.Pt(b.Min.X, y), draw.Src)
+		unpremultiply(dst.Pix[:n*dst.Stride])
+	}
+	return dst.Pix[:n*dst.Stride]
 }
 
 // unpremultiply turns premultiplied RGBA bytes into non-premultiplied ones in place.

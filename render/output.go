@@ -56,11 +56,11 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 		}
 	case model.ExportPDFSimple, model.ExportPDF:
 		res.Thumbnail = r.thumbOfScene(ctx, s)
-		pdf := r.newPrintPDF(d)
-		if err := r.addPage(ctx, pdf, s); err != nil {
+		pdf, streams := r.newPrintPDF(d)
+		if err := r.addPage(ctx, pdf, streams, s); err != nil {
 			return nil, err
 		}
-		if err := r.writePrintPDF(pdf, cw); err != nil {
+		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
 			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
 		}
 	}
@@ -90,13 +90,13 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 	res := &Result{}
 	if allPDF {
 		res.Type, res.ContentType = model.ExportPDF, ContentTypePDF
-		pdf := r.newPrintPDF(d)
+		pdf, streams := r.newPrintPDF(d)
 		for _, v := range views {
 			s, err := r.BuildScene(ctx, d, v.ID, media)
 			if err != nil {
 				return nil, err
 			}
-			if err := r.addPage(ctx, pdf, s); err != nil {
+			if err := r.addPage(ctx, pdf, streams, s); err != nil {
 				return nil, err
 			}
 			vr := resultOf(s)
@@ -106,7 +106,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 			res.Views = append(res.Views, *vr)
 			res.Warnings = append(res.Warnings, s.Warnings...)
 		}
-		if err := r.writePrintPDF(pdf, cw); err != nil {
+		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
 			return nil, fmt.Errorf("render: pdf: %w", err)
 		}
 		res.Bytes = cw.n
@@ -184,14 +184,15 @@ func newPDF(d *model.DesignDetail) *gofpdf.Fpdf {
 }
 
 // addPage adds the view's page: the vector drawing for pdf, the raster for pdf-simple.
-func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
+// streams holds the CMYK picture streams spliced in at output (nil for sRGB).
+func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, streams *splicedStreams, s *Scene) error {
 	var err error
 	switch {
 	case s.Type == model.ExportPDF:
-		err = r.addVectorPage(ctx, pdf, s)
+		err = r.addVectorPage(ctx, pdf, streams, s)
 	case r.print.CMYK():
 		ink := r.inkMeter()
-		err = r.addRasterPageCMYK(ctx, pdf, s, ink)
+		err = r.addRasterPageCMYK(ctx, pdf, streams, s, ink)
 		ink.report(s)
 	default:
 		err = r.addRasterPage(ctx, pdf, s)

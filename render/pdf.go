@@ -28,11 +28,12 @@ import (
 // keeps rotations' sense, so text stays upright and clockwise stays clockwise.
 
 // addVectorPage draws the scene as vector content on a new page of pdf.
-func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
+// streams takes the CMYK picture streams (see splicedStreams; nil for sRGB).
+func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams *splicedStreams, s *Scene) error {
 	h := r.beginPrintPage(pdf, s)
 	defer r.endPrintPage(pdf, s)
 	page := s.ToPage()
-	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures}
+	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams}
 	defer v.ink.report(s)
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	v.shapers = r.shapers
@@ -91,6 +92,8 @@ type vectorPage struct {
 	textFallback *fonts.Font
 	// shapers lend their font faces (outlines, advances) to the text layers.
 	shapers *shaperPool
+	// streams holds the CMYK pictures' streams until the document is written.
+	streams *splicedStreams
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).

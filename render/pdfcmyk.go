@@ -11,6 +11,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/render/pngenc"
@@ -107,9 +108,11 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 	if err != nil {
 		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
 	}
-	name := fmt.Sprintf("cmyk%x", sha256.Sum256(raw.data))[:40]
+	sum := sha256.Sum256(raw.data)
+	raw.sum = &sum
+	name := fmt.Sprintf("cmyk%x", sum)[:40]
 	if v.pdf.GetImageInfo(carriedName(name)) == nil {
-		if err := registerRawImage(v.pdf, name, raw); err != nil {
+		if err := registerRawImage(v.pdf, v.streams, name, raw); err != nil {
 			return err
 		}
 	}
@@ -145,8 +148,8 @@ func visiblePixels(l *Layer) image.Rectangle {
 }
 
 // cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage) and,
-// when it has alpha, a soft mask. The samples are converted whole (the conversion
-// itself runs on all cores, colour.Transform.ConvertNRGBA) and then filtered and
+// when it has alpha, a soft mask. The samples are converted whole (in bands of rows
+// on all cores, convertParts) and then filtered and
 // deflated in parallel strips by pngenc.EncodeZlib into one zlib stream each
 // (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
 func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter) (rawImage, error) {
@@ -199,28 +202,31 @@ func invert(p []byte) {
 }
 
 // convertParts calls fn for every band of img's rows (see nrgbaRows; y0 from the top
-// of the bounds), the image cut into one part per core, each part on its own
-// goroutine with its own ink meter, whose maxima join ink's at the end. Decoding the
-// picture's rows (YCbCr to RGBA) is otherwise serial.
+// of the bounds), on one goroutine per core, each with its own ink meter, whose maxima
+// join ink's at the end. Decoding the picture's rows (YCbCr to RGBA) is otherwise
+// serial. The goroutines take the bands in turn rather than a fixed half each: the
+// cost of a band varies (the grid's steep cells, and a photo's cells cluster), and
+// a core lent to another process for a while no longer holds up the whole picture.
 func convertParts(img image.Image, ink *inkMeter, fn func(part *inkMeter, y0 int, pix []byte)) {
+	const rows = 64
 	b := img.Bounds()
-	sub, ok := img.(interface {
-		SubImage(image.Rectangle) image.Image
-	})
-	parts := min(runtime.GOMAXPROCS(0), b.Dy()/128)
-	if !ok || parts < 2 {
-		nrgbaRows(img, 64, func(y0 int, pix []byte) { fn(ink, y0, pix) })
+	workers := min(runtime.GOMAXPROCS(0), b.Dy()/128)
+	if workers < 2 {
+		nrgbaRows(img, rows, func(y0 int, pix []byte) { fn(ink, y0, pix) })
 		return
 	}
-	meters := make([]inkMeter, parts)
+	bands := (b.Dy() + rows - 1) / rows
+	var next atomic.Int32
+	meters := make([]inkMeter, workers)
 	var wg sync.WaitGroup
-	for p := range parts {
-		top := b.Dy() * p / parts
-		bottom := b.Dy() * (p + 1) / parts
+	for p := range workers {
 		meters[p] = inkMeter{p: ink.p}
 		wg.Go(func() {
-			part := sub.SubImage(image.Rect(b.Min.X, b.Min.Y+top, b.Max.X, b.Min.Y+bottom))
-			nrgbaRows(part, 64, func(y0 int, pix []byte) { fn(&meters[p], top+y0, pix) })
+			band := newRGBABand(b.Dx(), rows)
+			for i := int(next.Add(1)) - 1; i < bands; i = int(next.Add(1)) - 1 {
+				y0 := i * rows
+				fn(&meters[p], y0, nrgbaBand(img, b.Min.Y+y0, min(rows, b.Dy()-y0), band))
+			}
 		})
 	}
 	wg.Wait()
@@ -231,7 +237,7 @@ func convertParts(img image.Image, ink *inkMeter, fn func(part *inkMeter, y0 int
 
 // addRasterPageCMYK is pdf-simple in CMYK: the view rasterized, flattened on white
 // paper and converted to CMYK, one Flate image filling the page.
-func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene, ink *inkMeter) error {
+func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, streams *splicedStreams, s *Scene, ink *inkMeter) error {
 	canvas, err := r.Rasterize(ctx, s)
 	if err != nil {
 		return err
@@ -244,7 +250,7 @@ func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, s *S
 	name := fmt.Sprintf("view%x", sha256.Sum256([]byte(s.ViewID)))[:24]
 	r.beginPrintPage(pdf, s)
 	defer r.endPrintPage(pdf, s)
-	if err := registerRawImage(pdf, name, raw); err != nil {
+	if err := registerRawImage(pdf, streams, name, raw); err != nil {
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
 	pdf.ImageOptions(carriedName(name), 0, 0, s.PageWidthPt, s.PageHeightPt, false, gofpdf.ImageOptions{}, 0, "")

@@ -142,8 +142,9 @@ func setPageBoxes(pdf *gofpdf.Fpdf, s *Scene, m float64) {
 }
 
 // pdfxWriter applies the byte patches of the file comment to fpdf's output and adds
-// the trailer /ID: the first 16 bytes of the SHA-256 of everything before it, so the
-// same document gets the same id.
+// the trailer /ID: the first 16 bytes of the SHA-256 of everything before it (each
+// spliced picture stream standing as its own SHA-256, see writeStream), so the same
+// document gets the same id.
 type pdfxWriter struct {
 	w      io.Writer
 	carry  []byte
@@ -239,6 +240,32 @@ func (x *pdfxWriter) flush() error {
 	return err
 }
 
+// writeStream writes a spliced picture stream (splicedStreams), neither patched nor
+// searched, since the patterns are in dictionaries. The /ID hash takes the stream's
+// own SHA-256, sum, in its place: already computed (the picture's name), it commits
+// to the stream as well as the bytes would, without hashing megabytes once more. What
+// is held back goes out first; a pattern cannot continue into the stream, so nothing
+// held is left unpatched.
+func (x *pdfxWriter) writeStream(p []byte, sum *[sha256.Size]byte) error {
+	if x.err != nil {
+		return x.err
+	}
+	if !x.header {
+		x.err = fmt.Errorf("pdf/x: a stream before the header")
+		return x.err
+	}
+	x.sum.Write(x.carry)
+	x.sum.Write(sum[:])
+	for _, b := range [][]byte{x.carry, p} {
+		if _, err := x.w.Write(b); err != nil {
+			x.err = err
+			return err
+		}
+	}
+	x.carry = x.carry[:0]
+	return nil
+}
+
 // imageCarrier puts an image fpdf cannot parse (raw CMYK, with a soft mask) into a
 // document: fpdf's Template interface is the one public way to hand it a ready
 // ImageInfoType (built with GobDecode), which UseTemplate registers under a name
@@ -276,18 +303,29 @@ type rawImage struct {
 	// smask, when set, is the zlib soft mask: each row a PNG filter byte and w alpha
 	// bytes (fpdf declares the PNG predictor for soft masks).
 	smask []byte
+	// sum, when set, is the SHA-256 of data (see splicedStreams.add).
+	sum *[sha256.Size]byte
 }
 
 // registerRawImage makes a raw image drawable by name with ImageOptions. The
 // ImageInfoType is assembled through its GobDecode, whose field order is fpdf's
-// (def.go: data, smask, n, w, h, cs, pal, bpc, f, dp, trns, scale, dpi).
-func registerRawImage(pdf *gofpdf.Fpdf, name string, im rawImage) error {
+// (def.go: data, smask, n, w, h, cs, pal, bpc, f, dp, trns, scale, dpi). With
+// streams set, fpdf is handed placeholders for the stream and mask, and the real
+// bytes are spliced in when the document is written (splicedStreams).
+func registerRawImage(pdf *gofpdf.Fpdf, streams *splicedStreams, name string, im rawImage) error {
+	data, smask := im.data, im.smask
+	if streams != nil {
+		data = streams.add(im.data, im.sum)
+		if smask != nil {
+			smask = streams.add(im.smask, nil)
+		}
+	}
 	var buf bytes.Buffer
 	// Room for the streams up front: a megabytes-long picture stream would otherwise
 	// grow the buffer by doubling, copying and clearing each time.
-	buf.Grow(len(im.data) + len(im.smask) + 1024)
+	buf.Grow(len(data) + len(smask) + 1024)
 	enc := gob.NewEncoder(&buf)
-	fields := []any{im.data, im.smask, 0, float64(im.w), float64(im.h), im.cs,
+	fields := []any{data, smask, 0, float64(im.w), float64(im.h), im.cs,
 		[]byte{}, 8, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
 	for _, f := range fields {
 		if err := enc.Encode(f); err != nil {
@@ -308,25 +346,227 @@ func registerRawImage(pdf *gofpdf.Fpdf, name string, im rawImage) error {
 // carriedName is the name registerRawImage's image is drawn by.
 func carriedName(name string) string { return "tc" + name + "-" + name }
 
-// newPrintPDF starts a document: newPDF, declared PDF/X-4 when the output is CMYK.
-func (r *Renderer) newPrintPDF(d *model.DesignDetail) *gofpdf.Fpdf {
+// newPrintPDF starts a document: newPDF, declared PDF/X-4 when the output is CMYK,
+// whose picture streams are then kept in the returned splicedStreams (nil for sRGB).
+func (r *Renderer) newPrintPDF(d *model.DesignDetail) (*gofpdf.Fpdf, *splicedStreams) {
 	pdf := newPDF(d)
-	if r.print.CMYK() {
-		setupPDFX(pdf, r.print.Profile, d.Name, designTime(d))
+	if !r.print.CMYK() {
+		return pdf, nil
 	}
-	return pdf
+	setupPDFX(pdf, r.print.Profile, d.Name, designTime(d))
+	return pdf, &splicedStreams{}
 }
 
 // writePrintPDF writes the document, through pdfxWriter when it is PDF/X.
-func (r *Renderer) writePrintPDF(pdf *gofpdf.Fpdf, w io.Writer) error {
+func (r *Renderer) writePrintPDF(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
 	if !r.print.CMYK() {
 		return writePDF(pdf, w)
 	}
+	return writePDFX(pdf, streams, w)
+}
+
+// writePDFX writes a PDF/X document through pdfxWriter with the picture streams
+// spliced in (streams may be nil when fpdf holds them itself).
+func writePDFX(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
 	x := newPDFXWriter(w)
-	if err := writePDF(pdf, x); err != nil {
+	if streams == nil {
+		if err := writePDF(pdf, x); err != nil {
+			return err
+		}
+		return x.flush()
+	}
+	// Without the pictures fpdf's document is small (fonts, page content, the
+	// profile): held whole, so that the splices and the offsets they move are known
+	// before any of it is written.
+	var doc bytes.Buffer
+	if err := writePDF(pdf, &doc); err != nil {
+		return err
+	}
+	if err := streams.splice(doc.Bytes(), x); err != nil {
 		return err
 	}
 	return x.flush()
+}
+
+// splicedStreams keeps a CMYK document's picture streams out of fpdf. fpdf would copy
+// a megabytes-long stream some six times (the gob round trip that registers it, its
+// SHA-1 image id, putstream's string conversion, its output buffer growing by
+// doubling, and the two patching writers' chunks; docs/benchmarks.md "CMYK output").
+// It gets a short placeholder stream instead, and splice writes the real bytes in
+// its place, correcting the stream's /Length, the cross-reference offsets and
+// startxref: the document fpdf would have written with the stream itself, but for
+// its image resource names (/I and the SHA-1 of what it was handed: now of the
+// placeholder) and the trailer /ID, which hashes each spliced stream's SHA-256
+// instead of its bytes (pdfxWriter.writeStream).
+type splicedStreams struct {
+	data [][]byte
+	sums [][sha256.Size]byte // of data, for the /ID (pdfxWriter.writeStream)
+}
+
+// A placeholder is spliceTag and the stream's index in eight decimal digits.
+const (
+	spliceTag    = "pw-spliced-stream-"
+	spliceDigits = 8
+)
+
+// add keeps a stream and returns the placeholder fpdf is to write for it. sum is the
+// stream's SHA-256 when the caller has it, else nil.
+func (s *splicedStreams) add(data []byte, sum *[sha256.Size]byte) []byte {
+	if sum == nil {
+		h := sha256.Sum256(data)
+		sum = &h
+	}
+	s.data = append(s.data, data)
+	s.sums = append(s.sums, *sum)
+	return fmt.Appendf(nil, "%s%0*d", spliceTag, spliceDigits, len(s.data)-1)
+}
+
+// spliceEdit replaces doc[at:end] by with; with sum set, with is a picture stream of
+// that SHA-256 (pdfxWriter.writeStream).
+type spliceEdit struct {
+	at, end int
+	with    []byte
+	sum     *[sha256.Size]byte
+}
+
+// splice writes doc, fpdf's document with placeholders, to x with the streams in
+// their places. fpdf writes each as "/Length n>>\nstream\n<placeholder>\nendstream"
+// (putimage, putstream) and ends the document with its cross-reference table (one
+// "%010d 00000 n \n" line per object), the trailer, and "startxref\n<offset>".
+func (s *splicedStreams) splice(doc []byte, x *pdfxWriter) error {
+	const (
+		lengthKey = "/Length "
+		before    = ">>\nstream\n"
+		after     = "\nendstream"
+	)
+	var edits []spliceEdit
+	used := make([]bool, len(s.data))
+	pattern := []byte(before + spliceTag)
+	for i := 0; ; {
+		j := bytes.Index(doc[i:], pattern)
+		if j < 0 {
+			break
+		}
+		at := i + j + len(before)
+		end := at + len(spliceTag) + spliceDigits
+		if end+len(after) > len(doc) || string(doc[end:end+len(after)]) != after {
+			return fmt.Errorf("pdf/x: placeholder at %d not followed by endstream", at)
+		}
+		n, err := strconv.Atoi(string(doc[at+len(spliceTag) : end]))
+		if err != nil || n < 0 || n >= len(s.data) || used[n] {
+			return fmt.Errorf("pdf/x: placeholder %q", doc[at:end])
+		}
+		used[n] = true
+		// The /Length value just before: it must be the placeholder's length.
+		l1 := at - len(before)
+		l0 := bytes.LastIndex(doc[max(0, l1-32):l1], []byte(lengthKey))
+		if l0 < 0 {
+			return fmt.Errorf("pdf/x: no /Length before the placeholder at %d", at)
+		}
+		l0 += max(0, l1-32) + len(lengthKey)
+		if string(doc[l0:l1]) != strconv.Itoa(end-at) {
+			return fmt.Errorf("pdf/x: /Length %q before the placeholder at %d", doc[l0:l1], at)
+		}
+		edits = append(edits,
+			spliceEdit{at: l0, end: l1, with: strconv.AppendInt(nil, int64(len(s.data[n])), 10)},
+			spliceEdit{at: at, end: end, with: s.data[n], sum: &s.sums[n]})
+		i = end
+	}
+	for n, u := range used {
+		if !u {
+			return fmt.Errorf("pdf/x: stream %d has no placeholder in the document", n)
+		}
+	}
+	// shift is where a byte at offset o of doc lands in the output.
+	shift := func(o int) int {
+		d := 0
+		for _, e := range edits {
+			if e.at >= o {
+				break
+			}
+			d += len(e.with) - (e.end - e.at)
+		}
+		return o + d
+	}
+	tail, err := spliceXref(doc, shift)
+	if err != nil {
+		return err
+	}
+	edits = append(edits, tail)
+	pos := 0
+	for _, e := range edits {
+		if _, err := x.Write(doc[pos:e.at]); err != nil {
+			return err
+		}
+		if e.sum != nil {
+			err = x.writeStream(e.with, e.sum)
+		} else {
+			_, err = x.Write(e.with)
+		}
+		if err != nil {
+			return err
+		}
+		pos = e.end
+	}
+	_, err = x.Write(doc[pos:])
+	return err
+}
+
+// spliceXref is the edit that rewrites doc's last cross-reference table and
+// startxref with every offset moved by shift.
+func spliceXref(doc []byte, shift func(int) int) (spliceEdit, error) {
+	const entry = 20 // "%010d 00000 n \n"
+	x := bytes.LastIndex(doc, []byte("\nxref\n"))
+	if x < 0 {
+		return spliceEdit{}, fmt.Errorf("pdf/x: no cross-reference table")
+	}
+	x++
+	p := x + len("xref\n")
+	nl := bytes.IndexByte(doc[p:], '\n')
+	var first, count int
+	if nl < 0 {
+		return spliceEdit{}, fmt.Errorf("pdf/x: cross-reference table without a subsection")
+	}
+	if _, err := fmt.Sscanf(string(doc[p:p+nl]), "%d %d", &first, &count); err != nil || first != 0 || count < 1 {
+		return spliceEdit{}, fmt.Errorf("pdf/x: cross-reference subsection %q", doc[p:p+nl])
+	}
+	p += nl + 1
+	if p+count*entry > len(doc) {
+		return spliceEdit{}, fmt.Errorf("pdf/x: cross-reference table cut short")
+	}
+	out := make([]byte, 0, len(doc)-x+16)
+	out = append(out, doc[x:p]...)
+	for i := range count {
+		e := doc[p+i*entry : p+(i+1)*entry]
+		if i == 0 || e[17] != 'n' {
+			out = append(out, e...)
+			continue
+		}
+		o, err := strconv.Atoi(string(e[:10]))
+		if err != nil || e[10] != ' ' {
+			return spliceEdit{}, fmt.Errorf("pdf/x: cross-reference entry %q", e)
+		}
+		out = fmt.Appendf(out, "%010d", shift(o))
+		out = append(out, e[10:]...)
+	}
+	p += count * entry
+	const sx = "startxref\n"
+	s := bytes.LastIndex(doc, []byte(sx))
+	if s < p {
+		return spliceEdit{}, fmt.Errorf("pdf/x: no startxref after the cross-reference table")
+	}
+	s += len(sx)
+	nl = bytes.IndexByte(doc[s:], '\n')
+	if nl < 0 {
+		return spliceEdit{}, fmt.Errorf("pdf/x: startxref without an offset")
+	}
+	if o, err := strconv.Atoi(string(doc[s : s+nl])); err != nil || o != x {
+		return spliceEdit{}, fmt.Errorf("pdf/x: startxref %q, the table is at %d", doc[s:s+nl], x)
+	}
+	out = append(out, doc[p:s]...)
+	out = strconv.AppendInt(out, int64(shift(x)), 10)
+	out = append(out, doc[s+nl:]...)
+	return spliceEdit{at: x, end: len(doc), with: out}, nil
 }
 
 // trailerRefs reads fpdf's trailer lines "/Root n 0 R" and "/Info m 0 R".

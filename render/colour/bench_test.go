@@ -24,16 +24,20 @@ func reportCPU(b *testing.B, start time.Duration) {
 // 20 MP: 5472 x 3648, a typical 20-megapixel frame.
 const benchPixels = 5472 * 3648
 
-func benchRaster() []byte {
-	src := make([]byte, 4*benchPixels)
-	x := uint32(1)
-	for i := range src {
+func benchRaster() []byte { return xorshiftBytes(4*benchPixels, 1) }
+
+// xorshiftBytes is n pseudo-random bytes (xorshift32 from seed): every pixel in a
+// different grid cell.
+func xorshiftBytes(n int, seed uint32) []byte {
+	b := make([]byte, n)
+	x := seed
+	for i := range b {
 		x ^= x << 13
 		x ^= x >> 17
 		x ^= x << 5
-		src[i] = byte(x)
+		b[i] = byte(x)
 	}
-	return src
+	return b
 }
 
 // BenchmarkConvertNRGBA20MP is the target: CMYK conversion of a 20 MP raster

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // The raster paths use lookup grids sampled from the exact pipeline: n nodes per input
@@ -199,34 +200,52 @@ func (t *Transform) BuildGrid() {
 // bytes per pixel C, M, Y, K. It uses the lookup grid (built on first use) and splits
 // the work over GOMAXPROCS goroutines. dst must hold len(src) bytes.
 func (t *Transform) ConvertNRGBA(dst, src []byte) {
-	if len(dst) < len(src)/4*4 {
-		panic(fmt.Sprintf("colour: ConvertNRGBA: dst has %d bytes for %d pixels", len(dst), len(src)/4))
-	}
+	t.checkDst(dst, src)
 	t.BuildGrid()
 	parallel(len(src)/4, func(lo, hi int) { t.grid.convert(dst[lo*4:hi*4], src[lo*4:hi*4]) })
 }
 
-// parallel splits n pixels into contiguous parts, one per GOMAXPROCS, when there are
-// enough of them to pay for the goroutines.
+// ConvertNRGBASerial is ConvertNRGBA on the calling goroutine alone, for callers that
+// already spread the bands of a picture over the cores (the renderer's PDF, TIFF and
+// proof paths): splitting each band again would hand half of rows one core has just
+// written to the other core's cache, and queue twice as many goroutines as cores.
+func (t *Transform) ConvertNRGBASerial(dst, src []byte) {
+	t.checkDst(dst, src)
+	t.BuildGrid()
+	t.grid.convert(dst, src)
+}
+
+func (t *Transform) checkDst(dst, src []byte) {
+	if len(dst) < len(src)/4*4 {
+		panic(fmt.Sprintf("colour: ConvertNRGBA: dst has %d bytes for %d pixels", len(dst), len(src)/4))
+	}
+}
+
+// parallel calls f over n pixels in contiguous chunks, on GOMAXPROCS goroutines when
+// there are enough pixels to pay for them. The goroutines take the chunks in turn (about
+// eight each) rather than one fixed part each: a part that costs more (a photo's
+// steep cells cluster) or whose core is lent to another process for a while then no
+// longer holds up the whole conversion, while the others sit idle.
 func parallel(n int, f func(lo, hi int)) {
 	const minPart = 1 << 15
-	parts := runtime.GOMAXPROCS(0)
-	if parts > n/minPart {
-		parts = n / minPart
-	}
-	if parts <= 1 {
+	workers := min(runtime.GOMAXPROCS(0), n/minPart)
+	if workers <= 1 {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < parts; i++ {
-		lo, hi := n*i/parts, n*(i+1)/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
+	chunk := max(minPart, n/(8*workers))
+	chunks := (n + chunk - 1) / chunk
+	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < chunks; i = int(next.Add(1)) - 1 {
+			f(i*chunk, min(n, (i+1)*chunk))
+		}
 	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work() // the caller is the last worker
 	wg.Wait()
 }
 

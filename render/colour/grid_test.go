@@ -2,6 +2,7 @@ package colour
 
 import (
 	"bytes"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -227,4 +228,27 @@ func TestSteepTablesConcurrent(t *testing.T) {
 		}
 	}
 	t.Logf("%d steep tables built", built)
+}
+
+// TestConvertSerialAgrees: ConvertNRGBASerial (one goroutine) and ConvertNRGBA, whose
+// goroutines take chunks in turn, give the same bytes, on an odd number of pixels (a
+// short last chunk) with four Ps so the chunks are shared out even on a small machine.
+func TestConvertSerialAgrees(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	tr, err := NewSRGBToCMYK(debianProfile(t, "default_cmyk.icc"), Perceptual, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 9*(1<<15) + 12345
+	src := xorshiftBytes(4*n, 11)
+	par, ser := make([]byte, len(src)), make([]byte, len(src))
+	tr.ConvertNRGBA(par, src)
+	tr.ConvertNRGBASerial(ser, src)
+	for i := 0; i < len(src); i += 4 {
+		var one [4]byte
+		tr.ConvertNRGBASerial(one[:], src[i:i+4])
+		if one != [4]byte(par[i:i+4]) || one != [4]byte(ser[i:i+4]) {
+			t.Fatalf("pixel %d %v: alone %v, parallel %v, serial %v", i/4, src[i:i+4], one, par[i:i+4], ser[i:i+4])
+		}
+	}
 }
