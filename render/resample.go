@@ -112,12 +112,13 @@ const (
 // conversion. BenchmarkScaleAxisAligned (the reference T-shirt's photo enlargement)
 // takes about half the time of the float path (docs/benchmarks.md, "Render speed-ups").
 func scaleOpaque(dst *image.RGBA, area image.Rectangle, fetch func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int) {
-	cols := fixedWeights(colsF, hBits)
+	cols := newRowPlan(fixedWeights(colsF, hBits), 3*sw)
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
 	forEachBand(area, d, sh, workers, span, func() func(by0, by1, r0, r1 int) {
-		srcRow := make([]uint8, 3*sw)
+		// Padded: the SIMD kernel loads 16 bytes for a column's 12.
+		srcRow := make([]uint8, 3*sw+rowPad)
 		var tmp []int32
 		var taps [][]int32
 		return func(by0, by1, r0, r1 int) {
@@ -127,7 +128,7 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, fetch func(y int, out []
 			tmp = tmp[:3*width*(r1-r0)]
 			for sy := r0; sy < r1; sy++ {
 				fetch(sy, srcRow)
-				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, cols)
+				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, &cols)
 			}
 			for y := by0; y < by1; y++ {
 				rw := &rows[y-area.Min.Y]
@@ -178,10 +179,66 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y i
 	wg.Wait()
 }
 
-// resampleRowRGB resamples one RGB source row to the output columns, at 2^iBits.
-func resampleRowRGB(out []int32, src []uint8, cols []fixedTaps) {
+// rowPlan is the horizontal pass of scaleOpaque: each output column's taps, and the
+// runs of columns [runs[k][0], runs[k][1]) that resampleRowRGBBlocks computes (four
+// taps, weights fitting 16 bits, the 16 bytes it loads inside a row of srcLen+rowPad
+// bytes), with their byte offsets and pairTaps weights. Without the SIMD kernel there
+// are no runs.
+type rowPlan struct {
+	cols []fixedTaps
+	runs [][2]int
+	offs []int32
+	wts  []int16
+}
+
+// rowPad is the padding after an RGB row that resampleRowRGB reads: 16 bytes loaded
+// for a last column's 12.
+const rowPad = 4
+
+func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
+	p := rowPlan{cols: cols}
+	if !haveResampleSIMD() {
+		return p
+	}
+	p.offs = make([]int32, len(cols))
+	p.wts = make([]int16, 16*len(cols))
+	fits := func(i int) bool {
+		c := &cols[i]
+		return len(c.w) == 4 && 3*c.start+16 <= srcLen+rowPad && pairTaps(c.w, p.wts[16*i:])
+	}
+	for i := 0; i < len(cols); i++ {
+		if !fits(i) {
+			continue
+		}
+		j := i
+		for ; j < len(cols) && fits(j); j++ {
+			p.offs[j] = int32(3 * cols[j].start)
+		}
+		p.runs = append(p.runs, [2]int{i, j})
+		i = j
+	}
+	return p
+}
+
+// resampleRowRGB resamples one RGB source row (padded by rowPad) to the output
+// columns, at 2^iBits: the plan's runs with the SIMD kernel (about 20 instructions a
+// column instead of 90: docs/benchmarks.md, "Rotated pictures, fourth round"), the
+// other columns with resampleColsRGB.
+func resampleRowRGB(out []int32, src []uint8, p *rowPlan) {
+	at := 0
+	for _, r := range p.runs {
+		resampleColsRGB(out, src, p.cols, at, r[0])
+		n := r[1] - r[0]
+		resampleRowRGBBlocks(out[3*r[0]:3*r[1]], src, p.offs[r[0]:r[1]], p.wts[16*r[0]:16*r[1]], n)
+		at = r[1]
+	}
+	resampleColsRGB(out, src, p.cols, at, len(p.cols))
+}
+
+// resampleColsRGB is resampleRowRGB in Go for columns [i0, i1).
+func resampleColsRGB(out []int32, src []uint8, cols []fixedTaps, i0, i1 int) {
 	const round = 1 << (hBits - iBits - 1)
-	for i := range cols {
+	for i := i0; i < i1; i++ {
 		c := &cols[i]
 		p := src[3*c.start:]
 		var r, g, b int32

@@ -1,0 +1,124 @@
+package render
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The kernels of resample_simd_amd64.s against their Go loops, on random inputs at
+// every length around their blocks. Elsewhere than amd64 (or with -tags purego) both
+// sides are the Go loop, and the tests still check the wrappers' bookkeeping.
+
+// resampleRowRGB with its plan's SIMD runs writes what the Go loop writes for every
+// column, enlarging (four taps) and shrinking (wider kernels, no runs), with
+// Catmull-Rom weights and with random 16-bit ones.
+func TestResampleRowRGBMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, sw := range []int{1, 2, 3, 4, 5, 7, 16, 33, 100} {
+		for _, scale := range []float64{0.7, 1, 1.3, 2.9, 7.5} {
+			for _, random := range []bool{false, true} {
+				ow := int(float64(sw)*scale) + 1
+				cols := fixedWeights(kernelWeights(0, ow, scale, r.Float64(), sw), hBits)
+				if random {
+					for i := range cols {
+						for k := range cols[i].w {
+							cols[i].w[k] = int32(int16(r.Uint32()))
+						}
+					}
+				}
+				src := make([]uint8, 3*sw+rowPad)
+				for i := range src {
+					src[i] = uint8(r.Uint32())
+				}
+				p := newRowPlan(cols, 3*sw)
+				if haveResampleSIMD() && scale >= 1 && sw >= 8 && len(p.runs) == 0 {
+					t.Fatalf("sw %d scale %g: no SIMD runs", sw, scale)
+				}
+				got, want := make([]int32, 3*ow), make([]int32, 3*ow)
+				resampleRowRGB(got, src, &p)
+				resampleColsRGB(want, src, cols, 0, ow)
+				if !slices.Equal(got, want) {
+					t.Fatalf("sw %d scale %g random %v (runs %v):\n got %v\nwant %v", sw, scale, random, p.runs, got, want)
+				}
+			}
+		}
+	}
+}
+
+// rowRunInt4 (SIMD where the CPU has it) stops where the Go loop stops and writes the
+// same values, leaving the values between samples alone, forwards and backwards,
+// across the row's ends.
+func TestRowRunInt4MatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for range 3000 {
+		rn := r.IntN(40)
+		row := make([]uint8, 4*rn)
+		for i := range row {
+			row[i] = uint8(r.Uint32())
+		}
+		n, ostride := r.IntN(30), 3+r.IntN(4)
+		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
+		dui := toFixed32((r.Float64() - 0.5) * 3)
+		got := make([]int32, n*ostride+3)
+		for i := range got {
+			got[i] = int32(r.Uint32())
+		}
+		want := slices.Clone(got)
+		gn := rowRunInt4(got, n, ostride, row, rn, ui, dui)
+		wn := rowRunInt4Go(want, n, ostride, row, rn, ui, dui)
+		if gn != wn || !slices.Equal(got, want) {
+			t.Fatalf("rn %d n %d ui %x dui %x: %d samples %v, want %d %v", rn, n, ui, dui, gn, got, wn, want)
+		}
+	}
+}
+
+// columnsRowInt4 (SIMD runs of wholly covered pixels) writes the bytes of the Go loop,
+// on realistic pass-1 values and on random int32 ones (wrapping sums, both clamps),
+// with covered, uncovered and partly covered pixels, opaque and not.
+func TestColumnsRowInt4MatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	for iter := range 2000 {
+		ring := 1 << (2 + r.IntN(4))
+		cs := intRingStride(ring)
+		bw := 1 + r.IntN(40)
+		inter := make([]int32, cs*bw)
+		for i := range inter {
+			if iter%2 == 0 {
+				inter[i] = int32(r.IntN(300<<iBits)) - 20<<iBits
+			} else {
+				inter[i] = int32(r.Uint32())
+			}
+		}
+		mrow := make([]uint8, bw)
+		for i := range mrow {
+			switch r.IntN(4) {
+			case 0:
+				mrow[i] = uint8(r.Uint32())
+			case 1:
+				mrow[i] = 0
+			default:
+				mrow[i] = 255
+			}
+		}
+		lo := r.IntN(bw)
+		hi := lo + r.IntN(bw-lo+1)
+		vi := toFixed32(1 + r.Float64()*float64(ring))
+		dvi := toFixed32((r.Float64() - 0.5) * 2)
+		opacity := 1.0
+		if r.IntN(4) == 0 {
+			opacity = 0.5
+		}
+		got := make([]uint8, 4*bw)
+		for i := range got {
+			got[i] = uint8(r.Uint32())
+		}
+		want := slices.Clone(got)
+		columnsRowInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("iter %d ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
+		}
+	}
+}
