@@ -48,8 +48,3 @@ func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }
 //
 //go:noescape
 func yccHalfBlocks(dst, y, cb, cr []uint8, n int)
-
-// yccFullBlocks is yccHalfBlocks with a chroma sample a pixel (y, cb, cr[4j:4j+4]).
-//
-//go:noescape
-func yccFullBlocks(dst, y, cb, cr []uint8, n int)

@@ -63,8 +63,15 @@ func fill255(b []uint8) {
 // its bands' rows uncovered, on both sides.
 func nonZeroSpan(mrow []uint8) (lo, hi int) {
 	hi = len(mrow)
+	// Eight bytes at a time over the long runs of zeros.
+	for lo+8 <= hi && binary.LittleEndian.Uint64(mrow[lo:]) == 0 {
+		lo += 8
+	}
 	for lo < hi && mrow[lo] == 0 {
 		lo++
+	}
+	for hi-8 >= lo && binary.LittleEndian.Uint64(mrow[hi-8:]) == 0 {
+		hi -= 8
 	}
 	for hi > lo && mrow[hi-1] == 0 {
 		hi--

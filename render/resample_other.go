@@ -21,5 +21,3 @@ func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64
 func haveResampleSIMD() bool { return false }
 
 func yccHalfBlocks(dst, y, cb, cr []uint8, n int) {}
-
-func yccFullBlocks(dst, y, cb, cr []uint8, n int) {}

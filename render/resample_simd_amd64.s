@@ -316,38 +316,3 @@ halfloop:
 
 halfdone:
 	RET
-
-// func yccFullBlocks(dst, y, cb, cr []uint8, n int)
-//
-// n blocks of four pixels with a chroma sample each: y, cb, cr[4j:4j+4] to
-// dst[16j:16j+16].
-TEXT ·yccFullBlocks(SB), NOSPLIT, $0-104
-	MOVQ  dst_base+0(FP), DI
-	MOVQ  y_base+24(FP), SI
-	MOVQ  cb_base+48(FP), R8
-	MOVQ  cr_base+72(FP), R9
-	MOVQ  n+96(FP), CX
-	TESTQ CX, CX
-	JZ    fulldone
-	YCCCONST
-
-fullloop:
-	MOVL     (SI), AX
-	MOVQ     AX, X0
-	PMOVZXBD X0, X0
-	MOVL     (R8), AX
-	MOVQ     AX, X1
-	PMOVZXBD X1, X1
-	MOVL     (R9), AX
-	MOVQ     AX, X2
-	PMOVZXBD X2, X2
-	YCC4
-	ADDQ     $16, DI
-	ADDQ     $4, SI
-	ADDQ     $4, R8
-	ADDQ     $4, R9
-	DECQ     CX
-	JNZ      fullloop
-
-fulldone:
-	RET

@@ -122,3 +122,30 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// nonZeroSpan (eight bytes at a time) finds the first and last covered pixel of rows
+// with runs of zeros of every length at both ends.
+func TestNonZeroSpan(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	for range 5000 {
+		row := make([]uint8, r.IntN(40))
+		for i := range row {
+			if r.IntN(3) == 0 {
+				row[i] = uint8(1 + r.IntN(255))
+			}
+		}
+		a, b := r.IntN(len(row)+1), r.IntN(len(row)+1)
+		clear(row[:min(a, b)])
+		clear(row[max(a, b):])
+		wlo, whi := 0, len(row)
+		for wlo < whi && row[wlo] == 0 {
+			wlo++
+		}
+		for whi > wlo && row[whi-1] == 0 {
+			whi--
+		}
+		if lo, hi := nonZeroSpan(row); lo != wlo || hi != whi {
+			t.Fatalf("%v: [%d, %d), want [%d, %d)", row, lo, hi, wlo, whi)
+		}
+	}
+}

@@ -127,24 +127,25 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 			ci := m.COffset(px, py)
 			buf = buf[:4*n]
 			if haveResampleSIMD() {
-				// Gathered 64 pixels at a time into planes on the stack, then
-				// converted four pixels at a time.
-				var yp, cbp, crp [64]uint8
+				// Gathered 64 pixels at a time into planes on the stack (chroma a
+				// sample per two rows, as in a row of 4:2:0), then converted by
+				// yccRowHalf. Pixel i's chroma is (i+ph)/2 rows below the first's.
+				ph := py & 1
+				var yp [64]uint8
+				var cbp, crp [33]uint8
 				for at := 0; at < n; at += len(yp) {
 					c := min(len(yp), n-at)
 					for i := range c {
-						yp[i], cbp[i], crp[i] = m.Y[yi], m.Cb[ci], m.Cr[ci]
+						yp[i] = m.Y[yi]
 						yi += m.YStride
-						if (py+at+i)&1 == 1 {
-							ci += m.CStride
-						}
 					}
-					nb := c / 4
-					out := buf[4*at : 4*(at+c)]
-					yccFullBlocks(out, yp[:4*nb], cbp[:4*nb], crp[:4*nb], nb)
-					for i := 4 * nb; i < c; i++ {
-						yccToRGBA(out[4*i:4*i+4], yp[i], cbp[i], crp[i])
+					nc := (ph + c + 1) / 2
+					cj := ci + (at+ph)>>1*m.CStride
+					for k := range nc {
+						cbp[k], crp[k] = m.Cb[cj], m.Cr[cj]
+						cj += m.CStride
 					}
+					yccRowHalf(buf[4*at:4*(at+c)], yp[:c], cbp[:nc], crp[:nc], ph)
 				}
 				return buf
 			}
