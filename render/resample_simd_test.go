@@ -149,3 +149,27 @@ func TestNonZeroSpan(t *testing.T) {
 		}
 	}
 }
+
+// edgeSampleFixed agrees with edgeSample at every 32.32 position around and far
+// beyond both ends of a row, at random fractions and at whole and half pixels.
+func TestEdgeSampleFixedMatchesFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 40))
+	for _, n := range []int{1, 2, 5, 40} {
+		for _, k := range []kernel1D{newKernel(1.5, n), newKernel(0.5, n)} {
+			for range 20000 {
+				ui := int64(r.IntN(2*(n+12)<<32)) - int64(n+12)<<32
+				switch r.IntN(3) {
+				case 0:
+					ui &^= 1<<32 - 1
+				case 1:
+					ui = ui&^(1<<32-1) | 1<<31
+				}
+				e, L, ok := edgeSampleFixed(ui, k, n)
+				we, wL, wok := edgeSample(fromFixed32(ui), k, n)
+				if e != we || L != wL || ok != wok {
+					t.Fatalf("n %d stretch %g ui %x: %d %d %v, want %d %d %v", n, k.stretch, ui, e, L, ok, we, wL, wok)
+				}
+			}
+		}
+	}
+}
