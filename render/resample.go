@@ -180,16 +180,21 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y i
 }
 
 // rowPlan is the horizontal pass of scaleOpaque: each output column's taps, and the
-// runs of columns [runs[k][0], runs[k][1]) that resampleRowRGBBlocks computes (four
-// taps, weights fitting 16 bits, the 16 bytes it loads inside a row of srcLen+rowPad
-// bytes), with their byte offsets and pairTaps weights. Without the SIMD kernel there
+// runs of columns that resampleRowRGBBlocks computes (four or five taps, weights
+// fitting 16 bits, the 16 bytes it loads inside a row of srcLen+rowPad bytes), with
+// their byte offsets and pairTaps weights (24 a column). Without the SIMD kernel there
 // are no runs.
 type rowPlan struct {
 	cols []fixedTaps
-	runs [][2]int
+	runs []tapRun
 	offs []int32
 	wts  []int16
 }
+
+// tapRun is a run of columns [i0, i1) of a rowPlan: all of four taps (taps 4), or of
+// four and five (taps 5, four-tap columns with a zero fifth weight), as a slight
+// shrink gives (the 600-dpi poster: 5100 source columns to 4958).
+type tapRun struct{ i0, i1, taps int }
 
 // rowPad is the padding after an RGB row that resampleRowRGB reads: 16 bytes loaded
 // for a last column's 12.
@@ -201,20 +206,23 @@ func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
 		return p
 	}
 	p.offs = make([]int32, len(cols))
-	p.wts = make([]int16, 16*len(cols))
+	p.wts = make([]int16, 24*len(cols))
 	fits := func(i int) bool {
 		c := &cols[i]
-		return len(c.w) == 4 && 3*c.start+16 <= srcLen+rowPad && pairTaps(c.w, p.wts[16*i:])
+		return 3*c.start+16 <= srcLen+rowPad && pairTaps(c.w, p.wts[24*i:24*i+24])
 	}
 	for i := 0; i < len(cols); i++ {
 		if !fits(i) {
 			continue
 		}
+		r := tapRun{i0: i, taps: 4}
 		j := i
 		for ; j < len(cols) && fits(j); j++ {
 			p.offs[j] = int32(3 * cols[j].start)
+			r.taps = max(r.taps, len(cols[j].w))
 		}
-		p.runs = append(p.runs, [2]int{i, j})
+		r.i1 = j
+		p.runs = append(p.runs, r)
 		i = j
 	}
 	return p
@@ -227,10 +235,9 @@ func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
 func resampleRowRGB(out []int32, src []uint8, p *rowPlan) {
 	at := 0
 	for _, r := range p.runs {
-		resampleColsRGB(out, src, p.cols, at, r[0])
-		n := r[1] - r[0]
-		resampleRowRGBBlocks(out[3*r[0]:3*r[1]], src, p.offs[r[0]:r[1]], p.wts[16*r[0]:16*r[1]], n)
-		at = r[1]
+		resampleColsRGB(out, src, p.cols, at, r.i0)
+		resampleRowRGBBlocks(out[3*r.i0:3*r.i1], src, p.offs[r.i0:r.i1], p.wts[24*r.i0:24*r.i1], r.i1-r.i0, r.taps)
+		at = r.i1
 	}
 	resampleColsRGB(out, src, p.cols, at, len(p.cols))
 }

@@ -19,12 +19,12 @@ func combine4SIMD(n int) int {
 	return n / 4
 }
 
-// resampleRowRGBBlocks is resampleRowRGB's four-tap columns (resample_simd_amd64.s,
-// SSSE3 and SSE4.1): column j reads src[offs[j]:][:16], weights wts[16j:][:16]
-// (pairTaps), and writes out[3j:3j+3].
+// resampleRowRGBBlocks is resampleRowRGB's columns of four taps (five when taps is
+// 5) (resample_simd_amd64.s, SSSE3 and SSE4.1): column j reads src[offs[j]:][:16],
+// weights wts[24j:][:24] (pairTaps), and writes out[3j:3j+3].
 //
 //go:noescape
-func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n int)
+func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int)
 
 // rowRunBlocks is rowRunInt4's loop (resample_simd_amd64.s), with pairs the weights
 // of cmLUTInt as pairTaps.

@@ -213,20 +213,29 @@ var cmLUTPairs = func() (t [cmLUTSteps + 1][16]int16) {
 	return
 }()
 
-// pairTaps lays out four 14-bit tap weights for the horizontal kernels of
-// resample_simd_amd64.s: (w0, w1) four times, then (w2, w3) four times, one pair per
-// channel for PMADDWL. It reports false when a weight does not fit 16 bits (never for
+// pairTaps lays out four 14-bit tap weights, or five, for the horizontal kernels of
+// resample_simd_amd64.s, one pair per channel for PMADDWL: (w0, w1) four times, then
+// (w2, w3) four times, and in a 24-value out (w4, 0) four times (0 for four taps).
+// It reports false when the weights do not fit out or 16 bits (the latter never for
 // Catmull-Rom at 2^hBits, whose weights lie within -0.1..1).
 func pairTaps(w []int32, out []int16) bool {
-	for _, v := range w[:4] {
+	if len(w) < 4 || len(w) > 4+(len(out)-16)/8 {
+		return false
+	}
+	for _, v := range w {
 		if v != int32(int16(v)) {
 			return false
 		}
 	}
-	out = out[:16:16]
 	for c := range 4 {
 		out[2*c], out[2*c+1] = int16(w[0]), int16(w[1])
 		out[8+2*c], out[8+2*c+1] = int16(w[2]), int16(w[3])
+		if len(out) == 24 {
+			out[16+2*c], out[16+2*c+1] = 0, 0
+			if len(w) == 5 {
+				out[16+2*c] = int16(w[4])
+			}
+		}
 	}
 	return true
 }

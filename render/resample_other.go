@@ -8,7 +8,7 @@ func combine4Blocks(dp []uint8, t0, t1, t2, t3, w []int32, n int) {}
 // without the amd64 assembly.
 func combine4SIMD(n int) int { return 0 }
 
-func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n int) {}
+func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int) {}
 
 func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int {
 	return 0

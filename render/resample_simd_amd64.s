@@ -53,32 +53,70 @@ GLOBL rgbaPair23<>(SB), RODATA|NOPTR, $16
 	MOVQ     X0, (DI);   \
 	PEXTRD   $2, X0, 8(DI)
 
-// func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n int)
+// Tap 4 of r, g, b as words, each beside a zero (its pair weight's second half).
+DATA rgbTap4<>+0(SB)/8, $0x8080800d8080800c
+DATA rgbTap4<>+8(SB)/8, $0x808080808080800e
+GLOBL rgbTap4<>(SB), RODATA|NOPTR, $16
+
+// func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int)
 //
-// Columns 0..n-1 of the unrotated horizontal pass, each with four taps: column j reads
-// src[offs[j]:][:16] (its 12 bytes and 4 more, which the weights' zero lanes drop),
-// weights wts[16j:16j+16], and writes out[3j:3j+3].
-TEXT ·resampleRowRGBBlocks(SB), NOSPLIT, $0-104
+// Columns 0..n-1 of the unrotated horizontal pass, each with four taps, or five when
+// taps is 5 (a slight shrink widens the kernel to five taps for some columns): column
+// j reads src[offs[j]:][:16] (its 12 or 15 bytes; the weights' zero lanes drop the
+// rest), weights wts[24j:24j+24] (pairTaps), and writes out[3j:3j+3].
+TEXT ·resampleRowRGBBlocks(SB), NOSPLIT, $0-112
 	MOVQ  out_base+0(FP), DI
 	MOVQ  src_base+24(FP), R8
 	MOVQ  offs_base+48(FP), R9
 	MOVQ  wts_base+72(FP), BX
 	MOVQ  n+96(FP), CX
+	MOVQ  taps+104(FP), R10
 	TESTQ CX, CX
 	JZ    rgbdone
 	MOVOU rgbPair01<>(SB), X13
 	MOVOU rgbPair23<>(SB), X14
 	MOVOU hRound<>(SB), X15
+	MOVOU rgbTap4<>(SB), X12
+	CMPQ  R10, $5
+	JEQ   rgbloop5
 
 rgbloop:
 	MOVLQSX (R9), SI
 	ADDQ    R8, SI
 	HTAPS
 	ADDQ    $4, R9
-	ADDQ    $32, BX
+	ADDQ    $48, BX
 	ADDQ    $12, DI
 	DECQ    CX
 	JNZ     rgbloop
+	RET
+
+rgbloop5:
+	MOVLQSX  (R9), SI
+	ADDQ     R8, SI
+	MOVOU    (SI), X0
+	MOVO     X0, X1
+	MOVO     X0, X4
+	PSHUFB   X13, X0
+	PSHUFB   X14, X1
+	PSHUFB   X12, X4
+	MOVOU    (BX), X2
+	MOVOU    16(BX), X3
+	MOVOU    32(BX), X5
+	PMADDWL  X2, X0
+	PMADDWL  X3, X1
+	PMADDWL  X5, X4
+	PADDL    X1, X0
+	PADDL    X4, X0
+	PADDL    X15, X0
+	PSRAL    $8, X0
+	MOVQ     X0, (DI)
+	PEXTRD   $2, X0, 8(DI)
+	ADDQ     $4, R9
+	ADDQ     $48, BX
+	ADDQ     $12, DI
+	DECQ     CX
+	JNZ      rgbloop5
 
 rgbdone:
 	RET

@@ -17,7 +17,7 @@ import (
 func TestResampleRowRGBMatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	for _, sw := range []int{1, 2, 3, 4, 5, 7, 16, 33, 100} {
-		for _, scale := range []float64{0.7, 1, 1.3, 2.9, 7.5} {
+		for _, scale := range []float64{0.7, 0.97, 1, 1.3, 2.9, 7.5} {
 			for _, random := range []bool{false, true} {
 				ow := int(float64(sw)*scale) + 1
 				cols := fixedWeights(kernelWeights(0, ow, scale, r.Float64(), sw), hBits)
@@ -35,6 +35,9 @@ func TestResampleRowRGBMatchesGo(t *testing.T) {
 				p := newRowPlan(cols, 3*sw)
 				if haveResampleSIMD() && scale >= 1 && sw >= 8 && len(p.runs) == 0 {
 					t.Fatalf("sw %d scale %g: no SIMD runs", sw, scale)
+				}
+				if haveResampleSIMD() && scale == 0.97 && sw == 100 && !slices.ContainsFunc(p.runs, func(r tapRun) bool { return r.taps == 5 }) {
+					t.Fatalf("sw %d scale %g: no five-tap run (%v)", sw, scale, p.runs)
 				}
 				got, want := make([]int32, 3*ow), make([]int32, 3*ow)
 				resampleRowRGB(got, src, &p)
