@@ -43,8 +43,9 @@ func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64
 func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }
 
 // yccHalfBlocks converts n blocks of four YCbCr pixels whose chroma pairs share (4:2:0
-// and 4:2:2 rows: y[4j:4j+4], cb and cr[2j:2j+2]) to opaque RGBA at dst[16j:16j+16],
-// as color.YCbCrToRGB (resample_simd_amd64.s).
+// and 4:2:2 rows: y[4j:4j+4], cb and cr[2j:2j+2]) to opaque RGBA (step 16) or RGB
+// (step 12, storing 4 bytes past each block) at dst[step*j:], as color.YCbCrToRGB
+// (resample_simd_amd64.s).
 //
 //go:noescape
-func yccHalfBlocks(dst, y, cb, cr []uint8, n int)
+func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)

@@ -20,4 +20,4 @@ func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64
 // haveResampleSIMD is false without the amd64 assembly.
 func haveResampleSIMD() bool { return false }
 
-func yccHalfBlocks(dst, y, cb, cr []uint8, n int) {}
+func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int) {}

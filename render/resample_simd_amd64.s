@@ -318,19 +318,30 @@ GLOBL yccInterleave<>(SB), RODATA|NOPTR, $16
 	MOVOU yccAlpha<>(SB), X14;     \
 	MOVOU yccInterleave<>(SB), X15
 
-// func yccHalfBlocks(dst, y, cb, cr []uint8, n int)
+// Bytes R0..R3 G0..G3 B0..B3 A0..A3 to R0 G0 B0 R1 ... B3, then four zeros.
+DATA yccInterleaveRGB<>+0(SB)/8, $0x0602090501080400
+DATA yccInterleaveRGB<>+8(SB)/8, $0x808080800b07030a
+GLOBL yccInterleaveRGB<>(SB), RODATA|NOPTR, $16
+
+// func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)
 //
 // n blocks of four pixels whose chroma is shared by pairs (4:2:0 and 4:2:2 rows):
-// pixels y[4j:4j+4] with chroma cb, cr[2j:2j+2], to dst[16j:16j+16].
-TEXT ·yccHalfBlocks(SB), NOSPLIT, $0-104
+// pixels y[4j:4j+4] with chroma cb, cr[2j:2j+2], to dst[step*j:] as RGBA (step 16)
+// or RGB (step 12; each block stores 16 bytes, the last four zeros that the next
+// block overwrites, so dst must hold 4 more after the last block's 12).
+TEXT ·yccHalfBlocks(SB), NOSPLIT, $0-112
 	MOVQ  dst_base+0(FP), DI
 	MOVQ  y_base+24(FP), SI
 	MOVQ  cb_base+48(FP), R8
 	MOVQ  cr_base+72(FP), R9
 	MOVQ  n+96(FP), CX
+	MOVQ  step+104(FP), R10
 	TESTQ CX, CX
 	JZ    halfdone
 	YCCCONST
+	CMPQ  R10, $16
+	JEQ   halfloop
+	MOVOU yccInterleaveRGB<>(SB), X15
 
 halfloop:
 	MOVL      (SI), AX
@@ -345,7 +356,7 @@ halfloop:
 	PUNPCKLBW X2, X2
 	PMOVZXBD  X2, X2
 	YCC4
-	ADDQ      $16, DI
+	ADDQ      R10, DI
 	ADDQ      $4, SI
 	ADDQ      $2, R8
 	ADDQ      $2, R9

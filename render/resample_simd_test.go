@@ -2,6 +2,8 @@ package render
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -171,6 +173,35 @@ func TestEdgeSampleFixedMatchesFloat(t *testing.T) {
 				we, wL, wok := edgeSample(fromFixed32(ui), k, n)
 				if e != we || L != wL || ok != wok {
 					t.Fatalf("n %d stretch %g ui %x: %d %d %v, want %d %d %v", n, k.stretch, ui, e, L, ok, we, wL, wok)
+				}
+			}
+		}
+	}
+}
+
+// The unrotated path's 4:2:0 row fetcher (four pixels at a time into a padded row)
+// converts as color.YCbCrToRGB, at every width around the block, with and without
+// the padding.
+func TestYCbCrRowFetchMatchesStdlib(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for w := 1; w < 40; w++ {
+		m := image.NewYCbCr(image.Rect(0, 0, w, 3), image.YCbCrSubsampleRatio420)
+		for _, p := range [][]uint8{m.Y, m.Cb, m.Cr} {
+			for i := range p {
+				p[i] = uint8(r.Uint32())
+			}
+		}
+		fetch := opaqueRowFetcher(m)
+		for _, pad := range []int{0, rowPad} {
+			for y := range 3 {
+				out := make([]uint8, 3*w+pad)
+				fetch(y, out)
+				for x := range w {
+					ci := m.COffset(x, y)
+					wr, wg, wb := color.YCbCrToRGB(m.Y[m.YOffset(x, y)], m.Cb[ci], m.Cr[ci])
+					if q := out[3*x : 3*x+3]; q[0] != wr || q[1] != wg || q[2] != wb {
+						t.Fatalf("w %d pad %d (%d, %d): %v, want %d %d %d", w, pad, x, y, q, wr, wg, wb)
+					}
 				}
 			}
 		}

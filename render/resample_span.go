@@ -185,7 +185,7 @@ func yccRowHalf(buf, yrow, cb, cr []uint8, ph int) {
 	}
 	if haveResampleSIMD() {
 		nb := (len(yrow) - i) / 4
-		yccHalfBlocks(buf[4*i:4*(i+4*nb)], yrow[i:i+4*nb], cb[k:k+2*nb], cr[k:k+2*nb], nb)
+		yccHalfBlocks(buf[4*i:4*(i+4*nb)], yrow[i:i+4*nb], cb[k:k+2*nb], cr[k:k+2*nb], nb, 16)
 		i += 4 * nb
 	}
 	for ; i < len(yrow); i++ {
