@@ -106,7 +106,7 @@ func mirrorSlot(inter []int32, bw, cs, ring, slot int) {
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
 // at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
 // wholly covered pixels go to columnsRunBlocks (SSE4.1, resample_simd_amd64.s) where
-// the CPU has it: about 30 instructions a pixel instead of 120 (docs/benchmarks.md,
+// the CPU has it: about 40 instructions a pixel instead of 120 (docs/benchmarks.md,
 // "Rotated pictures, fourth round"); the rest, and other CPUs, to columnsRowInt4Go.
 func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {

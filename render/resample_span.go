@@ -175,7 +175,7 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 
 // yccRowHalf converts a row of YCbCr pixels whose chroma pairs share (pixel i's
 // chroma is cb, cr[(i+ph)/2]) to opaque RGBA in buf: four pixels at a time with
-// yccHalfBlocks where the CPU has it (about 8 instructions a pixel instead of 65:
+// yccHalfBlocks where the CPU has it (about 10 instructions a pixel instead of 65:
 // docs/benchmarks.md, "Rotated pictures, fourth round"), the rest with yccToRGBA.
 func yccRowHalf(buf, yrow, cb, cr []uint8, ph int) {
 	i, k := 0, 0
