@@ -112,12 +112,13 @@ const (
 // conversion. BenchmarkScaleAxisAligned (the reference T-shirt's photo enlargement)
 // takes about half the time of the float path (docs/benchmarks.md, "Render speed-ups").
 func scaleOpaque(dst *image.RGBA, area image.Rectangle, fetch func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int) {
-	cols := fixedWeights(colsF, hBits)
+	cols := newRowPlan(fixedWeights(colsF, hBits), 3*sw)
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
 	forEachBand(area, d, sh, workers, span, func() func(by0, by1, r0, r1 int) {
-		srcRow := make([]uint8, 3*sw)
+		// Padded: the SIMD kernel loads 16 bytes for a column's 12.
+		srcRow := make([]uint8, 3*sw+rowPad)
 		var tmp []int32
 		var taps [][]int32
 		return func(by0, by1, r0, r1 int) {
@@ -127,7 +128,7 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, fetch func(y int, out []
 			tmp = tmp[:3*width*(r1-r0)]
 			for sy := r0; sy < r1; sy++ {
 				fetch(sy, srcRow)
-				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, cols)
+				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, &cols)
 			}
 			for y := by0; y < by1; y++ {
 				rw := &rows[y-area.Min.Y]
@@ -178,10 +179,73 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y i
 	wg.Wait()
 }
 
-// resampleRowRGB resamples one RGB source row to the output columns, at 2^iBits.
-func resampleRowRGB(out []int32, src []uint8, cols []fixedTaps) {
+// rowPlan is the horizontal pass of scaleOpaque: each output column's taps, and the
+// runs of columns that resampleRowRGBBlocks computes (four or five taps, weights
+// fitting 16 bits, the 16 bytes it loads inside a row of srcLen+rowPad bytes), with
+// their byte offsets and pairTaps weights (24 a column). Without the SIMD kernel there
+// are no runs.
+type rowPlan struct {
+	cols []fixedTaps
+	runs []tapRun
+	offs []int32
+	wts  []int16
+}
+
+// tapRun is a run of columns [i0, i1) of a rowPlan: all of four taps (taps 4), or of
+// four and five (taps 5, four-tap columns with a zero fifth weight), as a slight
+// shrink gives (the 600-dpi poster: 5100 source columns to 4958).
+type tapRun struct{ i0, i1, taps int }
+
+// rowPad is the padding after an RGB row that resampleRowRGB reads: 16 bytes loaded
+// for a last column's 12.
+const rowPad = 4
+
+func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
+	p := rowPlan{cols: cols}
+	if !haveResampleSIMD() {
+		return p
+	}
+	p.offs = make([]int32, len(cols))
+	p.wts = make([]int16, 24*len(cols))
+	fits := func(i int) bool {
+		c := &cols[i]
+		return 3*c.start+16 <= srcLen+rowPad && pairTaps(c.w, p.wts[24*i:24*i+24])
+	}
+	for i := 0; i < len(cols); i++ {
+		if !fits(i) {
+			continue
+		}
+		r := tapRun{i0: i, taps: 4}
+		j := i
+		for ; j < len(cols) && fits(j); j++ {
+			p.offs[j] = int32(3 * cols[j].start)
+			r.taps = max(r.taps, len(cols[j].w))
+		}
+		r.i1 = j
+		p.runs = append(p.runs, r)
+		i = j
+	}
+	return p
+}
+
+// resampleRowRGB resamples one RGB source row (padded by rowPad) to the output
+// columns, at 2^iBits: the plan's runs with the SIMD kernel (about 20 instructions a
+// column instead of 90: docs/benchmarks.md, "Rotated pictures, fourth round"), the
+// other columns with resampleColsRGB.
+func resampleRowRGB(out []int32, src []uint8, p *rowPlan) {
+	at := 0
+	for _, r := range p.runs {
+		resampleColsRGB(out, src, p.cols, at, r.i0)
+		resampleRowRGBBlocks(out[3*r.i0:3*r.i1], src, p.offs[r.i0:r.i1], p.wts[24*r.i0:24*r.i1], r.i1-r.i0, r.taps)
+		at = r.i1
+	}
+	resampleColsRGB(out, src, p.cols, at, len(p.cols))
+}
+
+// resampleColsRGB is resampleRowRGB in Go for columns [i0, i1).
+func resampleColsRGB(out []int32, src []uint8, cols []fixedTaps, i0, i1 int) {
 	const round = 1 << (hBits - iBits - 1)
-	for i := range cols {
+	for i := i0; i < i1; i++ {
 		c := &cols[i]
 		p := src[3*c.start:]
 		var r, g, b int32
@@ -301,17 +365,24 @@ func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 	switch m := src.(type) {
 	case *image.YCbCr:
 		return func(y int, out []uint8) {
-			out = out[:3*w]
 			yrow := m.Y[m.YOffset(b.Min.X, b.Min.Y+y):][:w]
 			if m.SubsampleRatio == image.YCbCrSubsampleRatio420 && b.Min.X%2 == 0 {
 				// The common JPEG layout: one chroma sample per two pixels of the row,
 				// read by index instead of COffset's per-pixel arithmetic.
 				ci := m.COffset(b.Min.X, b.Min.Y+y)
 				cb, cr := m.Cb[ci:][:(w+1)/2], m.Cr[ci:][:(w+1)/2]
+				x := 0
+				if haveResampleSIMD() && len(out) >= 3*w+4 {
+					// Four pixels at a time (yccHalfBlocks, RGB: it stores 4 bytes
+					// past a block, within out's padding, rowPad).
+					nb := w / 4
+					yccHalfBlocks(out[:12*nb+4], yrow[:4*nb], cb[:2*nb], cr[:2*nb], nb, 12)
+					x = 4 * nb
+				}
+				out = out[:3*w]
 				// color.YCbCrToRGB's arithmetic inlined, its chroma terms computed once
 				// per pair of pixels (it was a call per pixel: 13 % of the poster's
 				// instructions with this loop).
-				x := 0
 				for ; x+1 < w; x += 2 {
 					rc, gc, bc := chromaTerms(cb[x/2], cr[x/2])
 					q := out[3*x : 3*x+6 : 3*x+6]
@@ -324,6 +395,7 @@ func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 				}
 				return
 			}
+			out = out[:3*w]
 			for x, yv := range yrow {
 				ci := m.COffset(b.Min.X+x, b.Min.Y+y)
 				q := out[3*x : 3*x+3 : 3*x+3]

@@ -18,3 +18,34 @@ func combine4SIMD(n int) int {
 	}
 	return n / 4
 }
+
+// resampleRowRGBBlocks is resampleRowRGB's columns of four taps (five when taps is
+// 5) (resample_simd_amd64.s, SSSE3 and SSE4.1): column j reads src[offs[j]:][:16],
+// weights wts[24j:][:24] (pairTaps), and writes out[3j:3j+3].
+//
+//go:noescape
+func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int)
+
+// rowRunBlocks is rowRunInt4's loop (resample_simd_amd64.s), with pairs the weights
+// of cmLUTInt as pairTaps.
+//
+//go:noescape
+func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
+
+// columnsRunBlocks writes n wholly covered pixels of columnsRowInt4
+// (resample_simd_amd64.s).
+//
+//go:noescape
+func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32)
+
+// haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
+// (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).
+func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }
+
+// yccHalfBlocks converts n blocks of four YCbCr pixels whose chroma pairs share (4:2:0
+// and 4:2:2 rows: y[4j:4j+4], cb and cr[2j:2j+2]) to opaque RGBA (step 16) or RGB
+// (step 12, storing 4 bytes past each block) at dst[step*j:], as color.YCbCrToRGB
+// (resample_simd_amd64.s).
+//
+//go:noescape
+func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)

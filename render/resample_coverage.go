@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"image"
 	"math"
 
@@ -62,8 +63,15 @@ func fill255(b []uint8) {
 // its bands' rows uncovered, on both sides.
 func nonZeroSpan(mrow []uint8) (lo, hi int) {
 	hi = len(mrow)
+	// Eight bytes at a time over the long runs of zeros.
+	for lo+8 <= hi && binary.LittleEndian.Uint64(mrow[lo:]) == 0 {
+		lo += 8
+	}
 	for lo < hi && mrow[lo] == 0 {
 		lo++
+	}
+	for hi-8 >= lo && binary.LittleEndian.Uint64(mrow[hi-8:]) == 0 {
+		hi -= 8
 	}
 	for hi > lo && mrow[hi-1] == 0 {
 		hi--
@@ -96,10 +104,42 @@ func mirrorSlot(inter []int32, bw, cs, ring, slot int) {
 
 // columnsRowInt4 is resampleColumnsRowInt's inner loop for pixels lo..hi-1 of a row
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
-// at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Wholly
-// covered pixels compute and store one channel at a time: fewer values live at once
-// keeps the loop in registers (Go spilled a dozen of them to the stack a pixel).
+// at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
+// wholly covered pixels go to columnsRunBlocks (SSE4.1, resample_simd_amd64.s) where
+// the CPU has it: about 40 instructions a pixel instead of 120 (docs/benchmarks.md,
+// "Rotated pictures, fourth round"); the rest, and other CPUs, to columnsRowInt4Go.
 func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
+	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
+		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
+		return
+	}
+	for i := lo; i < hi; {
+		// Covered pixels eight at a time: the scan cost a tenth of the SIMD pass.
+		j := i
+		for j+8 <= hi && binary.LittleEndian.Uint64(mrow[j:]) == ^uint64(0) {
+			j += 8
+		}
+		for j < hi && mrow[j] == 255 {
+			j++
+		}
+		if j > i {
+			columnsRunBlocks(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i, &cmLUTInt)
+			i = j
+			continue
+		}
+		// Edge pixels up to the next wholly covered one.
+		for j < hi && mrow[j] != 255 {
+			j++
+		}
+		columnsRowInt4Go(dp, mrow, inter, cs, mask, i, j, vi, dvi, opacity)
+		i = j
+	}
+}
+
+// columnsRowInt4Go is columnsRowInt4 in Go. Wholly covered pixels compute and store
+// one channel at a time: fewer values live at once keeps the loop in registers (Go
+// spilled a dozen of them to the stack a pixel).
+func columnsRowInt4Go(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	v := vi + int64(lo)*dvi
 	col := lo * cs
 	for i := lo; i < hi; i, v, col = i+1, v+dvi, col+cs {
@@ -129,11 +169,22 @@ func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, d
 // rowRunInt4 is resampleRowInt's inner loop while enlarging: from sample position ui
 // (32.32, step dui) it writes up to n samples (RGB at 2^iBits, sample s at
 // out[s*ostride:]) for as long as all four taps lie inside the row of rn RGBA
-// pixels, and returns how many it wrote.
+// pixels, and returns how many it wrote. rowRunBlocks (SSSE3, resample_simd_amd64.s)
+// does it where the CPU has it, rowRunInt4Go elsewhere.
 func rowRunInt4(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64) int {
-	const round = 1 << (hBits - iBits - 1)
 	if rn < 4 {
 		// No sample has four taps inside (and rn-3 below would wrap).
+		return 0
+	}
+	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+3 <= len(out) {
+		return rowRunBlocks(out, n, ostride, row, rn, ui, dui, &cmLUTPairs)
+	}
+	return rowRunInt4Go(out, n, ostride, row, rn, ui, dui)
+}
+
+func rowRunInt4Go(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64) int {
+	const round = 1 << (hBits - iBits - 1)
+	if rn < 4 {
 		return 0
 	}
 	s, oi := 0, 0
@@ -145,11 +196,46 @@ func rowRunInt4(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64)
 		lw := &cmLUTInt[lutIndex(ui)]
 		p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-		// One channel at a time (see columnsRowInt4).
+		// One channel at a time (see columnsRowInt4Go).
 		o := out[oi : oi+3 : oi+3]
 		o[0] = (w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12]) + round) >> (hBits - iBits)
 		o[1] = (w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13]) + round) >> (hBits - iBits)
 		o[2] = (w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14]) + round) >> (hBits - iBits)
 	}
 	return s
+}
+
+// cmLUTPairs is cmLUTInt as pairTaps lays out weights for the SIMD horizontal pass.
+var cmLUTPairs = func() (t [cmLUTSteps + 1][16]int16) {
+	for i := range t {
+		pairTaps(cmLUTInt[i][:], t[i][:])
+	}
+	return
+}()
+
+// pairTaps lays out four 14-bit tap weights, or five, for the horizontal kernels of
+// resample_simd_amd64.s, one pair per channel for PMADDWL: (w0, w1) four times, then
+// (w2, w3) four times, and in a 24-value out (w4, 0) four times (0 for four taps).
+// It reports false when the weights do not fit out or 16 bits (the latter never for
+// Catmull-Rom at 2^hBits, whose weights lie within -0.1..1).
+func pairTaps(w []int32, out []int16) bool {
+	if len(w) < 4 || len(w) > 4+(len(out)-16)/8 {
+		return false
+	}
+	for _, v := range w {
+		if v != int32(int16(v)) {
+			return false
+		}
+	}
+	for c := range 4 {
+		out[2*c], out[2*c+1] = int16(w[0]), int16(w[1])
+		out[8+2*c], out[8+2*c+1] = int16(w[2]), int16(w[3])
+		if len(out) == 24 {
+			out[16+2*c], out[16+2*c+1] = 0, 0
+			if len(w) == 5 {
+				out[16+2*c] = int16(w[4])
+			}
+		}
+	}
+	return true
 }

@@ -7,3 +7,17 @@ func combine4Blocks(dp []uint8, t0, t1, t2, t3, w []int32, n int) {}
 // combine4SIMD is how many 4-pixel blocks combine4 leaves to combine4Blocks: none
 // without the amd64 assembly.
 func combine4SIMD(n int) int { return 0 }
+
+func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int) {}
+
+func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int {
+	return 0
+}
+
+func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32) {
+}
+
+// haveResampleSIMD is false without the amd64 assembly.
+func haveResampleSIMD() bool { return false }
+
+func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int) {}

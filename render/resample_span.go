@@ -104,22 +104,7 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
 				ph := (ox + x0) & 1
 				n := (ph + x1 - x0 + 1) / 2
-				cb, cr := m.Cb[ci:][:n], m.Cr[ci:][:n]
-				for i, yv := range yrow {
-					// color.YCbCrToRGB's arithmetic (JFIF coefficients at 2^16,
-					// rounding adjustment 257*Y'), its clamping written as min/max:
-					// written out here because the call does not inline, and a
-					// call a pixel cost a third of the conversion (callgrind).
-					// TestYCCSpanMatchesConversion checks it against the library.
-					k := (i + ph) >> 1
-					yy1 := int32(yv) * 0x10101
-					cb1, cr1 := int32(cb[k])-128, int32(cr[k])-128
-					q := buf[4*i : 4*i+4 : 4*i+4]
-					q[0] = uint8(min(max((yy1+91881*cr1)>>16, 0), 255))
-					q[1] = uint8(min(max((yy1-22554*cb1-46802*cr1)>>16, 0), 255))
-					q[2] = uint8(min(max((yy1+116130*cb1)>>16, 0), 255))
-					q[3] = 255
-				}
+				yccRowHalf(buf, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
 				return buf
 			}
 			for i, yv := range yrow {
@@ -136,18 +121,36 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 		// Down a column of 4:2:0 the chroma column is fixed and its row advances
 		// every other pixel (image row py has chroma row py/2, coordinates >= 0).
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
-			buf = buf[:4*(x1-x0)]
+			n := x1 - x0
 			px, py := ox+y, oy+x0
 			yi := m.YOffset(px, py)
 			ci := m.COffset(px, py)
-			for i := range x1 - x0 {
-				yy1 := int32(m.Y[yi]) * 0x10101
-				cb1, cr1 := int32(m.Cb[ci])-128, int32(m.Cr[ci])-128
-				q := buf[4*i : 4*i+4 : 4*i+4]
-				q[0] = uint8(min(max((yy1+91881*cr1)>>16, 0), 255))
-				q[1] = uint8(min(max((yy1-22554*cb1-46802*cr1)>>16, 0), 255))
-				q[2] = uint8(min(max((yy1+116130*cb1)>>16, 0), 255))
-				q[3] = 255
+			buf = buf[:4*n]
+			if haveResampleSIMD() {
+				// Gathered 64 pixels at a time into planes on the stack (chroma a
+				// sample per two rows, as in a row of 4:2:0), then converted by
+				// yccRowHalf. Pixel i's chroma is (i+ph)/2 rows below the first's.
+				ph := py & 1
+				var yp [64]uint8
+				var cbp, crp [33]uint8
+				for at := 0; at < n; at += len(yp) {
+					c := min(len(yp), n-at)
+					for i := range c {
+						yp[i] = m.Y[yi]
+						yi += m.YStride
+					}
+					nc := (ph + c + 1) / 2
+					cj := ci + (at+ph)>>1*m.CStride
+					for k := range nc {
+						cbp[k], crp[k] = m.Cb[cj], m.Cr[cj]
+						cj += m.CStride
+					}
+					yccRowHalf(buf[4*at:4*(at+c)], yp[:c], cbp[:nc], crp[:nc], ph)
+				}
+				return buf
+			}
+			for i := range n {
+				yccToRGBA(buf[4*i:4*i+4], m.Y[yi], m.Cb[ci], m.Cr[ci])
 				yi += m.YStride
 				if (py+i)&1 == 1 {
 					ci += m.CStride
@@ -168,4 +171,39 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 		}
 		return buf
 	}
+}
+
+// yccRowHalf converts a row of YCbCr pixels whose chroma pairs share (pixel i's
+// chroma is cb, cr[(i+ph)/2]) to opaque RGBA in buf: four pixels at a time with
+// yccHalfBlocks where the CPU has it (about 10 instructions a pixel instead of 65:
+// docs/benchmarks.md, "Rotated pictures, fourth round"), the rest with yccToRGBA.
+func yccRowHalf(buf, yrow, cb, cr []uint8, ph int) {
+	i, k := 0, 0
+	if ph == 1 && len(yrow) > 0 {
+		yccToRGBA(buf[0:4], yrow[0], cb[0], cr[0])
+		i, k = 1, 1
+	}
+	if haveResampleSIMD() {
+		nb := (len(yrow) - i) / 4
+		yccHalfBlocks(buf[4*i:4*(i+4*nb)], yrow[i:i+4*nb], cb[k:k+2*nb], cr[k:k+2*nb], nb, 16)
+		i += 4 * nb
+	}
+	for ; i < len(yrow); i++ {
+		k := (i + ph) >> 1
+		yccToRGBA(buf[4*i:4*i+4], yrow[i], cb[k], cr[k])
+	}
+}
+
+// yccToRGBA is color.YCbCrToRGB's arithmetic (JFIF coefficients at 2^16, rounding
+// adjustment 257*Y'), its clamping written as min/max, and alpha 255: written out
+// because the library's call does not inline, and a call a pixel cost a third of the
+// conversion (callgrind). TestYCCSpanMatchesConversion checks it against the library.
+func yccToRGBA(q []uint8, yv, cb, cr uint8) {
+	q = q[:4:4]
+	yy1 := int32(yv) * 0x10101
+	cb1, cr1 := int32(cb)-128, int32(cr)-128
+	q[0] = uint8(min(max((yy1+91881*cr1)>>16, 0), 255))
+	q[1] = uint8(min(max((yy1-22554*cb1-46802*cr1)>>16, 0), 255))
+	q[2] = uint8(min(max((yy1+116130*cb1)>>16, 0), 255))
+	q[3] = 255
 }

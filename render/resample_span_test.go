@@ -79,6 +79,20 @@ func TestYCCSpanMatchesConversion(t *testing.T) {
 				}
 			}
 		}
+		// Transposed (columns gathered, then converted), from an odd row too:
+		// column x of the image is row x of the fetcher.
+		fetchT := opaqueSpanFetcher(m, m.Rect, true)
+		bufT := make([]uint8, 4*512)
+		for x := range 512 {
+			y0 := x & 1
+			got := fetchT(x, y0, 512, bufT)
+			for y := y0; y < 512; y++ {
+				r, g, b := color.YCbCrToRGB(m.Y[y*m.YStride+x], uint8(x/2), uint8(y/2))
+				if q := got[4*(y-y0) : 4*(y-y0)+4]; q[0] != r || q[1] != g || q[2] != b || q[3] != 255 {
+					t.Fatalf("transposed: Y %d Cb %d Cr %d: got %v, want %d %d %d 255", m.Y[y*m.YStride+x], x/2, y/2, q, r, g, b)
+				}
+			}
+		}
 	}
 }
 

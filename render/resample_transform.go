@@ -607,6 +607,29 @@ func edgeSample(c float64, k kernel1D, n int) (e, L int, ok bool) {
 	return e, int((c-float64(i0))*cmLUTSteps + 0.5), true
 }
 
+// edgeSampleFixed is edgeSample at a 32.32 position, in integers: the float clamps
+// and conversions cost pass 1 about 30M instructions a 300-dpi rotated draw
+// (callgrind). Beyond the clamp (c < -4 or c > n+3, support 2) the position is a
+// whole pixel, weight row 0.
+func edgeSampleFixed(ui int64, k kernel1D, n int) (e, L int, ok bool) {
+	if k.stretch != 1 {
+		return 0, 0, false
+	}
+	switch i0 := ui >> 32; {
+	case i0 < -4:
+		return 0, 0, true
+	case i0 >= int64(n)+3:
+		return n - 1, 0, true
+	case i0 <= -2:
+		e = 0
+	case i0 >= int64(n):
+		e = n - 1
+	default:
+		return 0, 0, false
+	}
+	return e, lutIndex(ui), true
+}
+
 // fixedTapWeights rounds the float weights of a generic tap set to hBits.
 func fixedTapWeights(w []float32, out []int32) {
 	for j, v := range w {
@@ -642,7 +665,7 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 			r = w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12])
 			g = w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13])
 			b = w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14])
-		} else if e, L, ok := edgeSample(fromFixed32(ui), k, rn); ok {
+		} else if e, L, ok := edgeSampleFixed(ui, k, rn); ok {
 			// Every tap is the same edge pixel: its value times the weights' sum.
 			p, sum := row[4*e:4*e+3:4*e+3], cmLUTIntSum[L]
 			r, g, b = sum*int32(p[0]), sum*int32(p[1]), sum*int32(p[2])

@@ -1,0 +1,367 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The SSE kernels of the two resampling passes of resample.go and resample_transform.go.
+// Each computes what the Go loop next to its declaration computes, to the bit.
+
+// Horizontal pass (resampleRowRGB, rowRunInt4): the four taps of a sample are four
+// consecutive source pixels, 16 bytes loaded at once. PSHUFB spreads them to 16-bit
+// values paired by tap, (tap 0, tap 1) and (tap 2, tap 3) of each channel, and
+// PMADDWL multiplies each pair by its two 14-bit weights and adds them: two
+// multiply-adds a sample for the three channels. The products and sums are exact in
+// int32 (bytes times weights under 2^15), as the Go loop's are; then the rounding
+// shift from 2^hBits to 2^iBits.
+
+// 2^(hBits-iBits-1): the horizontal rounding.
+DATA hRound<>+0(SB)/8, $0x0000008000000080
+DATA hRound<>+8(SB)/8, $0x0000008000000080
+GLOBL hRound<>(SB), RODATA|NOPTR, $16
+
+// RGB source pixels (3 bytes): taps 0, 1 and taps 2, 3 of r, g, b as words; the
+// fourth lane zero.
+DATA rgbPair01<>+0(SB)/8, $0x8004800180038000
+DATA rgbPair01<>+8(SB)/8, $0x8080808080058002
+GLOBL rgbPair01<>(SB), RODATA|NOPTR, $16
+DATA rgbPair23<>+0(SB)/8, $0x800a800780098006
+DATA rgbPair23<>+8(SB)/8, $0x80808080800b8008
+GLOBL rgbPair23<>(SB), RODATA|NOPTR, $16
+
+// RGBA source pixels (4 bytes): the same, alpha in the fourth lane (not stored).
+DATA rgbaPair01<>+0(SB)/8, $0x8005800180048000
+DATA rgbaPair01<>+8(SB)/8, $0x8007800380068002
+GLOBL rgbaPair01<>(SB), RODATA|NOPTR, $16
+DATA rgbaPair23<>+0(SB)/8, $0x800d8009800c8008
+DATA rgbaPair23<>+8(SB)/8, $0x800f800b800e800a
+GLOBL rgbaPair23<>(SB), RODATA|NOPTR, $16
+
+// HTAPS resamples the 16 source bytes at (SI) with the pair weights at (BX) (taps
+// 0, 1 then taps 2, 3, each pair repeated four times) and stores r, g, b as int32 at
+// (DI). X13, X14: the shuffles; X15: hRound.
+#define HTAPS \
+	MOVOU    (SI), X0;   \
+	MOVO     X0, X1;     \
+	PSHUFB   X13, X0;    \
+	PSHUFB   X14, X1;    \
+	MOVOU    (BX), X2;   \
+	MOVOU    16(BX), X3; \
+	PMADDWL  X2, X0;     \
+	PMADDWL  X3, X1;     \
+	PADDL    X1, X0;     \
+	PADDL    X15, X0;    \
+	PSRAL    $8, X0;     \
+	MOVQ     X0, (DI);   \
+	PEXTRD   $2, X0, 8(DI)
+
+// Tap 4 of r, g, b as words, each beside a zero (its pair weight's second half).
+DATA rgbTap4<>+0(SB)/8, $0x8080800d8080800c
+DATA rgbTap4<>+8(SB)/8, $0x808080808080800e
+GLOBL rgbTap4<>(SB), RODATA|NOPTR, $16
+
+// func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int)
+//
+// Columns 0..n-1 of the unrotated horizontal pass, each with four taps, or five when
+// taps is 5 (a slight shrink widens the kernel to five taps for some columns): column
+// j reads src[offs[j]:][:16] (its 12 or 15 bytes; the weights' zero lanes drop the
+// rest), weights wts[24j:24j+24] (pairTaps), and writes out[3j:3j+3].
+TEXT ·resampleRowRGBBlocks(SB), NOSPLIT, $0-112
+	MOVQ  out_base+0(FP), DI
+	MOVQ  src_base+24(FP), R8
+	MOVQ  offs_base+48(FP), R9
+	MOVQ  wts_base+72(FP), BX
+	MOVQ  n+96(FP), CX
+	MOVQ  taps+104(FP), R10
+	TESTQ CX, CX
+	JZ    rgbdone
+	MOVOU rgbPair01<>(SB), X13
+	MOVOU rgbPair23<>(SB), X14
+	MOVOU hRound<>(SB), X15
+	MOVOU rgbTap4<>(SB), X12
+	CMPQ  R10, $5
+	JEQ   rgbloop5
+
+rgbloop:
+	MOVLQSX (R9), SI
+	ADDQ    R8, SI
+	HTAPS
+	ADDQ    $4, R9
+	ADDQ    $48, BX
+	ADDQ    $12, DI
+	DECQ    CX
+	JNZ     rgbloop
+	RET
+
+rgbloop5:
+	MOVLQSX  (R9), SI
+	ADDQ     R8, SI
+	MOVOU    (SI), X0
+	MOVO     X0, X1
+	MOVO     X0, X4
+	PSHUFB   X13, X0
+	PSHUFB   X14, X1
+	PSHUFB   X12, X4
+	MOVOU    (BX), X2
+	MOVOU    16(BX), X3
+	MOVOU    32(BX), X5
+	PMADDWL  X2, X0
+	PMADDWL  X3, X1
+	PMADDWL  X5, X4
+	PADDL    X1, X0
+	PADDL    X4, X0
+	PADDL    X15, X0
+	PSRAL    $8, X0
+	MOVQ     X0, (DI)
+	PEXTRD   $2, X0, 8(DI)
+	ADDQ     $4, R9
+	ADDQ     $48, BX
+	ADDQ     $12, DI
+	DECQ     CX
+	JNZ      rgbloop5
+
+rgbdone:
+	RET
+
+// func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
+//
+// rowRunInt4's loop: from position ui (32.32, step dui), up to n samples of the row
+// of rn RGBA pixels while all four taps lie inside, sample s to out[s*ostride:][:3];
+// returns how many.
+TEXT ·rowRunBlocks(SB), NOSPLIT, $0-104
+	MOVQ  out_base+0(FP), DI
+	MOVQ  n+24(FP), CX
+	MOVQ  ostride+32(FP), R10
+	SHLQ  $2, R10
+	MOVQ  row_base+40(FP), R8
+	MOVQ  rn+64(FP), R11
+	SUBQ  $3, R11
+	MOVQ  ui+72(FP), DX
+	MOVQ  dui+80(FP), R12
+	MOVQ  pairs+88(FP), R9
+	XORQ  AX, AX
+	MOVOU rgbaPair01<>(SB), X13
+	MOVOU rgbaPair23<>(SB), X14
+	MOVOU hRound<>(SB), X15
+
+runloop:
+	CMPQ AX, CX
+	JGE  rundone
+	// i0 - 1 = (ui >> 32) - 1 must lie in [0, rn-3).
+	MOVQ DX, SI
+	SARQ $32, SI
+	DECQ SI
+	CMPQ SI, R11
+	JCC  rundone
+	SHLQ $2, SI
+	ADDQ R8, SI
+	// The weights of the fraction rounded to 1/1024 (lutIndex): 32 bytes a row.
+	MOVL DX, BX
+	ADDQ $0x200000, BX
+	SHRQ $22, BX
+	SHLQ $5, BX
+	ADDQ R9, BX
+	HTAPS
+	ADDQ R10, DI
+	ADDQ R12, DX
+	INCQ AX
+	JMP  runloop
+
+rundone:
+	MOVQ AX, ret+96(FP)
+	RET
+
+// Vertical pass of the rotated path (columnsRowInt4): each pixel's four taps are 12
+// consecutive int32 (RGB of source rows i0-1 .. i0+2) in its column of the intRing,
+// loaded as four overlapping vectors so that lane c of each holds channel c of one
+// tap; each is multiplied by its tap's weight and summed, then toByte's rounding,
+// shift and clamp (the saturating packs), as combine4Blocks.
+
+// 2^(iBits+vBits-1): the rounding of toByte.
+DATA vRound<>+0(SB)/8, $0x0008000000080000
+DATA vRound<>+8(SB)/8, $0x0008000000080000
+GLOBL vRound<>(SB), RODATA|NOPTR, $16
+
+// func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32)
+//
+// n wholly covered pixels: pixel j is written opaque to dp[4j:4j+4], sampled at
+// v + j dvi (32.32) from the column at inter[col + j cs:], whose slot s holds
+// values 3s..3s+2.
+TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
+	MOVQ  dp_base+0(FP), DI
+	MOVQ  inter_base+24(FP), R8
+	MOVQ  col+48(FP), R9
+	SHLQ  $2, R9
+	ADDQ  R9, R8
+	MOVQ  cs+56(FP), R10
+	SHLQ  $2, R10
+	MOVQ  mask+64(FP), R11
+	MOVQ  v+72(FP), DX
+	MOVQ  dvi+80(FP), R12
+	MOVQ  n+88(FP), CX
+	MOVQ  lut+96(FP), R9
+	TESTQ CX, CX
+	JZ    coldone
+	MOVOU vRound<>(SB), X15
+
+colloop:
+	// Slot of tap 0: ((v >> 32) - 1) & mask, 12 bytes a slot.
+	MOVQ DX, SI
+	SARQ $32, SI
+	DECQ SI
+	ANDQ R11, SI
+	LEAQ (SI)(SI*2), SI
+	SHLQ $2, SI
+	ADDQ R8, SI
+	MOVL DX, BX
+	ADDQ $0x200000, BX
+	SHRQ $22, BX
+	SHLQ $4, BX
+	MOVOU (R9)(BX*1), X4
+	PSHUFD $0x00, X4, X5
+	PSHUFD $0x55, X4, X6
+	PSHUFD $0xaa, X4, X7
+	PSHUFD $0xff, X4, X8
+	MOVOU  (SI), X0
+	PMULLD X5, X0
+	MOVOU  12(SI), X1
+	PMULLD X6, X1
+	PADDL  X1, X0
+	MOVOU  24(SI), X1
+	PMULLD X7, X1
+	PADDL  X1, X0
+	// Tap 3 is values 9..11: loaded from 8 (not to read past the 12) and shifted.
+	MOVOU  32(SI), X1
+	PSRLDQ $4, X1
+	PMULLD X8, X1
+	PADDL  X1, X0
+	PADDL  X15, X0
+	PSRAL  $20, X0
+	PACKSSLW X0, X0
+	PACKUSWB X0, X0
+	MOVL   X0, AX
+	ORL    $0xff000000, AX
+	MOVL   AX, (DI)
+	ADDQ   $4, DI
+	ADDQ   R10, R8
+	ADDQ   R12, DX
+	DECQ   CX
+	JNZ    colloop
+
+coldone:
+	RET
+
+// YCbCr to RGBA (the span fetchers of resample_span.go): color.YCbCrToRGB's integer
+// arithmetic (JFIF coefficients at 2^16, Y scaled by 0x10101) on four pixels at once
+// in int32 lanes; its clamp to 0..255 is the two saturating packs (the values before
+// them lie within -180..433, exact in int16).
+
+DATA ycc128<>+0(SB)/8, $0x0000008000000080
+DATA ycc128<>+8(SB)/8, $0x0000008000000080
+GLOBL ycc128<>(SB), RODATA|NOPTR, $16
+DATA yccY<>+0(SB)/8, $0x0001010100010101
+DATA yccY<>+8(SB)/8, $0x0001010100010101
+GLOBL yccY<>(SB), RODATA|NOPTR, $16
+// 91881 (Cr to R), 22554 (Cb to G, subtracted), 46802 (Cr to G, subtracted), 116130 (Cb to B).
+DATA yccCrR<>+0(SB)/8, $0x000166e9000166e9
+DATA yccCrR<>+8(SB)/8, $0x000166e9000166e9
+GLOBL yccCrR<>(SB), RODATA|NOPTR, $16
+DATA yccCbG<>+0(SB)/8, $0x0000581a0000581a
+DATA yccCbG<>+8(SB)/8, $0x0000581a0000581a
+GLOBL yccCbG<>(SB), RODATA|NOPTR, $16
+DATA yccCrG<>+0(SB)/8, $0x0000b6d20000b6d2
+DATA yccCrG<>+8(SB)/8, $0x0000b6d20000b6d2
+GLOBL yccCrG<>(SB), RODATA|NOPTR, $16
+DATA yccCbB<>+0(SB)/8, $0x0001c5a20001c5a2
+DATA yccCbB<>+8(SB)/8, $0x0001c5a20001c5a2
+GLOBL yccCbB<>(SB), RODATA|NOPTR, $16
+DATA yccAlpha<>+0(SB)/8, $0x000000ff000000ff
+DATA yccAlpha<>+8(SB)/8, $0x000000ff000000ff
+GLOBL yccAlpha<>(SB), RODATA|NOPTR, $16
+// Bytes R0..R3 G0..G3 B0..B3 A0..A3 to R0 G0 B0 A0 R1 ...
+DATA yccInterleave<>+0(SB)/8, $0x0d0905010c080400
+DATA yccInterleave<>+8(SB)/8, $0x0f0b07030e0a0602
+GLOBL yccInterleave<>(SB), RODATA|NOPTR, $16
+
+// YCC4 converts X0 (Y), X1 (Cb), X2 (Cr), four int32 lanes each, to four RGBA pixels
+// stored at (DI). X8..X15 hold the constants above.
+#define YCC4 \
+	PMULLD  X9, X0;       \
+	PSUBL   X8, X1;       \
+	PSUBL   X8, X2;       \
+	MOVO    X2, X3;       \
+	PMULLD  X10, X3;      \
+	PADDL   X0, X3;       \
+	MOVO    X1, X4;       \
+	PMULLD  X11, X4;      \
+	MOVO    X2, X5;       \
+	PMULLD  X12, X5;      \
+	MOVO    X0, X6;       \
+	PSUBL   X4, X6;       \
+	PSUBL   X5, X6;       \
+	PMULLD  X13, X1;      \
+	PADDL   X0, X1;       \
+	PSRAL   $16, X3;      \
+	PSRAL   $16, X6;      \
+	PSRAL   $16, X1;      \
+	PACKSSLW X6, X3;      \
+	PACKSSLW X14, X1;     \
+	PACKUSWB X1, X3;      \
+	PSHUFB  X15, X3;      \
+	MOVOU   X3, (DI)
+
+#define YCCCONST \
+	MOVOU ycc128<>(SB), X8;        \
+	MOVOU yccY<>(SB), X9;          \
+	MOVOU yccCrR<>(SB), X10;       \
+	MOVOU yccCbG<>(SB), X11;       \
+	MOVOU yccCrG<>(SB), X12;       \
+	MOVOU yccCbB<>(SB), X13;       \
+	MOVOU yccAlpha<>(SB), X14;     \
+	MOVOU yccInterleave<>(SB), X15
+
+// Bytes R0..R3 G0..G3 B0..B3 A0..A3 to R0 G0 B0 R1 ... B3, then four zeros.
+DATA yccInterleaveRGB<>+0(SB)/8, $0x0602090501080400
+DATA yccInterleaveRGB<>+8(SB)/8, $0x808080800b07030a
+GLOBL yccInterleaveRGB<>(SB), RODATA|NOPTR, $16
+
+// func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)
+//
+// n blocks of four pixels whose chroma is shared by pairs (4:2:0 and 4:2:2 rows):
+// pixels y[4j:4j+4] with chroma cb, cr[2j:2j+2], to dst[step*j:] as RGBA (step 16)
+// or RGB (step 12; each block stores 16 bytes, the last four zeros that the next
+// block overwrites, so dst must hold 4 more after the last block's 12).
+TEXT ·yccHalfBlocks(SB), NOSPLIT, $0-112
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  y_base+24(FP), SI
+	MOVQ  cb_base+48(FP), R8
+	MOVQ  cr_base+72(FP), R9
+	MOVQ  n+96(FP), CX
+	MOVQ  step+104(FP), R10
+	TESTQ CX, CX
+	JZ    halfdone
+	YCCCONST
+	CMPQ  R10, $16
+	JEQ   halfloop
+	MOVOU yccInterleaveRGB<>(SB), X15
+
+halfloop:
+	MOVL      (SI), AX
+	MOVQ      AX, X0
+	PMOVZXBD  X0, X0
+	MOVWLZX   (R8), AX
+	MOVQ      AX, X1
+	PUNPCKLBW X1, X1
+	PMOVZXBD  X1, X1
+	MOVWLZX   (R9), AX
+	MOVQ      AX, X2
+	PUNPCKLBW X2, X2
+	PMOVZXBD  X2, X2
+	YCC4
+	ADDQ      R10, DI
+	ADDQ      $4, SI
+	ADDQ      $2, R8
+	ADDQ      $2, R9
+	DECQ      CX
+	JNZ       halfloop
+
+halfdone:
+	RET
