@@ -13,6 +13,13 @@
 //     markers the entropy decoding is serial, but the dequantisation, inverse DCT and
 //     storing of finished rows are not, so on two cores a large picture decodes in
 //     about the time of its Huffman decoding alone.
+//   - Fewer instructions for the same arithmetic: dequantisation stops at a block's
+//     last non-zero coefficient, a block or IDCT row of a DC term alone is filled
+//     without the butterflies (dcOnly, idctRows), clipping is branch-free, the
+//     common cases of decodeHuffman and receiveExtend are inlined into the AC loop,
+//     and the bit buffer is topped up several plain bytes at a time (fillBits).
+//   - A progressive file's blocks, all known after its last scan, are transformed in
+//     two bands of rows on two goroutines.
 //   - DecodeRows takes the number of pixel rows from the top the caller needs. A
 //     single-scan (interleaved) sequential file is read only down to the MCU row
 //     holding the last of them, and no block below them is transformed (for

@@ -322,7 +322,9 @@ func (d *decoder) scanBlocks(pipe *idctPipe, scan *[maxComponents]scanComp, nCom
 									last = zig
 								} else {
 									if val0 != 0x0f {
-										if err := d.readEOBRun(val0); err != nil {
+										if val0 == 0 {
+											d.eobRun = 1 // a plain EOB: readEOBRun's 1<<0, no bits
+										} else if err := d.readEOBRun(val0); err != nil {
 											return err
 										}
 										d.eobRun--
@@ -503,6 +505,31 @@ func (d *decoder) refineNonZeroes(b *block, zig, zigEnd, nz, delta int32) (int32
 }
 
 func (d *decoder) reconstructProgressiveImage() error {
+	// All coefficients are known now and every block is independent: a large picture
+	// is transformed in two bands of pixel rows at once, the bottom band on a second
+	// goroutine (each block row belongs to the band holding its top pixel row, so the
+	// two write disjoint rows).
+	rows := d.rowsWanted()
+	blocks := 0
+	for i := range d.nComp {
+		blocks += len(d.progCoeffs[i])
+	}
+	if d.pipeMin < 0 || blocks < d.pipeMin || rows < 2 {
+		return d.reconstructProgressiveRows(0, rows)
+	}
+	mid := rows / 2
+	done := make(chan error, 1)
+	go func() { done <- d.reconstructProgressiveRows(mid, rows) }()
+	err := d.reconstructProgressiveRows(0, mid)
+	if err2 := <-done; err == nil {
+		err = err2
+	}
+	return err
+}
+
+// reconstructProgressiveRows transforms and stores the blocks whose top pixel row is
+// in [y0, y1).
+func (d *decoder) reconstructProgressiveRows(y0, y1 int) error {
 	// The h0, mxx, by and bx variables have the same meaning as in the
 	// processSOS method.
 	h0 := d.comp[0].h
@@ -514,7 +541,7 @@ func (d *decoder) reconstructProgressiveImage() error {
 		v := 8 * d.comp[0].v / d.comp[i].v
 		h := 8 * d.comp[0].h / d.comp[i].h
 		stride := mxx * d.comp[i].h
-		for by := 0; by*v < d.rowsWanted(); by++ {
+		for by := (y0 + v - 1) / v; by*v < y1; by++ {
 			for bx := 0; bx*h < d.width; bx++ {
 				if err := d.reconstructBlock(&d.progCoeffs[i][by*stride+bx], bx, by, i); err != nil {
 					return err
