@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"math"
 
 	"github.com/printworker/printworker/hub/model"
 )
@@ -71,6 +72,7 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	// fill, on the other workers); Rasterize waits for them before the first picture
 	// (docs/benchmarks.md, "Speed: third round"). The decoding is waited for before
 	// returning, so nothing writes to the scene afterwards, and its error wins.
+	limitRows(s, p.pending)
 	done := make(chan error, 1)
 	go func() { done <- p.decode(ctx) }()
 	var decErr error
@@ -107,6 +109,63 @@ func (p *PreparedView) decode(ctx context.Context) error {
 	}
 	return nil
 }
+
+// limitRows sets, for each pending JPEG of a raster scene, how many of its stored
+// pixel rows the drawing reads: the rows down to the bottom of the part its layers'
+// clips let through (visiblePixels, as the CMYK PDF crops), plus the resampling
+// kernel's reach, so that the decoder skips the rows below (the reference T-shirt's
+// photo loses its bottom sixth to the export box). The margin is the Catmull-Rom
+// support (2 source pixels, 2/scale when shrinking) and the clip edge's rounding to
+// whole output pixels (1/scale), tripled and padded, since the canvas pixels the
+// clip lets through are all the rasterizer draws. A picture drawn by a layer whose
+// reach cannot be worked out is decoded whole.
+func limitRows(s *Scene, pending []*pendingDecode) {
+	for _, pd := range pending {
+		if pd.kind == kindJPEG {
+			pd.rows = rowsRead(s, pd.il)
+		}
+	}
+}
+
+// rowsRead is how many stored rows of il from the top the scene's layers read, 0 when
+// all of them (or unknown).
+func rowsRead(s *Scene, il *ImageLayer) int {
+	toPx := s.ToPixel()
+	need := 0
+	for i := range s.Layers {
+		l := &s.Layers[i]
+		if l.Kind != LayerImage || l.Image != il {
+			continue
+		}
+		// visiblePixels reads the picture's bounds from its pixels, not decoded yet:
+		// ask it about a copy whose image is only those bounds.
+		probe, img := *l, *il
+		img.Image = boundsOnly(image.Rect(0, 0, il.Width, il.Height))
+		probe.Image = &img
+		vis := visiblePixels(&probe)
+		// Output pixels per source pixel, the smaller of the two axes' (as Rasterize
+		// maps the layer: toPx times its transform).
+		m := toPx.Mul(l.Transform)
+		scale := math.Min(math.Hypot(m[0], m[1]), math.Hypot(m[2], m[3]))
+		margin := 3*math.Max(1, 1/scale) + 8
+		if !(scale > 0) || !(margin < float64(il.Height)) {
+			return 0
+		}
+		need = max(need, vis.Max.Y+int(math.Ceil(margin)))
+	}
+	if need >= il.Height {
+		return 0
+	}
+	return need
+}
+
+// boundsOnly is an image of the given bounds and no pixels, for asking geometry
+// questions of a picture not decoded yet.
+type boundsOnly image.Rectangle
+
+func (b boundsOnly) ColorModel() color.Model { return color.RGBAModel }
+func (b boundsOnly) Bounds() image.Rectangle { return image.Rectangle(b) }
+func (b boundsOnly) At(x, y int) color.Color { return color.RGBA{} }
 
 // decodedBytes estimates the memory of decoding one raster file of the given header
 // into the layer image: the decoder's output, its working buffers that scale with the
