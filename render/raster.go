@@ -25,39 +25,122 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 	}
 	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
 	toPx := s.ToPixel()
+	var ahead []bool // layers drawn ahead while the pictures were decoded
+	// While pictures are being decoded on their own goroutine, the layers below them
+	// (the background fill) leave that goroutine a core: it is the longer path.
+	workers := r.opts.Workers
+	if s.awaitMedia != nil {
+		workers = max(1, workers-1)
+	}
 	for i := range s.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		l := &s.Layers[i]
+		if ahead != nil && ahead[i] {
+			continue
+		}
 		if l.Kind == LayerImage && s.awaitMedia != nil {
+			if ahead == nil {
+				ahead = make([]bool, len(s.Layers))
+				if err := r.drawAhead(ctx, s, canvas, i, ahead, workers); err != nil {
+					return nil, err
+				}
+			}
 			if err := s.awaitMedia(); err != nil {
 				return nil, err
 			}
+			workers = r.opts.Workers
 		}
-		clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
-		if clip.Empty() {
-			continue
-		}
-		m := toPx.Mul(l.Transform)
-		switch l.Kind {
-		case LayerFill:
-			r.drawFill(canvas, clip, m, l)
-		case LayerImage:
-			r.drawPicture(canvas, bounds(toPx, l.Clip), m, l)
-			l.Image = nil
-		case LayerSVG:
-			svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
-		case LayerText:
-			sh := r.shapers.get()
-			err := drawText(canvas, clip, m, l, sh)
-			r.shapers.put(sh)
-			if err != nil {
-				return nil, fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
-			}
+		if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
+			return nil, err
 		}
 	}
 	return canvas, nil
+}
+
+// drawLayer draws one layer into the canvas; a fill uses up to workers goroutines.
+func (r *Renderer) drawLayer(canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer, workers int) error {
+	clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
+	if clip.Empty() {
+		return nil
+	}
+	m := toPx.Mul(l.Transform)
+	switch l.Kind {
+	case LayerFill:
+		drawFill(canvas, clip, m, l, workers)
+	case LayerImage:
+		r.drawPicture(canvas, bounds(toPx, l.Clip), m, l)
+		l.Image = nil
+	case LayerSVG:
+		svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
+	case LayerText:
+		sh := r.shapers.get()
+		err := drawText(canvas, clip, m, l, sh)
+		r.shapers.put(sh)
+		if err != nil {
+			return fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
+		}
+	}
+	return nil
+}
+
+// drawAhead draws, before waiting for the pictures still being decoded, the layers
+// above layer k (the first picture) that touch no pixel of a layer between k and
+// them, and marks them in ahead. Every layer composites pixel by pixel, so a layer
+// commutes with the layers whose pixels it does not touch: the canvas ends up byte for
+// byte as when drawn in order, while the badge and texts above a photo are drawn on
+// this goroutine, otherwise idle while the photo decodes (docs/benchmarks.md, "Whole
+// process: the critical path").
+func (r *Renderer) drawAhead(ctx context.Context, s *Scene, canvas *image.RGBA, k int, ahead []bool, workers int) error {
+	toPx := s.ToPixel()
+	busy := []image.Rectangle{r.layerPixels(canvas, toPx, &s.Layers[k])}
+	for j := k + 1; j < len(s.Layers); j++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l := &s.Layers[j]
+		a := r.layerPixels(canvas, toPx, l)
+		free := l.Kind != LayerImage
+		for _, b := range busy {
+			free = free && !a.Overlaps(b)
+		}
+		if !free {
+			busy = append(busy, a)
+			continue
+		}
+		if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
+			return err
+		}
+		ahead[j] = true
+	}
+	return nil
+}
+
+// layerPixels bounds the canvas pixels drawLayer may change for l.
+func (r *Renderer) layerPixels(canvas *image.RGBA, toPx Matrix, l *Layer) image.Rectangle {
+	clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
+	if clip.Empty() {
+		return image.Rectangle{}
+	}
+	m := toPx.Mul(l.Transform)
+	switch l.Kind {
+	case LayerFill:
+		return pixelRect(m, l.Fill.Rect).Intersect(clip)
+	case LayerImage:
+		// drawPicture cuts the picture to the clip's fractional edges: the pixels it
+		// touches lie within the clip rounded outwards.
+		b := bounds(toPx, l.Clip)
+		out := image.Rect(int(math.Floor(b.X)), int(math.Floor(b.Y)), int(math.Ceil(b.X+b.W)), int(math.Ceil(b.Y+b.H)))
+		return out.Intersect(canvas.Bounds())
+	case LayerText:
+		sh := r.shapers.get()
+		var u image.Rectangle
+		eachGlyph(clip, m, l.Text, sh, func(_ []font.Segment, _ []svg.Point, area image.Rectangle) { u = u.Union(area) })
+		r.shapers.put(sh)
+		return u
+	}
+	return clip
 }
 
 // pixelRect maps a template rectangle to the pixels whose centres it covers.
@@ -74,12 +157,12 @@ func premul(c color.NRGBA, opacity float64) color.RGBA {
 	}
 }
 
-func (r *Renderer) drawFill(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer) {
+func drawFill(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, workers int) {
 	rect := pixelRect(m, l.Fill.Rect).Intersect(clip)
 	src := image.NewUniform(premul(l.Fill.Color, l.Opacity))
 	// A print-size background is tens of MB of stores (5 % of a 300-dpi render on
 	// one core): split it into row bands across the workers, as the pictures are.
-	bands := min(r.opts.Workers, max(1, rect.Dx()*rect.Dy()/fillBandPixels))
+	bands := min(workers, max(1, rect.Dx()*rect.Dy()/fillBandPixels))
 	var wg sync.WaitGroup
 	for i := range bands {
 		band := image.Rect(rect.Min.X, rect.Min.Y+rect.Dy()*i/bands, rect.Max.X, rect.Min.Y+rect.Dy()*(i+1)/bands)
@@ -96,9 +179,43 @@ const fillBandPixels = 1 << 18
 // glyph's pixels (not the line's or the canvas's): large text at print dpi costs the
 // area of one glyph at a time.
 func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, sh *shaper) error {
-	t := l.Text
-	src := image.NewUniform(premul(t.Color, l.Opacity))
+	src := image.NewUniform(premul(l.Text.Color, l.Opacity))
 	var z vector.Rasterizer
+	eachGlyph(clip, m, l.Text, sh, func(segs []font.Segment, pts []svg.Point, area image.Rectangle) {
+		z.Reset(area.Dx(), area.Dy())
+		ox, oy := float64(area.Min.X), float64(area.Min.Y)
+		at := func(i int) (float32, float32) { return float32(pts[i].X - ox), float32(pts[i].Y - oy) }
+		i := 0
+		for _, sg := range segs {
+			switch sg.Op {
+			case ot.SegmentOpMoveTo:
+				// The rasterizer does not close a contour on MoveTo.
+				z.ClosePath()
+				z.MoveTo(at(i))
+			case ot.SegmentOpLineTo:
+				z.LineTo(at(i))
+			case ot.SegmentOpQuadTo:
+				ax, ay := at(i)
+				bx, by := at(i + 1)
+				z.QuadTo(ax, ay, bx, by)
+			case ot.SegmentOpCubeTo:
+				ax, ay := at(i)
+				bx, by := at(i + 1)
+				cx, cy := at(i + 2)
+				z.CubeTo(ax, ay, bx, by, cx, cy)
+			}
+			i += segArgs(sg.Op)
+		}
+		z.ClosePath()
+		z.Draw(dst, area, src, image.Point{})
+	})
+	return nil
+}
+
+// eachGlyph calls fn for every glyph of the text with an outline: its segments, their
+// points mapped to output pixels through m, and the pixels within clip the points
+// bound (the control points bound the outline).
+func eachGlyph(clip image.Rectangle, m Matrix, t *TextLayer, sh *shaper, fn func(segs []font.Segment, pts []svg.Point, area image.Rectangle)) {
 	var pts []svg.Point
 	for _, line := range t.Lines {
 		for _, g := range line.Glyphs {
@@ -108,7 +225,7 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, sh *sha
 				continue // a space, or a bitmap-only glyph
 			}
 			k := t.Size / float64(g.Font.Face.Upem())
-			// Map every point once; the control points bound the outline.
+			// Map every point once.
 			pts = pts[:0]
 			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 			for _, sg := range outline.Segments {
@@ -119,38 +236,11 @@ func drawText(dst *image.RGBA, clip image.Rectangle, m Matrix, l *Layer, sh *sha
 				}
 			}
 			area := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1))).Intersect(clip)
-			if area.Empty() {
-				continue
+			if !area.Empty() {
+				fn(outline.Segments, pts, area)
 			}
-			z.Reset(area.Dx(), area.Dy())
-			ox, oy := float64(area.Min.X), float64(area.Min.Y)
-			at := func(i int) (float32, float32) { return float32(pts[i].X - ox), float32(pts[i].Y - oy) }
-			i := 0
-			for _, sg := range outline.Segments {
-				switch sg.Op {
-				case ot.SegmentOpMoveTo:
-					// The rasterizer does not close a contour on MoveTo.
-					z.ClosePath()
-					z.MoveTo(at(i))
-				case ot.SegmentOpLineTo:
-					z.LineTo(at(i))
-				case ot.SegmentOpQuadTo:
-					ax, ay := at(i)
-					bx, by := at(i + 1)
-					z.QuadTo(ax, ay, bx, by)
-				case ot.SegmentOpCubeTo:
-					ax, ay := at(i)
-					bx, by := at(i + 1)
-					cx, cy := at(i + 2)
-					z.CubeTo(ax, ay, bx, by, cx, cy)
-				}
-				i += segArgs(sg.Op)
-			}
-			z.ClosePath()
-			z.Draw(dst, area, src, image.Point{})
 		}
 	}
-	return nil
 }
 
 // segArgs is the number of points a segment carries.
