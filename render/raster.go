@@ -25,36 +25,64 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 	}
 	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
 	toPx := s.ToPixel()
-	var ahead []bool // layers drawn ahead while the pictures were decoded
 	// While pictures are being decoded on their own goroutine, the layers below them
 	// (the background fill) leave that goroutine a core: it is the longer path.
 	workers := r.opts.Workers
 	if s.awaitMedia != nil {
 		workers = max(1, workers-1)
 	}
-	for i := range s.Layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	var (
+		ahead   []bool     // layers drawn ahead of the first picture, on their own goroutine
+		first   = -1       // the first picture, drawn alongside them
+		pending chan error // that goroutine, until joined
+	)
+	join := func() error {
+		if pending == nil {
+			return nil
 		}
-		l := &s.Layers[i]
-		if ahead != nil && ahead[i] {
-			continue
-		}
-		if l.Kind == LayerImage && s.awaitMedia != nil {
-			if ahead == nil {
-				ahead = make([]bool, len(s.Layers))
-				if err := r.drawAhead(ctx, s, canvas, i, ahead, workers); err != nil {
-					return nil, err
+		err := <-pending
+		pending = nil
+		return err
+	}
+	err := func() error {
+		for i := range s.Layers {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			l := &s.Layers[i]
+			if ahead != nil && ahead[i] {
+				continue
+			}
+			if l.Kind == LayerImage && s.awaitMedia != nil {
+				if ahead == nil {
+					first, ahead = i, r.planAhead(s, canvas, i)
+					done := make(chan error, 1)
+					pending = done
+					go func(w int) { done <- r.drawMarked(ctx, s, canvas, ahead, w) }(workers)
+				}
+				if err := s.awaitMedia(); err != nil {
+					return err
+				}
+				workers = r.opts.Workers
+			}
+			// Only the first picture is drawn while the layers ahead may still be: a
+			// later layer may overlap one of them, which must be drawn before it.
+			if first >= 0 && i > first {
+				if err := join(); err != nil {
+					return err
 				}
 			}
-			if err := s.awaitMedia(); err != nil {
-				return nil, err
+			if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
+				return err
 			}
-			workers = r.opts.Workers
 		}
-		if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
-			return nil, err
-		}
+		return nil
+	}()
+	if jerr := join(); err == nil {
+		err = jerr
+	}
+	if err != nil {
+		return nil, err
 	}
 	return canvas, nil
 }
@@ -85,34 +113,45 @@ func (r *Renderer) drawLayer(canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer
 	return nil
 }
 
-// drawAhead draws, before waiting for the pictures still being decoded, the layers
-// above layer k (the first picture) that touch no pixel of a layer between k and
-// them, and marks them in ahead. Every layer composites pixel by pixel, so a layer
-// commutes with the layers whose pixels it does not touch: the canvas ends up byte for
-// byte as when drawn in order, while the badge and texts above a photo are drawn on
-// this goroutine, otherwise idle while the photo decodes (docs/benchmarks.md, "Whole
-// process: the critical path").
-func (r *Renderer) drawAhead(ctx context.Context, s *Scene, canvas *image.RGBA, k int, ahead []bool, workers int) error {
+// planAhead marks the layers above layer k (the first picture) that are not pictures
+// and touch no pixel of a layer between k and them. Every layer composites pixel by
+// pixel, so such a layer commutes with the layers whose pixels it does not touch:
+// drawn while the picture decodes and then while it is drawn, the canvas ends up byte
+// for byte as when drawn in order, and the badge and texts above a photo leave the
+// critical path (docs/benchmarks.md, "Whole process: the critical path").
+func (r *Renderer) planAhead(s *Scene, canvas *image.RGBA, k int) []bool {
 	toPx := s.ToPixel()
+	ahead := make([]bool, len(s.Layers))
 	busy := []image.Rectangle{r.layerPixels(canvas, toPx, &s.Layers[k])}
 	for j := k + 1; j < len(s.Layers); j++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		l := &s.Layers[j]
 		a := r.layerPixels(canvas, toPx, l)
 		free := l.Kind != LayerImage
 		for _, b := range busy {
 			free = free && !a.Overlaps(b)
 		}
-		if !free {
+		if free {
+			ahead[j] = true
+		} else {
 			busy = append(busy, a)
+		}
+	}
+	return ahead
+}
+
+// drawMarked draws the marked layers in order.
+func (r *Renderer) drawMarked(ctx context.Context, s *Scene, canvas *image.RGBA, marked []bool, workers int) error {
+	toPx := s.ToPixel()
+	for j := range s.Layers {
+		if !marked[j] {
 			continue
 		}
-		if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ahead[j] = true
+		if err := r.drawLayer(canvas, toPx, s, &s.Layers[j], workers); err != nil {
+			return err
+		}
 	}
 	return nil
 }

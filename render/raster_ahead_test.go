@@ -58,10 +58,7 @@ func TestDrawAheadSameCanvas(t *testing.T) {
 
 	s, inside, outside := aheadScene(t, r)
 	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
-	ahead := make([]bool, len(s.Layers))
-	if err := r.drawAhead(context.Background(), s, canvas, 1, ahead, 2); err != nil {
-		t.Fatal(err)
-	}
+	ahead := r.planAhead(s, canvas, 1)
 	if ahead[inside] || !ahead[outside] {
 		t.Errorf("drawn ahead: fill inside the picture %v (want false), outside %v (want true)", ahead[inside], ahead[outside])
 	}
