@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"os"
 	"sync"
 
 	"github.com/go-text/typesetting/font"
@@ -35,6 +36,8 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 		ahead   []bool     // layers drawn ahead of the first picture, on their own goroutine
 		first   = -1       // the first picture, drawn alongside them
 		pending chan error // that goroutine, until joined
+		drawn   bool       // a layer below the first picture was drawn
+		faulted chan struct{}
 	)
 	join := func() error {
 		if pending == nil {
@@ -58,12 +61,32 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 					first, ahead = i, r.planAhead(s, canvas, i)
 					done := make(chan error, 1)
 					pending = done
-					go func(w int) { done <- r.drawMarked(ctx, s, canvas, ahead, w) }(workers)
+					var touch chan struct{}
+					if !drawn {
+						// Nothing below the picture touched the new canvas: fault its
+						// pages in now, on the core the decoder leaves idle, rather
+						// than while the picture is drawn (a 600-dpi poster's canvas
+						// is 34,000 page faults, tens of ms in this VM). Then the
+						// layers ahead, which must not race the zero stores.
+						touch = make(chan struct{})
+						faulted = touch
+					}
+					go func(w int) {
+						if touch != nil {
+							touchPages(canvas.Pix)
+							close(touch)
+						}
+						done <- r.drawMarked(ctx, s, canvas, ahead, w)
+					}(workers)
 				}
 				if err := s.awaitMedia(); err != nil {
 					return err
 				}
 				workers = r.opts.Workers
+				if faulted != nil {
+					<-faulted
+					faulted = nil
+				}
 			}
 			// Only the first picture is drawn while the layers ahead may still be: a
 			// later layer may overlap one of them, which must be drawn before it.
@@ -75,6 +98,7 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 			if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
 				return err
 			}
+			drawn = true
 		}
 		return nil
 	}()
@@ -85,6 +109,18 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 		return nil, err
 	}
 	return canvas, nil
+}
+
+// touchPages writes a zero into every memory page of p, which must be all zeros: the
+// kernel maps the pages of a fresh allocation on first write.
+func touchPages(p []byte) {
+	step := os.Getpagesize()
+	for i := 0; i < len(p); i += step {
+		p[i] = 0
+	}
+	if len(p) > 0 {
+		p[len(p)-1] = 0
+	}
 }
 
 // drawLayer draws one layer into the canvas; a fill uses up to workers goroutines.

@@ -64,6 +64,25 @@ func TestDrawAheadSameCanvas(t *testing.T) {
 	}
 
 	s, _, _ = aheadScene(t, r)
+	sameCanvas(t, r, s, want)
+
+	// With the picture as the lowest layer, the canvas's pages are faulted in (zero
+	// stores) while it decodes, before the layers ahead are drawn.
+	inOrder, _, _ = aheadScene(t, r)
+	inOrder.Layers = inOrder.Layers[1:]
+	want, err = r.Rasterize(context.Background(), inOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ = aheadScene(t, r)
+	s.Layers = s.Layers[1:]
+	sameCanvas(t, r, s, want)
+}
+
+// sameCanvas rasterizes s as with a picture still being decoded and compares the
+// canvas with want.
+func sameCanvas(t *testing.T, r *Renderer, s *Scene, want *image.RGBA) {
+	t.Helper()
 	waits := 0
 	s.awaitMedia = func() error { waits++; return nil }
 	got, err := r.Rasterize(context.Background(), s)
