@@ -204,9 +204,10 @@ func (r *Renderer) layerPixels(canvas *image.RGBA, toPx Matrix, l *Layer) image.
 		return pixelRect(m, l.Fill.Rect).Intersect(clip)
 	case LayerImage:
 		// drawPicture cuts the picture to the clip's fractional edges: the pixels it
-		// touches lie within the clip rounded outwards.
+		// touches lie within the clip rounded outwards, plus one pixel each side for
+		// the rounding of the cut polygon's points.
 		b := bounds(toPx, l.Clip)
-		out := image.Rect(int(math.Floor(b.X)), int(math.Floor(b.Y)), int(math.Ceil(b.X+b.W)), int(math.Ceil(b.Y+b.H)))
+		out := image.Rect(int(math.Floor(b.X))-1, int(math.Floor(b.Y))-1, int(math.Ceil(b.X+b.W))+1, int(math.Ceil(b.Y+b.H))+1)
 		return out.Intersect(canvas.Bounds())
 	case LayerText:
 		sh := r.shapers.get()
