@@ -407,13 +407,7 @@ func parseHexColor(s string) (color.NRGBA, error) {
 // fontFor resolves the element's font, warning (or failing in strict mode) when the
 // family or style is not installed.
 func (b *sceneBuilder) fontFor(e *model.Element) (*fonts.Font, error) {
-	fam := e.DefaultFont()
-	if fam == "" {
-		if fs := e.Fonts(); len(fs) > 0 {
-			fam = fs[0]
-		}
-	}
-	st := fonts.StyleOf(e.Bold != nil && *e.Bold, e.Italic != nil && *e.Italic)
+	fam, st := elementFace(e)
 	if fam == "" {
 		f, _ := b.r.fonts.Lookup(fonts.DefaultFamily, st)
 		return f, nil

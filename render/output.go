@@ -25,6 +25,7 @@ const (
 // RenderView renders one view and writes it to w as the view's export type (png, pdf or
 // pdf-simple).
 func (r *Renderer) RenderView(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource, w io.Writer) (*Result, error) {
+	defer r.prefetchFonts(d, viewID)()
 	p, err := r.PrepareView(ctx, d, viewID, media)
 	if err != nil {
 		return nil, err

@@ -80,7 +80,7 @@ func (r *Registry) FallbackFace(i int, st Style) (*Font, error) {
 	name := r.fallback.families[i]
 	key := strings.ToLower(strings.TrimSpace(name))
 	if fm := r.families[key]; fm != nil {
-		return fm.closest(st), nil
+		return fm.closest(st).parsed(), nil
 	}
 	fb := r.fallback
 	fb.mu.Lock()

@@ -11,7 +11,7 @@ package fonts
 
 import (
 	"bytes"
-	"embed"
+	_ "embed" // the DejaVu files
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
@@ -32,8 +33,40 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 )
 
-//go:embed dejavu/*.ttf
-var dejavu embed.FS
+// The DejaVu files, one variable each rather than an embed.FS: a []byte variable is
+// the binary's own data, while embed.FS.ReadFile copies every file (4 MB) at start.
+var (
+	//go:embed dejavu/DejaVuSans.ttf
+	dejavuSans []byte
+	//go:embed dejavu/DejaVuSans-Bold.ttf
+	dejavuSansBold []byte
+	//go:embed dejavu/DejaVuSans-Oblique.ttf
+	dejavuSansOblique []byte
+	//go:embed dejavu/DejaVuSans-BoldOblique.ttf
+	dejavuSansBoldOblique []byte
+	//go:embed dejavu/DejaVuSerif.ttf
+	dejavuSerif []byte
+	//go:embed dejavu/DejaVuSerif-Bold.ttf
+	dejavuSerifBold []byte
+	//go:embed dejavu/DejaVuSerif-Italic.ttf
+	dejavuSerifItalic []byte
+	//go:embed dejavu/DejaVuSerif-BoldItalic.ttf
+	dejavuSerifBoldItalic []byte
+)
+
+// embedded are the fonts every registry has, by name for messages.
+var embedded = []struct {
+	name string
+	data []byte
+}{
+	{"goregular", goregular.TTF}, {"gobold", gobold.TTF}, {"goitalic", goitalic.TTF},
+	{"gobolditalic", gobolditalic.TTF}, {"gomono", gomono.TTF}, {"gomonobold", gomonobold.TTF},
+	{"gomonoitalic", gomonoitalic.TTF}, {"gomonobolditalic", gomonobolditalic.TTF},
+	{"dejavu/DejaVuSans-Bold.ttf", dejavuSansBold}, {"dejavu/DejaVuSans-BoldOblique.ttf", dejavuSansBoldOblique},
+	{"dejavu/DejaVuSans-Oblique.ttf", dejavuSansOblique}, {"dejavu/DejaVuSans.ttf", dejavuSans},
+	{"dejavu/DejaVuSerif-Bold.ttf", dejavuSerifBold}, {"dejavu/DejaVuSerif-BoldItalic.ttf", dejavuSerifBoldItalic},
+	{"dejavu/DejaVuSerif-Italic.ttf", dejavuSerifItalic}, {"dejavu/DejaVuSerif.ttf", dejavuSerif},
+}
 
 // DefaultFamily is the family used when an element names none or an unknown one.
 const DefaultFamily = "DejaVu Sans"
@@ -78,11 +111,41 @@ type Font struct {
 	// Data is the font file's bytes. For a face of a collection (.ttc) it is the whole
 	// collection.
 	Data []byte
-	// Face is the parsed font, shared by every shaper.
+	// Face is the parsed font, shared by every shaper. Lookup and FallbackFace
+	// return fonts whose Face is set.
 	Face *font.Font
 	// Embeddable reports whether Data is a standalone TrueType-outline font that the
 	// PDF writer can embed as a subset (not a collection, not CFF outlines).
 	Embeddable bool
+
+	// lazy parses an embedded face on its first lookup (nil for faces parsed when
+	// registered): parsing all 16 embedded faces took 40 ms at every process start,
+	// and a design uses one or two of them (docs/benchmarks.md, "Whole process: the
+	// critical path").
+	lazy *lazyFace
+}
+
+// lazyFace is the deferred parse of an embedded face.
+type lazyFace struct {
+	once sync.Once
+	ld   *ot.Loader
+}
+
+// parsed returns f with its Face parsed. An embedded face that fails to parse is a
+// defect of the build (TestEmbeddedFacesParse parses them all), hence the panic.
+func (f *Font) parsed() *Font {
+	if f == nil || f.lazy == nil {
+		return f
+	}
+	f.lazy.once.Do(func() {
+		ft, err := parseFace(f.lazy.ld)
+		if err != nil {
+			panic(fmt.Sprintf("fonts: embedded %s: %v", f.Name, err))
+		}
+		f.Face = ft
+		f.lazy.ld = nil
+	})
+	return f
 }
 
 // Registry maps families to faces. It is built once; faces of the fallback folders are
@@ -109,32 +172,14 @@ func New(dirs ...string) (*Registry, error) {
 // cfg.Fallback whose faces come from those or from cfg.FallbackDirs.
 func Open(cfg Config) (*Registry, error) {
 	r := &Registry{families: map[string]*family{}}
-	embedded := []struct {
-		name string
-		data []byte
-	}{
-		{"goregular", goregular.TTF}, {"gobold", gobold.TTF}, {"goitalic", goitalic.TTF},
-		{"gobolditalic", gobolditalic.TTF}, {"gomono", gomono.TTF}, {"gomonobold", gomonobold.TTF},
-		{"gomonoitalic", gomonoitalic.TTF}, {"gomonobolditalic", gomonobolditalic.TTF},
-	}
-	files, err := fs.Glob(dejavu, "dejavu/*.ttf")
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		b, err := dejavu.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		embedded = append(embedded, struct {
-			name string
-			data []byte
-		}{f, b})
-	}
 	for _, e := range embedded {
-		if err := r.add(e.name, e.data); err != nil {
+		// Only the name and OS/2 tables are read here; the face is parsed on its first
+		// lookup.
+		faces, err := describeFaces(e.name, e.data)
+		if err != nil {
 			return nil, fmt.Errorf("fonts: embedded %s: %w", e.name, err)
 		}
+		r.register(faces)
 	}
 	for _, dir := range cfg.Dirs {
 		if err := r.addDir(dir); err != nil {
@@ -190,6 +235,13 @@ func (r *Registry) add(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	r.register(faces)
+	return nil
+}
+
+// register files the faces under their families, a later face replacing an earlier one
+// of the same family and style.
+func (r *Registry) register(faces []*Font) {
 	for _, f := range faces {
 		key := strings.ToLower(strings.TrimSpace(f.Family))
 		fm := r.families[key]
@@ -199,44 +251,68 @@ func (r *Registry) add(name string, data []byte) error {
 		}
 		fm.faces[f.Style] = f
 	}
-	return nil
 }
 
-// parseFaces parses the faces of a font file or collection; when want is not nil, only
-// the faces whose family it accepts are fully parsed (a CJK collection holds ten large
-// faces, a fallback chain needs one or two).
-func parseFaces(name string, data []byte, want func(family string) bool) ([]*Font, error) {
+// describeFaces reads the family and style of every face of a font file or collection
+// without parsing the faces: each comes back with its parse deferred (Font.parsed).
+func describeFaces(name string, data []byte) ([]*Font, error) {
 	lds, err := ot.NewLoaders(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
-	var out []*Font
+	out := make([]*Font, 0, len(lds))
 	for i, ld := range lds {
 		desc, _ := font.Describe(ld, nil)
 		fam := strings.TrimSpace(desc.Family)
 		if fam == "" {
 			return nil, fmt.Errorf("face %d: no family name", i)
 		}
-		if want != nil && !want(fam) {
-			continue
-		}
-		ft, err := font.NewFont(ld)
-		if err != nil {
-			return nil, fmt.Errorf("face %d: %w", i, err)
-		}
-		if ft.Upem() == 0 {
-			return nil, fmt.Errorf("face %d: zero units per em", i)
-		}
-		n := name
-		if len(lds) > 1 {
-			n = fmt.Sprintf("%s#%d", name, i)
-		}
 		out = append(out, &Font{
-			Family: fam, Style: styleOfAspect(desc.Aspect), Name: n, Data: data, Face: ft,
-			Embeddable: len(lds) == 1 && hasTable(data, "glyf"),
+			Family: fam, Style: styleOfAspect(desc.Aspect), Name: faceName(name, i, len(lds)), Data: data,
+			Embeddable: len(lds) == 1 && hasTable(data, "glyf"), lazy: &lazyFace{ld: ld},
 		})
 	}
 	return out, nil
+}
+
+// faceName is where face i of a file of n faces came from, for messages.
+func faceName(name string, i, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s#%d", name, i)
+	}
+	return name
+}
+
+// parseFaces parses the faces of a font file or collection; when want is not nil, only
+// the faces whose family it accepts are fully parsed (a CJK collection holds ten large
+// faces, a fallback chain needs one or two).
+func parseFaces(name string, data []byte, want func(family string) bool) ([]*Font, error) {
+	all, err := describeFaces(name, data)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Font
+	for i, f := range all {
+		if want != nil && !want(f.Family) {
+			continue
+		}
+		ft, err := parseFace(f.lazy.ld)
+		if err != nil {
+			return nil, fmt.Errorf("face %d: %w", i, err)
+		}
+		f.Face, f.lazy = ft, nil
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// parseFace parses one face for shaping, layout and outlines.
+func parseFace(ld *ot.Loader) (*font.Font, error) {
+	ft, err := font.NewFont(ld)
+	if err == nil && ft.Upem() == 0 {
+		err = errors.New("zero units per em")
+	}
+	return ft, err
 }
 
 // styleOfAspect maps a face's OS/2 weight and italic flag to one of the four styles:
@@ -286,7 +362,7 @@ func (r *Registry) Lookup(familyName string, st Style) (*Font, Match) {
 		fm = r.families[strings.ToLower(DefaultFamily)]
 		m = Fallback
 	}
-	f := fm.closest(st)
+	f := fm.closest(st).parsed()
 	if f.Style != st && m == Exact {
 		m = OtherStyle
 	}

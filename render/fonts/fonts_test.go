@@ -137,3 +137,53 @@ func TestFallbackChain(t *testing.T) {
 		t.Errorf("CJK face %s: embeddable %v; a collection face is not embeddable", f.Name, f.Embeddable)
 	}
 }
+
+// Every embedded face parses: they are parsed on first lookup, where a failure can
+// only panic, so a broken embedded file has to fail here instead.
+func TestEmbeddedFacesParse(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, fm := range r.families {
+		for st, f := range fm.faces {
+			if f == nil {
+				continue
+			}
+			if f.Face != nil || f.lazy == nil {
+				t.Errorf("%s: parsed when registered, want parsed on first lookup", f.Name)
+			}
+			got, m := r.Lookup(fm.name, Style(st))
+			if got != f || m != Exact || got.Face == nil || got.Face.Upem() == 0 {
+				t.Errorf("Lookup(%s, %s) = %s match %d, face parsed %v", fm.name, Style(st), got.Name, m, got.Face != nil)
+			}
+			n++
+		}
+	}
+	if n != len(embedded) {
+		t.Errorf("%d embedded faces registered, want %d", n, len(embedded))
+	}
+}
+
+// Lookups from several goroutines parse a lazy face once and all get it parsed.
+func TestLookupConcurrent(t *testing.T) {
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *Font, 4)
+	for range cap(got) {
+		go func() {
+			f, _ := r.Lookup("DejaVu Serif", Bold)
+			_ = f.Face.Upem()
+			got <- f
+		}()
+	}
+	first := <-got
+	for range cap(got) - 1 {
+		if f := <-got; f != first || f.Face == nil {
+			t.Errorf("concurrent lookups got %p (face %v) and %p", f, f.Face != nil, first)
+		}
+	}
+}

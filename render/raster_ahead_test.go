@@ -1,0 +1,104 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"testing"
+
+	"github.com/printworker/printworker/render/svg"
+)
+
+// aheadScene is the text golden's scene with a picture over the box's left half drawn
+// right after the background, a fill inside the picture's area (which must wait for
+// it) and a fill outside it (which may be drawn ahead) above the texts.
+func aheadScene(t *testing.T, r *Renderer) (s *Scene, inside, outside int) {
+	t.Helper()
+	s, err := r.BuildScene(context.Background(), loadDesign(t, "text.json"), "words", DirSource(mediaDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic := image.NewRGBA(image.Rect(0, 0, 37, 23))
+	for i := range pic.Pix {
+		pic.Pix[i] = byte(i*7 + i/97)
+	}
+	for i := 3; i < len(pic.Pix); i += 4 {
+		pic.Pix[i] = 255
+	}
+	b := s.Box
+	half := Rect{X: b.X, Y: b.Y, W: b.W / 2, H: b.H}
+	picture := Layer{
+		Kind: LayerImage, Source: "picture", ElementID: "pic", Clip: half, Opacity: 1,
+		Transform: svg.Translate(half.X, half.Y).Mul(svg.Scale(half.W/37, half.H/23)),
+		Image:     &ImageLayer{Image: pic, Width: 37, Height: 23},
+	}
+	fill := func(id string, rc Rect, c color.NRGBA) Layer {
+		return Layer{Kind: LayerFill, ElementID: id, Source: "background", Clip: rc, Opacity: 0.5, Transform: svg.Identity,
+			Fill: &FillLayer{Rect: rc, Color: c}}
+	}
+	layers := append([]Layer{s.Layers[0], picture}, s.Layers[1:]...)
+	inside = len(layers)
+	layers = append(layers, fill("in", Rect{X: b.X + b.W/8, Y: b.Y + b.H/8, W: b.W / 8, H: b.H / 8}, color.NRGBA{200, 10, 10, 255}))
+	outside = len(layers)
+	layers = append(layers, fill("out", Rect{X: b.X + b.W*5/8, Y: b.Y + b.H/8, W: b.W / 4, H: b.H / 4}, color.NRGBA{10, 10, 200, 255}))
+	s.Layers = layers
+	return s, inside, outside
+}
+
+// Drawing ahead of a picture still being decoded leaves the canvas byte for byte as
+// drawing in order; a layer that touches the picture's pixels waits for it.
+func TestDrawAheadSameCanvas(t *testing.T) {
+	r := newRenderer(t, Options{})
+	inOrder, _, _ := aheadScene(t, r)
+	want, err := r.Rasterize(context.Background(), inOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, inside, outside := aheadScene(t, r)
+	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
+	ahead := r.planAhead(s, canvas, 1)
+	if ahead[inside] || !ahead[outside] {
+		t.Errorf("drawn ahead: fill inside the picture %v (want false), outside %v (want true)", ahead[inside], ahead[outside])
+	}
+
+	s, _, _ = aheadScene(t, r)
+	sameCanvas(t, r, s, want)
+
+	// With the picture as the lowest layer, the canvas's pages are faulted in (zero
+	// stores) while it decodes, before the layers ahead are drawn.
+	inOrder, _, _ = aheadScene(t, r)
+	inOrder.Layers = inOrder.Layers[1:]
+	want, err = r.Rasterize(context.Background(), inOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ = aheadScene(t, r)
+	s.Layers = s.Layers[1:]
+	sameCanvas(t, r, s, want)
+}
+
+// sameCanvas rasterizes s as with a picture still being decoded and compares the
+// canvas with want.
+func sameCanvas(t *testing.T, r *Renderer, s *Scene, want *image.RGBA) {
+	t.Helper()
+	waits := 0
+	s.awaitMedia = func() error { waits++; return nil }
+	got, err := r.Rasterize(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waits == 0 {
+		t.Fatal("Rasterize never waited for the media")
+	}
+	if !bytes.Equal(got.Pix, want.Pix) {
+		n := 0
+		for i := range got.Pix {
+			if got.Pix[i] != want.Pix[i] {
+				n++
+			}
+		}
+		t.Errorf("%d bytes differ from the canvas drawn in order", n)
+	}
+}
