@@ -5,6 +5,7 @@
 package jpegdec
 
 import (
+	"encoding/binary"
 	"io"
 )
 
@@ -36,6 +37,64 @@ type huffman struct {
 	maxCodes [maxCodeLength]int32
 	// valsIndices[i] is the index into vals of minCodes[i].
 	valsIndices [maxCodeLength]int32
+	// fast is the scan loop's look-up table for the next fastBits bits, built by
+	// buildFast from what decodeHuffman returns for them; see fastCombined.
+	fast [1 << fastBits]uint32
+}
+
+// fastBits is the log-2 size of huffman.fast: 9 bits resolve a few more codes than
+// lut's 8 and, for the common short codes with small values, the value's extra bits
+// too.
+const fastBits = 9
+
+// A huffman.fast entry for a fastBits-bit peek is 0 when decodeHuffman would need
+// more than fastBits bits (or fail) on it. Otherwise bits 0-4 are the code length,
+// bits 8-15 the decoded value (run/size for an AC table), and, when fastCombined is
+// set, the value's size s is not zero and code + s bits fit in the peek: bits 16-31
+// are then the coefficient RECEIVE+EXTEND makes of those s bits (an int16), so that
+// a coefficient is decoded with one look-up, as libjpeg-turbo's jdhuff.c does.
+const fastCombined = 1 << 5
+
+// buildFast fills h.fast from h.lut, minCodes, maxCodes, valsIndices and vals, by
+// doing for each peek what decodeHuffman does when at least fastBits bits are
+// buffered, so that the fast path decodes exactly what decodeHuffman would, also for
+// malformed tables.
+func (h *huffman) buildFast() {
+	for p := range uint32(1 << fastBits) {
+		var l uint32
+		var v uint8
+		if e := h.lut[p>>(fastBits-lutSize)]; e != 0 {
+			l, v = uint32(e&0xff)-1, uint8(e>>8)
+		} else {
+			code := int32(0)
+			for i := range uint32(fastBits) {
+				code |= int32(p>>(fastBits-1-i)) & 1
+				if code <= h.maxCodes[i] {
+					k := h.valsIndices[i] + code - h.minCodes[i]
+					if k >= 0 && k < maxNCodes {
+						l, v = i+1, h.vals[k]
+					}
+					break
+				}
+				code <<= 1
+			}
+		}
+		if l == 0 {
+			h.fast[p] = 0
+			continue
+		}
+		e := l | uint32(v)<<8
+		if t := uint32(v & 0x0f); t != 0 && l+t <= fastBits {
+			// receiveExtend on the t bits after the code.
+			s := int32(1) << t
+			x := int32(p>>(fastBits-l-t)) & (s - 1)
+			if x < s>>1 {
+				x += ((-1) << t) + 1
+			}
+			e |= fastCombined | uint32(uint16(int16(x)))<<16
+		}
+		h.fast[p] = e
+	}
 }
 
 // errShortHuffmanData means that an unexpected EOF occurred while decoding
@@ -71,7 +130,6 @@ func (d *decoder) receiveExtend(t uint8) (int32, error) {
 		}
 	}
 	d.bits.n -= int32(t)
-	d.bits.m >>= t
 	s := int32(1) << t
 	x := int32(d.bits.a>>uint8(d.bits.n)) & (s - 1)
 	if x < s>>1 {
@@ -161,6 +219,7 @@ func (d *decoder) processDHT(n int) error {
 			}
 			c <<= 1
 		}
+		h.buildFast()
 	}
 	return nil
 }
@@ -189,7 +248,6 @@ func (d *decoder) decodeHuffman(h *huffman) (uint8, error) {
 	if v := h.lut[(d.bits.a>>uint32(d.bits.n-lutSize))&0xff]; v != 0 {
 		n := (v & 0xff) - 1
 		d.bits.n -= int32(n)
-		d.bits.m >>= n
 		return uint8(v >> 8), nil
 	}
 
@@ -200,11 +258,8 @@ slowPath:
 				return 0, err
 			}
 		}
-		if d.bits.a&d.bits.m != 0 {
-			code |= 1
-		}
 		d.bits.n--
-		d.bits.m >>= 1
+		code |= int32(d.bits.a>>uint32(d.bits.n)) & 1
 		if code <= h.maxCodes[i] {
 			return h.vals[h.valsIndices[i]+code-h.minCodes[i]], nil
 		}
@@ -213,15 +268,25 @@ slowPath:
 	return 0, FormatError("bad Huffman code")
 }
 
+// decodeWithEntry returns the next Huffman-coded value as decodeHuffman does, given
+// h's fast entry e for the buffered bits (0 when there is none or fewer than fastBits
+// bits are buffered): the code's length and value are then in e.
+func (d *decoder) decodeWithEntry(h *huffman, e uint32) (uint8, error) {
+	if e == 0 {
+		return d.decodeHuffman(h)
+	}
+	d.bits.n -= int32(e & 0x1f)
+	return uint8(e >> 8), nil
+}
+
 func (d *decoder) decodeBit() (bool, error) {
 	if d.bits.n == 0 {
 		if err := d.ensureNBits(1); err != nil {
 			return false, err
 		}
 	}
-	ret := d.bits.a&d.bits.m != 0
 	d.bits.n--
-	d.bits.m >>= 1
+	ret := d.bits.a>>uint32(d.bits.n)&1 != 0
 	return ret, nil
 }
 
@@ -231,23 +296,40 @@ func (d *decoder) decodeBits(n int32) (uint32, error) {
 			return 0, err
 		}
 	}
-	ret := d.bits.a >> uint32(d.bits.n-n)
+	ret := uint32(d.bits.a >> uint32(d.bits.n-n))
 	ret &= (1 << uint32(n)) - 1
 	d.bits.n -= n
-	d.bits.m >>= uint32(n)
 	return ret, nil
 }
 
-// fillBits tops the bit buffer up to at least 25 bits from the buffered bytes, as long
-// as they are plain data bytes (not 0xff, which is a stuffed byte or a marker and is
-// left to ensureNBits): one call per two or three coefficients instead of
-// decodeHuffman's and receiveExtend's byte-by-byte refills through
-// readByteStuffedByte. It only reads bytes of the entropy-coded segment that the
-// decoding would read anyway, in the same order; it clears nUnreadable because the
-// last byte read is no longer an overshoot to give back (a well-formed segment ends
-// with less than a byte of padding, so nothing is given back at its end either).
+// fillBits tops the bit buffer up from the buffered bytes, as long as they are plain
+// data bytes (not 0xff, which is a stuffed byte or a marker and is left to
+// ensureNBits): when the next 8 buffered bytes hold no 0xff it appends as many of them
+// as fit (7 when the buffer is empty) with one load, as libjpeg-turbo's jdhuff.c
+// does, and otherwise it appends byte by byte up to the first 0xff. That is one call
+// per several coefficients instead of decodeHuffman's and receiveExtend's byte-by-byte
+// refills through readByteStuffedByte. It only reads bytes of the entropy-coded
+// segment that the decoding would read anyway, in the same order (every byte before
+// the 0xff that ends the segment is entropy-coded data or junk that the marker search
+// skips anyway); it clears nUnreadable because the last byte read is no longer an
+// overshoot to give back (a well-formed segment ends with less than a byte of
+// padding, so nothing is given back at its end either).
 func (d *decoder) fillBits() {
-	for d.bits.n <= 24 && d.bytes.i < d.bytes.j {
+	if n := d.bits.n; n <= 56 && d.bytes.i <= len(d.bytes.buf)-8 && d.bytes.i+8 <= d.bytes.j {
+		w := binary.BigEndian.Uint64(d.bytes.buf[d.bytes.i:])
+		// A byte of w is 0xff iff that byte of ^w is zero (the classic has-zero-byte
+		// test, exact when no byte is flagged falsely: the borrow only propagates
+		// above a zero byte, so "no zero byte" is never reported wrongly).
+		if x := ^w; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+			k := uint32(63-n) >> 3 // whole bytes that fit: n + 8k <= 63
+			d.bits.a = d.bits.a<<(8*k) | w>>(64-8*k)
+			d.bits.n = n + int32(8*k)
+			d.bytes.i += int(k)
+			d.bytes.nUnreadable = 0
+			return
+		}
+	}
+	for d.bits.n <= 56 && d.bytes.i < d.bytes.j {
 		c := d.bytes.buf[d.bytes.i]
 		if c == 0xff {
 			return
@@ -261,11 +343,6 @@ func (d *decoder) fillBits() {
 // pushByte appends the 8 bits of c to the bit buffer (ensureNBits' step, shared with
 // fillBits).
 func (d *decoder) pushByte(c byte) {
-	d.bits.a = d.bits.a<<8 | uint32(c)
+	d.bits.a = d.bits.a<<8 | uint64(c)
 	d.bits.n += 8
-	if d.bits.m == 0 {
-		d.bits.m = 1 << 7
-	} else {
-		d.bits.m <<= 8
-	}
 }

@@ -122,9 +122,11 @@ type Reader interface {
 // The n least significant bits of a form the unread bits, to be read in MSB to
 // LSB order.
 type bits struct {
-	a uint32 // accumulator.
-	m uint32 // mask. m==1<<(n-1) when n>0, with m==0 when n==0.
-	n int32  // the number of unread bits in a.
+	// a is the accumulator. It is 64 bits wide so that fillBits can refill it up
+	// to 7 bytes at a time (libjpeg-turbo's jdhuff.c does the same); the bits above
+	// the n unread ones are stale and every reader masks them off.
+	a uint64
+	n int32 // the number of unread bits in a.
 }
 
 type decoder struct {
@@ -217,7 +219,6 @@ func (d *decoder) unreadByteStuffedByte() {
 	if d.bits.n >= 8 {
 		d.bits.a >>= 8
 		d.bits.n -= 8
-		d.bits.m >>= 8
 	}
 }
 

@@ -251,17 +251,35 @@ func (d *decoder) scanBlocks(pipe *idctPipe, scan *[maxComponents]scanComp, nCom
 						last = 0
 						if zig == 0 {
 							zig++
-							// Decode the DC coefficient, as specified in section F.2.2.1.
-							value, err := d.decodeHuffman(&d.huff[dcTable][scan[i].td])
-							if err != nil {
-								return err
+							// Decode the DC coefficient, as specified in section F.2.2.1,
+							// through the table's fast entries when the code is
+							// buffered (as for the AC coefficients below).
+							if d.bits.n < 32 {
+								d.fillBits()
 							}
-							if value > 16 {
-								return UnsupportedError("excessive DC component")
+							dcHuff := &d.huff[dcTable][scan[i].td]
+							e := uint32(0)
+							if n := d.bits.n; n >= fastBits {
+								e = dcHuff.fast[(d.bits.a>>uint32(n-fastBits))&(1<<fastBits-1)]
 							}
-							dcDelta, err := d.receiveExtend(value)
-							if err != nil {
-								return err
+							var dcDelta int32
+							if e&fastCombined != 0 && e&0xf000 == 0 {
+								// The whole value is the size (a value with high bits
+								// set is an excessive DC, below), and a size of at
+								// most fastBits-1 is not excessive.
+								d.bits.n -= int32(e&0x1f) + int32(e>>8)&0x0f
+								dcDelta = int32(int16(e >> 16))
+							} else {
+								value, err := d.decodeWithEntry(dcHuff, e)
+								if err != nil {
+									return err
+								}
+								if value > 16 {
+									return UnsupportedError("excessive DC component")
+								}
+								if dcDelta, err = d.receiveExtend(value); err != nil {
+									return err
+								}
 							}
 							dc[compIndex] += dcDelta
 							b[0] = dc[compIndex] << al
@@ -273,22 +291,68 @@ func (d *decoder) scanBlocks(pipe *idctPipe, scan *[maxComponents]scanComp, nCom
 							// Decode the AC coefficients, as specified in section F.2.2.2.
 							huff := &d.huff[acTable][scan[i].ta]
 							for ; zig <= zigEnd; zig++ {
-								// decodeHuffman's common case, a code of up to lutSize
+								// Runs of coefficients whose code and extra bits fit a
+								// fast entry (most of them), with the bit count in a
+								// register instead of d.bits.n: exactly what the
+								// general path below does for such an entry.
+								a, n := d.bits.a, d.bits.n
+								for {
+									if n < 32 {
+										d.bits.n = n
+										d.fillBits()
+										a, n = d.bits.a, d.bits.n
+										if n < fastBits {
+											break
+										}
+									}
+									e := huff.fast[(a>>uint32(n-fastBits))&(1<<fastBits-1)]
+									if e&fastCombined == 0 {
+										break
+									}
+									z := zig + int32(e>>12)&0x0f
+									if z > zigEnd {
+										break
+									}
+									n -= int32(e&0x1f) + int32(e>>8)&0x0f
+									b[unzig[z&63]&63] = int32(int16(e>>16)) << al
+									last = z
+									zig = z + 1
+									if zig > zigEnd {
+										break
+									}
+								}
+								d.bits.n = n
+								if zig > zigEnd {
+									break
+								}
+								// decodeHuffman's common case, a code of up to fastBits
 								// bits already buffered, inlined (the call is most of
 								// the cost); it leaves d.bits as decodeHuffman does.
-								if d.bits.n < 16 {
+								// An uninitialized table's fast entries are all 0.
+								if d.bits.n < 32 {
 									d.fillBits()
 								}
 								var value uint8
-								v := uint16(0)
-								if d.bits.n >= lutSize && huff.nCodes != 0 {
-									v = huff.lut[uint8(d.bits.a>>uint32(d.bits.n-lutSize))]
+								e := uint32(0)
+								if n := d.bits.n; n >= fastBits {
+									e = huff.fast[(d.bits.a>>uint32(n-fastBits))&(1<<fastBits-1)]
 								}
-								if v != 0 {
-									n := (v & 0xff) - 1
-									d.bits.n -= int32(n)
-									d.bits.m >>= n
-									value = uint8(v >> 8)
+								if e&fastCombined != 0 {
+									// Code and extra bits in one step: what the
+									// val1 != 0 branch below does.
+									zig += int32(e>>12) & 0x0f
+									if zig > zigEnd {
+										d.bits.n -= int32(e & 0x1f)
+										break
+									}
+									d.bits.n -= int32(e&0x1f) + int32(e>>8)&0x0f
+									b[unzig[zig&63]&63] = int32(int16(e>>16)) << al
+									last = zig
+									continue
+								}
+								if e != 0 {
+									d.bits.n -= int32(e & 0x1f)
+									value = uint8(e >> 8)
 								} else {
 									var err error
 									if value, err = d.decodeHuffman(huff); err != nil {
@@ -306,7 +370,6 @@ func (d *decoder) scanBlocks(pipe *idctPipe, scan *[maxComponents]scanComp, nCom
 									var ac int32
 									if t := int32(val1); d.bits.n >= t {
 										d.bits.n -= t
-										d.bits.m >>= t
 										s := int32(1) << t
 										ac = int32(d.bits.a>>uint32(d.bits.n)) & (s - 1)
 										if ac < s>>1 {
