@@ -5,7 +5,41 @@ import "encoding/binary"
 // adlerBase is the largest prime below 2^16 (RFC 1950 8.2).
 const adlerBase = 65521
 
-// adlerSum returns the Adler-32 of p. hash/adler32 adds one byte at a time, a chain of
+// adlerChunk is how many bytes adlerUpdate hands adlerBlocks at a time: the largest
+// multiple of 32 not above zlib's NMAX (5552). The kernel's sums are 32-bit and start
+// from zero; the weighted sum of n bytes is at most 255*n(n+1)/2, below 2^32 for
+// n <= NMAX.
+const adlerChunk = 5552 &^ 31
+
+// adlerSum returns the Adler-32 of p.
+func adlerSum(p []byte) uint32 { return adlerUpdate(1, p) }
+
+// adlerUpdate continues the Adler-32 adler of earlier bytes over p (adlerSum starts
+// it from 1, the Adler-32 of nothing).
+// With SSSE3 (adler_amd64.s) the 32-byte blocks go to adlerBlocks in chunks of at most
+// adlerChunk bytes; each chunk of n bytes with byte sum a and weighted sum w moves
+// s1 -> s1 + a and s2 -> s2 + n*s1 + w. The tail of fewer than 32 bytes is added one
+// byte at a time.
+func adlerUpdate(adler uint32, p []byte) uint32 {
+	if !adlerSIMD() || len(p) < 32 {
+		return adlerGeneric(adler, p)
+	}
+	s1, s2 := uint64(adler&0xffff), uint64(adler>>16)
+	for len(p) >= 32 {
+		n := min(len(p)&^31, adlerChunk)
+		a, w := adlerBlocks(p[:n])
+		s2 = (s2 + uint64(n)*s1 + uint64(w)) % adlerBase
+		s1 = (s1 + uint64(a)) % adlerBase
+		p = p[n:]
+	}
+	for _, b := range p {
+		s1 += uint64(b)
+		s2 += s1
+	}
+	return uint32(s2%adlerBase<<16 | s1%adlerBase)
+}
+
+// adlerGeneric is adlerUpdate in Go. hash/adler32 adds one byte at a time, a chain of
 // dependent additions. Here each 8-byte word is split into its even and odd bytes,
 // which are summed column-wise in 16-bit lanes; per word only the word's byte sum
 // (one multiply) joins the s1 chain. For a block of G words with running sums s1_g
@@ -13,13 +47,13 @@ const adlerBase = 65521
 //
 //	s1 = s1_0 + sum of all bytes
 //	s2 = s2_0 + 8 * (s1_0 + ... + s1_{G-1}) + sum over columns k of (8-k) * column_k
-func adlerSum(p []byte) uint32 {
+func adlerGeneric(adler uint32, p []byte) uint32 {
 	const (
 		lo    = 0x00ff00ff00ff00ff
 		ones  = 0x0001000100010001
 		words = 256 // a 16-bit lane gains at most 255 per word
 	)
-	s1, s2 := uint64(1), uint64(0)
+	s1, s2 := uint64(adler&0xffff), uint64(adler>>16)
 	for len(p) >= 8*words {
 		var even, odd, sumS1 uint64
 		for w := 0; w < words; w++ {
