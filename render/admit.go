@@ -137,12 +137,8 @@ func rowsRead(s *Scene, il *ImageLayer) int {
 		if l.Kind != LayerImage || l.Image != il {
 			continue
 		}
-		// visiblePixels reads the picture's bounds from its pixels, not decoded yet:
-		// ask it about a copy whose image is only those bounds.
-		probe, img := *l, *il
-		img.Image = boundsOnly(image.Rect(0, 0, il.Width, il.Height))
-		probe.Image = &img
-		vis := visiblePixels(&probe)
+		// The pixels are not decoded yet; their bounds are the picture's size.
+		vis := visibleIn(l, image.Rect(0, 0, il.Width, il.Height))
 		// Output pixels per source pixel, the smaller of the two axes' (as Rasterize
 		// maps the layer: toPx times its transform).
 		m := toPx.Mul(l.Transform)
@@ -158,14 +154,6 @@ func rowsRead(s *Scene, il *ImageLayer) int {
 	}
 	return need
 }
-
-// boundsOnly is an image of the given bounds and no pixels, for asking geometry
-// questions of a picture not decoded yet.
-type boundsOnly image.Rectangle
-
-func (b boundsOnly) ColorModel() color.Model { return color.RGBAModel }
-func (b boundsOnly) Bounds() image.Rectangle { return image.Rectangle(b) }
-func (b boundsOnly) At(x, y int) color.Color { return color.RGBA{} }
 
 // decodedBytes estimates the memory of decoding one raster file of the given header
 // into the layer image: the decoder's output, its working buffers that scale with the

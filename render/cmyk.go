@@ -98,21 +98,9 @@ func limitInk(px []uint8, limit float64) {
 	}
 }
 
-// nrgbaRows calls fn with bands of rows of img as non-premultiplied RGBA bytes (4 a
-// pixel, stride 4*w), so a picture is converted without a second full-size copy.
-func nrgbaRows(img image.Image, rowsPerBand int, fn func(y0 int, pix []byte)) {
-	b := img.Bounds()
-	band := newRGBABand(b.Dx(), min(rowsPerBand, b.Dy()))
-	for y := b.Min.Y; y < b.Max.Y; y += rowsPerBand {
-		fn(y-b.Min.Y, nrgbaBand(img, y, min(rowsPerBand, b.Max.Y-y), band))
-	}
-}
-
-// newRGBABand is nrgbaBand's buffer for rows of w pixels.
-func newRGBABand(w, rows int) *image.RGBA { return image.NewRGBA(image.Rect(0, 0, w, rows)) }
-
 // nrgbaBand is n rows of img from row y (an absolute coordinate) as non-premultiplied
-// RGBA bytes in band's pixels.
+// RGBA bytes in band's pixels, so a picture is converted band by band without a second
+// full-size copy.
 func nrgbaBand(img image.Image, y, n int, band *image.RGBA) []byte {
 	b := img.Bounds()
 	w := b.Dx()

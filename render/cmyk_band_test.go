@@ -39,7 +39,7 @@ func TestNRGBABandYCbCr(t *testing.T) {
 			want := image.NewRGBA(image.Rect(0, 0, w, h))
 			draw.Draw(want, want.Rect, img, c.sub.Min, draw.Src)
 			for _, rows := range []int{1, 4, h} {
-				band := newRGBABand(w, rows)
+				band := image.NewRGBA(image.Rect(0, 0, w, rows))
 				for y := c.sub.Min.Y; y < c.sub.Max.Y; y += rows {
 					n := min(rows, c.sub.Max.Y-y)
 					got := nrgbaBand(img, y, n, band)

@@ -131,9 +131,18 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 // file whole instead, because it embeds the JPEG's bytes unchanged.
 func visiblePixels(l *Layer) image.Rectangle {
 	b := l.Image.Image.Bounds()
+	if l.Image.Width != b.Dx() || l.Image.Height != b.Dy() {
+		return b
+	}
+	return visibleIn(l, b)
+}
+
+// visibleIn is visiblePixels for a picture whose pixels are b, Width x Height (b
+// may be known before the pixels are decoded: rowsRead).
+func visibleIn(l *Layer, b image.Rectangle) image.Rectangle {
 	// Local space is the picture's pixel grid (drawn at 0,0 Width x Height).
 	inv, ok := l.Transform.Invert()
-	if !ok || l.Image.Width != b.Dx() || l.Image.Height != b.Dy() {
+	if !ok {
 		return b
 	}
 	r := bounds(inv, l.Clip)
@@ -201,20 +210,17 @@ func invert(p []byte) {
 	}
 }
 
-// convertParts calls fn for every band of img's rows (see nrgbaRows; y0 from the top
-// of the bounds), on one goroutine per core, each with its own ink meter, whose maxima
-// join ink's at the end. Decoding the picture's rows (YCbCr to RGBA) is otherwise
-// serial. The goroutines take the bands in turn rather than a fixed half each: the
-// cost of a band varies (the grid's steep cells, and a photo's cells cluster), and
-// a core lent to another process for a while no longer holds up the whole picture.
+// convertParts calls fn for every band of img's rows (as non-premultiplied RGBA,
+// nrgbaBand; y0 from the top of the bounds), on up to one goroutine per core, each
+// with its own ink meter, whose maxima join ink's at the end. Decoding the picture's
+// rows (YCbCr to RGBA) is otherwise serial. The goroutines take the bands in turn
+// rather than a fixed half each: the cost of a band varies (the grid's steep cells,
+// and a photo's cells cluster), and a core lent to another process for a while no
+// longer holds up the whole picture.
 func convertParts(img image.Image, ink *inkMeter, fn func(part *inkMeter, y0 int, pix []byte)) {
 	const rows = 64
 	b := img.Bounds()
-	workers := min(runtime.GOMAXPROCS(0), b.Dy()/128)
-	if workers < 2 {
-		nrgbaRows(img, rows, func(y0 int, pix []byte) { fn(ink, y0, pix) })
-		return
-	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), b.Dy()/128))
 	bands := (b.Dy() + rows - 1) / rows
 	var next atomic.Int32
 	meters := make([]inkMeter, workers)
@@ -222,7 +228,7 @@ func convertParts(img image.Image, ink *inkMeter, fn func(part *inkMeter, y0 int
 	for p := range workers {
 		meters[p] = inkMeter{p: ink.p}
 		wg.Go(func() {
-			band := newRGBABand(b.Dx(), rows)
+			band := image.NewRGBA(image.Rect(0, 0, b.Dx(), min(rows, b.Dy())))
 			for i := int(next.Add(1)) - 1; i < bands; i = int(next.Add(1)) - 1 {
 				y0 := i * rows
 				fn(&meters[p], y0, nrgbaBand(img, b.Min.Y+y0, min(rows, b.Dy()-y0), band))
