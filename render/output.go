@@ -176,6 +176,9 @@ func newPDF(d *model.DesignDetail) *gofpdf.Fpdf {
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetMargins(0, 0, 0)
 	pdf.SetCompression(true)
+	// Fonts and the page's image list in a fixed order instead of fpdf's map order:
+	// the same design gives the same bytes (TestPDFReproducible).
+	pdf.SetCatalogSort(true)
 	t := designTime(d)
 	pdf.SetCreationDate(t)
 	pdf.SetModificationDate(t)
