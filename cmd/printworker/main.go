@@ -12,6 +12,7 @@ import (
 )
 
 func main() {
+	applyGCPolicy(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// go-redis's logger is process-wide: set once, here, and pointed at each
 	// command's slog logger through env (redislog.go).
