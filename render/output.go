@@ -39,15 +39,39 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 	res := resultOf(s)
 	switch s.Type {
 	case model.ExportPNG:
+		// While a picture decodes, the rows it and the layers above it leave alone
+		// are compressed ahead (pngenc.Ahead, Scene.finalRows). Not for a soft
+		// proof, which rewrites every pixel after drawing.
+		var ahead *pngenc.Ahead
+		if s.awaitMedia != nil && !r.print.CMYK() {
+			s.finalRows = func(canvas *image.RGBA, y0, y1 int) {
+				if ahead == nil {
+					var err error
+					if ahead, err = pngenc.NewAhead(canvas, r.pngOptions(s.DPI)); err != nil {
+						// Encode reports the same error.
+						return
+					}
+				}
+				ahead.Final(y0, y1)
+			}
+		}
 		canvas, err := r.Rasterize(ctx, s)
 		if err != nil {
+			if ahead != nil {
+				ahead.Discard()
+			}
 			return nil, err
 		}
 		if r.print.CMYK() {
 			r.softProof(canvas)
 		}
 		res.Thumbnail = r.thumbOfCanvas(canvas)
-		if err := r.encodePNG(ctx, cw, canvas, s.DPI); err != nil {
+		if ahead != nil {
+			err = ahead.Encode(ctx, cw)
+		} else {
+			err = r.encodePNG(ctx, cw, canvas, s.DPI)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
 		}
 	case ExportTIFF:
@@ -259,11 +283,16 @@ func flattenOnWhite(img *image.RGBA) {
 // encodePNG writes img as an 8-bit PNG (RGB when every pixel is opaque, RGBA
 // otherwise) with its dpi in a pHYs chunk, compressing row strips on all workers.
 func (r *Renderer) encodePNG(ctx context.Context, w io.Writer, img image.Image, dpi float64) error {
+	return pngenc.EncodeContext(ctx, w, img, r.pngOptions(dpi))
+}
+
+// pngOptions are the encoder's settings for a PNG at dpi.
+func (r *Renderer) pngOptions(dpi float64) pngenc.Options {
 	opt := pngenc.Options{DPI: dpi, Workers: r.opts.Workers, SRGB: r.print.CMYK()}
 	if r.opts.PNGSpeed == PNGSpeedFastest {
 		opt.Level = pngenc.LevelHuffmanOnly
 	}
-	return pngenc.EncodeContext(ctx, w, img, opt)
+	return opt
 }
 
 type countingWriter struct {

@@ -58,7 +58,9 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 			}
 			if l.Kind == LayerImage && s.awaitMedia != nil {
 				if ahead == nil {
-					first, ahead = i, r.planAhead(s, canvas, i)
+					var busy []image.Rectangle
+					first = i
+					ahead, busy = r.planAhead(s, canvas, i)
 					done := make(chan error, 1)
 					pending = done
 					var touch chan struct{}
@@ -76,7 +78,15 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 							touchPages(canvas.Pix)
 							close(touch)
 						}
-						done <- r.drawMarked(ctx, s, canvas, ahead, w)
+						err := r.drawMarked(ctx, s, canvas, ahead, w)
+						if err == nil && s.finalRows != nil {
+							// Every layer but the busy ones is drawn: the rows
+							// they leave alone are final.
+							for _, span := range freeRows(canvas.Rect.Dy(), busy) {
+								s.finalRows(canvas, span[0], span[1])
+							}
+						}
+						done <- err
 					}(workers)
 				}
 				if err := s.awaitMedia(); err != nil {
@@ -155,10 +165,11 @@ func (r *Renderer) drawLayer(canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer
 // drawn while the picture decodes and then while it is drawn, the canvas ends up byte
 // for byte as when drawn in order, and the badge and texts above a photo leave the
 // critical path (docs/benchmarks.md, "Whole process: the critical path").
-func (r *Renderer) planAhead(s *Scene, canvas *image.RGBA, k int) []bool {
+// busy bounds the pixels of the layers from k on that are not marked.
+func (r *Renderer) planAhead(s *Scene, canvas *image.RGBA, k int) (ahead []bool, busy []image.Rectangle) {
 	toPx := s.ToPixel()
-	ahead := make([]bool, len(s.Layers))
-	busy := []image.Rectangle{r.layerPixels(canvas, toPx, &s.Layers[k])}
+	ahead = make([]bool, len(s.Layers))
+	busy = []image.Rectangle{r.layerPixels(canvas, toPx, &s.Layers[k])}
 	for j := k + 1; j < len(s.Layers); j++ {
 		l := &s.Layers[j]
 		a := r.layerPixels(canvas, toPx, l)
@@ -172,7 +183,35 @@ func (r *Renderer) planAhead(s *Scene, canvas *image.RGBA, k int) []bool {
 			busy = append(busy, a)
 		}
 	}
-	return ahead
+	return ahead, busy
+}
+
+// freeRows returns the spans [y0, y1) of rows 0..h that none of the rectangles
+// touches, top to bottom.
+func freeRows(h int, busy []image.Rectangle) [][2]int {
+	taken := make([]bool, h+1)
+	for _, b := range busy {
+		if b.Empty() {
+			continue
+		}
+		for y := max(0, b.Min.Y); y < min(h, b.Max.Y); y++ {
+			taken[y] = true
+		}
+	}
+	var spans [][2]int
+	for y := 0; y < h; {
+		for y < h && taken[y] {
+			y++
+		}
+		y0 := y
+		for y < h && !taken[y] {
+			y++
+		}
+		if y > y0 {
+			spans = append(spans, [2]int{y0, y})
+		}
+	}
+	return spans
 }
 
 // drawMarked draws the marked layers in order.

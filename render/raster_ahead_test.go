@@ -58,7 +58,7 @@ func TestDrawAheadSameCanvas(t *testing.T) {
 
 	s, inside, outside := aheadScene(t, r)
 	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
-	ahead := r.planAhead(s, canvas, 1)
+	ahead, _ := r.planAhead(s, canvas, 1)
 	if ahead[inside] || !ahead[outside] {
 		t.Errorf("drawn ahead: fill inside the picture %v (want false), outside %v (want true)", ahead[inside], ahead[outside])
 	}
@@ -100,5 +100,82 @@ func sameCanvas(t *testing.T, r *Renderer, s *Scene, want *image.RGBA) {
 			}
 		}
 		t.Errorf("%d bytes differ from the canvas drawn in order", n)
+	}
+}
+
+// The rows Rasterize declares final (Scene.finalRows) while a picture decodes are
+// never written again: their bytes when declared equal the finished canvas's; the
+// picture's rows are never among them.
+func TestFinalRowsStayFinal(t *testing.T) {
+	r := newRenderer(t, Options{})
+	for _, lowest := range []bool{false, true} {
+		s, _, _ := aheadScene(t, r)
+		if lowest {
+			s.Layers = s.Layers[1:]
+		}
+		pic := &s.Layers[0]
+		if !lowest {
+			pic = &s.Layers[1]
+		}
+		// The picture over the top left quarter only: the rows below it are free.
+		b := s.Box
+		pic.Clip = Rect{X: b.X, Y: b.Y, W: b.W / 2, H: b.H / 2}
+		pic.Transform = svg.Translate(b.X, b.Y).Mul(svg.Scale(b.W/2/37, b.H/2/23))
+		canvasPic := pixelRect(s.ToPixel(), pic.Clip)
+		type snap struct {
+			y0, y1 int
+			pix    []byte
+		}
+		var snaps []snap
+		s.awaitMedia = func() error { return nil }
+		s.finalRows = func(c *image.RGBA, y0, y1 int) {
+			snaps = append(snaps, snap{y0, y1, bytes.Clone(c.Pix[y0*c.Stride : y1*c.Stride])})
+		}
+		got, err := r.Rasterize(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snaps) == 0 {
+			t.Fatalf("lowest %v: no rows declared final", lowest)
+		}
+		rows := 0
+		for _, sn := range snaps {
+			rows += sn.y1 - sn.y0
+			if sn.y0 < canvasPic.Max.Y && sn.y1 > canvasPic.Min.Y {
+				t.Errorf("lowest %v: rows %d..%d declared final overlap the picture's %d..%d", lowest, sn.y0, sn.y1, canvasPic.Min.Y, canvasPic.Max.Y)
+			}
+			if !bytes.Equal(got.Pix[sn.y0*got.Stride:sn.y1*got.Stride], sn.pix) {
+				t.Errorf("lowest %v: rows %d..%d changed after they were declared final", lowest, sn.y0, sn.y1)
+			}
+		}
+		t.Logf("lowest %v: %d of %d rows final before the picture was drawn", lowest, rows, got.Rect.Dy())
+	}
+}
+
+// A PNG whose strips were partly compressed while its picture decoded is byte for
+// byte the PNG of the finished canvas.
+func TestPNGAheadSameBytes(t *testing.T) {
+	r := newRenderer(t, Options{})
+	for _, tc := range []struct{ design, view string }{{"basic.json", "front"}, {"pictures.json", "main"}} {
+		d := loadDesign(t, tc.design)
+		var got bytes.Buffer
+		if _, err := r.RenderView(context.Background(), d, tc.view, DirSource(mediaDir), &got); err != nil {
+			t.Fatal(err)
+		}
+		s, err := r.BuildScene(context.Background(), d, tc.view, DirSource(mediaDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		canvas, err := r.Rasterize(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := r.encodePNG(context.Background(), &want, canvas, s.DPI); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: RenderView wrote %d bytes differing from the finished canvas's %d", tc.design, got.Len(), want.Len())
+		}
 	}
 }

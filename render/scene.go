@@ -52,6 +52,11 @@ type Scene struct {
 	// (PreparedView.Render) and returns the decoding's error; Rasterize calls it
 	// before drawing the first picture.
 	awaitMedia func() error
+	// finalRows, when set, is told of canvas rows no layer will change any more
+	// while Rasterize still draws others (the rows the first picture and the layers
+	// after it leave alone, once the layers ahead of it are drawn), so that the PNG
+	// encoder can compress them while the picture decodes (renderScene).
+	finalRows func(canvas *image.RGBA, y0, y1 int)
 }
 
 // ToPixel maps template space to output pixels of the raster.

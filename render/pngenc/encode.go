@@ -235,6 +235,12 @@ type strip struct {
 var stripBufPool sync.Pool // *[]byte
 
 func encode(ctx context.Context, w io.Writer, src source, cfg config, ff flateFactory) error {
+	return encodeWith(ctx, w, src, cfg, ff, nil)
+}
+
+// encodeWith is encode with strips compressed ahead (pre, by strip index) written as
+// they are instead of compressed again.
+func encodeWith(ctx context.Context, w io.Writer, src source, cfg config, ff flateFactory, pre map[int]strip) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -246,7 +252,7 @@ func encode(ctx context.Context, w io.Writer, src source, cfg config, ff flateFa
 	if bw.err != nil {
 		return fmt.Errorf("pngenc: write header: %w", bw.err)
 	}
-	adler, err := deflateStrips(ctx, src, cfg, ff, func(b []byte) error {
+	adler, err := deflateStrips(ctx, src, cfg, ff, pre, func(b []byte) error {
 		bw.writeIDAT(b)
 		if bw.err != nil {
 			return fmt.Errorf("pngenc: write image data: %w", bw.err)
@@ -268,15 +274,25 @@ func encode(ctx context.Context, w io.Writer, src source, cfg config, ff flateFa
 // deflateStrips filters and compresses src's strips in parallel and hands them to
 // emit in order: the zlib header and one deflate stream, without the trailer. It
 // returns the Adler-32 of the filtered data, which the caller writes as the trailer.
-func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory, emit func([]byte) error) (uint32, error) {
+// The strips in pre (by index) were compressed ahead and are emitted as they are;
+// deflateStrips takes their buffers.
+func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory, pre map[int]strip, emit func([]byte) error) (uint32, error) {
 	nStrips := (src.height + cfg.stripRows - 1) / cfg.stripRows
-	workers := max(1, min(cfg.workers, nStrips))
+	// The strips left to compress, in order: the k-th travels through slot k%window.
+	todo := make([]int, 0, nStrips-len(pre))
+	for i := range nStrips {
+		if _, ok := pre[i]; !ok {
+			todo = append(todo, i)
+		}
+	}
+	workers := max(1, min(cfg.workers, len(todo)))
 	// Up to two strips per worker may be compressed but not yet written: enough to keep
 	// every core busy while the writer drains, small next to the canvas.
 	window := 2 * workers
 
-	// Strip i travels through slot i%window: a strip is dispatched only after the one
-	// window places before it was written, so its slot is free by then.
+	// The k-th strip to compress travels through slot k%window: it is dispatched only
+	// after the one window places before it in todo was written, so its slot is free
+	// by then.
 	slots := make([]chan strip, window)
 	for i := range slots {
 		slots[i] = make(chan strip, 1)
@@ -287,14 +303,14 @@ func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory,
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(jobs)
-		for i := 0; i < nStrips; i++ {
+		for k := range todo {
 			select {
 			case tokens <- struct{}{}:
 			case <-done:
 				return
 			}
 			select {
-			case jobs <- i:
+			case jobs <- k:
 			case <-done:
 				return
 			}
@@ -303,14 +319,14 @@ func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory,
 	for range workers {
 		wg.Go(func() {
 			sw := newStripWorker(src, cfg, ff)
-			for i := range jobs {
+			for k := range jobs {
 				select {
 				case <-done:
-					slots[i%window] <- strip{err: context.Canceled}
+					slots[k%window] <- strip{err: context.Canceled}
 					continue
 				default:
 				}
-				slots[i%window] <- sw.compress(i, nStrips)
+				slots[k%window] <- sw.compress(todo[k], nStrips)
 			}
 			sw.release()
 		})
@@ -318,7 +334,8 @@ func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory,
 	defer func() {
 		close(done)
 		wg.Wait()
-		// Strips finished after an early return still hold pooled buffers.
+		// Strips finished after an early return still hold pooled buffers, and so
+		// do the strips compressed ahead that were not written.
 		for _, ch := range slots {
 			select {
 			case s := <-ch:
@@ -328,23 +345,39 @@ func deflateStrips(ctx context.Context, src source, cfg config, ff flateFactory,
 			default:
 			}
 		}
+		for _, s := range pre {
+			if s.buf != nil {
+				stripBufPool.Put(s.buf)
+			}
+		}
 	}()
 
 	adler := uint32(1)
+	k := 0 // strips of todo written
 	for i := 0; i < nStrips; i++ {
-		var s strip
-		select {
-		case s = <-slots[i%window]:
-		case <-ctx.Done():
-			return 0, ctx.Err()
+		s, ahead := pre[i]
+		if ahead {
+			delete(pre, i)
+		} else {
+			select {
+			case s = <-slots[k%window]:
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+			k++
 		}
 		if s.err != nil {
+			if s.buf != nil {
+				stripBufPool.Put(s.buf)
+			}
 			return 0, s.err
 		}
 		adler = adler32Combine(adler, s.adler, s.length)
 		err := emit(*s.buf)
 		stripBufPool.Put(s.buf)
-		<-tokens
+		if !ahead {
+			<-tokens
+		}
 		if err != nil {
 			return 0, err
 		}

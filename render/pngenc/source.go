@@ -35,19 +35,13 @@ func newSource(img image.Image, workers int) source {
 	switch m := img.(type) {
 	case *image.RGBA:
 		if opaqueParallel(m.Pix, m.Stride, w, h, workers) {
-			s.bpp, s.colorType = 3, colorRGB
-			s.row = func(y int, dst []byte) []byte {
-				off := y * m.Stride
-				rgbaToRGB(dst, m.Pix[off:off+4*w])
-				return dst
-			}
-		} else {
-			s.bpp, s.colorType = 4, colorRGBA
-			s.row = func(y int, dst []byte) []byte {
-				off := y * m.Stride
-				unpremultiply(dst, m.Pix[off:off+4*w])
-				return dst
-			}
+			return opaqueRGBASource(m)
+		}
+		s.bpp, s.colorType = 4, colorRGBA
+		s.row = func(y int, dst []byte) []byte {
+			off := y * m.Stride
+			unpremultiply(dst, m.Pix[off:off+4*w])
+			return dst
 		}
 	case *image.NRGBA:
 		if opaqueParallel(m.Pix, m.Stride, w, h, workers) {
@@ -100,6 +94,19 @@ func newSource(img image.Image, workers int) source {
 		}
 	}
 	return s
+}
+
+// opaqueRGBASource reads an *image.RGBA whose pixels are all opaque as RGB.
+func opaqueRGBASource(m *image.RGBA) source {
+	w, h := m.Rect.Dx(), m.Rect.Dy()
+	return source{
+		width: w, height: h, bpp: 3, colorType: colorRGB,
+		row: func(y int, dst []byte) []byte {
+			off := y * m.Stride
+			rgbaToRGB(dst, m.Pix[off:off+4*w])
+			return dst
+		},
+	}
 }
 
 // rawSource reads tightly or loosely packed 8-bit pixels (bpp bytes each) from pix.

@@ -28,7 +28,7 @@ func EncodeZlib(ctx context.Context, w io.Writer, pix []byte, width, height, str
 	if stride < bpp*width || uint64(len(pix)) < uint64(height-1)*uint64(stride)+uint64(bpp*width) {
 		return &InputError{Reason: fmt.Sprintf("buffer of %d bytes with stride %d too short for %dx%d at %d bytes a pixel", len(pix), stride, width, height, bpp)}
 	}
-	adler, err := deflateStrips(ctx, rawSource(pix, width, height, stride, bpp, 0), cfg, klauspostFlate, func(b []byte) error {
+	adler, err := deflateStrips(ctx, rawSource(pix, width, height, stride, bpp, 0), cfg, klauspostFlate, nil, func(b []byte) error {
 		if _, err := w.Write(b); err != nil {
 			return fmt.Errorf("pngenc: write zlib data: %w", err)
 		}
