@@ -313,8 +313,12 @@ func startWorkerLog(tb testing.TB, mode, level, redisURL, hubURL string, extra .
 	}
 	p.cmd = exec.Command(workerBinary(tb), args...)
 	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	if v, ok := os.LookupEnv("GOMAXPROCS"); ok {
-		p.cmd.Env = append(p.cmd.Env, "GOMAXPROCS="+v)
+	// The Go runtime's settings pass through, so a run measures a deployment's
+	// (deploy/k8s sets GOMEMLIMIT).
+	for _, k := range []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			p.cmd.Env = append(p.cmd.Env, k+"="+v)
+		}
 	}
 	p.cmd.Stdout, p.cmd.Stderr = lf, lf
 	if err := p.cmd.Start(); err != nil {
