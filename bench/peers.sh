@@ -189,10 +189,15 @@ add printworker-pdf "$PW render --design $PDFDESIGN --media $MEDIA --out $OUT/pr
 add ref2-two-views "$PW render --design $DATA/designs/tshirt-two-views.json --media $MEDIA --out $OUT/two-views"
 add ref3-label "$PW render --design $DATA/designs/name-label.json --media $MEDIA --out $OUT/label"
 add ref4-poster "$PW render --design $DATA/designs/poster-600dpi.json --media $MEDIA --out $OUT/poster"
+# Reference 4 in libvips in-process too (its photo filling the page, at printworker's
+# PNG settings).
+if ((VIPSPEER_OK)); then
+	add vips-inproc-poster "$WORK/vipspeer -poster $MEDIA $OUT/vips-poster.png 1 248"
+fi
 measure
 if ((!FABRIC_OK)); then MEDIAN[fabric]=- CPU[fabric]=- RSS[fabric]=-; fi
 if ((!VIPSPEER_OK)); then
-	for n in vips-inproc vips-inproc-z1; do MEDIAN[$n]=- CPU[$n]=- RSS[$n]=-; done
+	for n in vips-inproc vips-inproc-z1 vips-inproc-poster; do MEDIAN[$n]=- CPU[$n]=- RSS[$n]=-; done
 fi
 
 ratio() {
@@ -234,6 +239,7 @@ row printworker-pdf "1 tshirt-front" "vector PDF" printworker-pdf
 row ref2-two-views "2 tshirt-two-views" "2 PNG, 4167 x 5000" two-views
 row ref3-label "3 name-label" "PNG, 1417 x 458" label
 row ref4-poster "4 poster-600dpi" "PNG, 4958 x 7017" poster
+echo "| 4 poster-600dpi, libvips in-process (1 248) | PNG, 4958 x 7017 | ${MEDIAN[vips-inproc-poster]} | ${CPU[vips-inproc-poster]} | ${RSS[vips-inproc-poster]} | $(size "$OUT/vips-poster.png") |"
 echo
 for k in wall CPU; do
 	line="ratios ($k):"
@@ -253,6 +259,10 @@ for f in "$OUT/fabric.png" "$OUT/vips.png" "$OUT/vips-inproc.png" "$OUT/vips-inp
 		echo "$(basename "$f"): $("$WORK/imgdiff" "$pwpng" "$f" || true)"
 	fi
 done
+pwposter=$(find "$OUT/poster" -name '*.png' | head -n1)
+if [[ -n $pwposter && -f $OUT/vips-poster.png ]]; then
+	echo "vips-poster.png (against printworker's poster): $("$WORK/imgdiff" "$pwposter" "$OUT/vips-poster.png" || true)"
+fi
 if ((FABRIC_OK)); then
 	echo
 	FABRIC_STAGES=1 timeout "$TIMEOUT" node "$ROOT/bench/fabric/render.js" "$DESIGN1" "$MEDIA" "$WORK/fabric-stages.png" 2>&1 >/dev/null | tail -n1 || true

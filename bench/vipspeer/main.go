@@ -3,7 +3,9 @@
 // with libvips called from Go through cgo, in one process, with no temporary files, and
 // writes the PNG.
 //
-//	go build -o vipspeer . && ./vipspeer MEDIA_DIR OUT.png [COMPRESSION [FILTER]]
+//	go build -o vipspeer . && ./vipspeer [-poster] MEDIA_DIR OUT.png [COMPRESSION [FILTER]]
+//
+// -poster draws reference 4 (poster-600dpi) instead: its photo filling the page.
 //
 // COMPRESSION (0-9) and FILTER (libpng's filter flags: 8 none, 248 all, libvips'
 // VipsForeignPngFilter) set pngsave's options; without them its defaults apply, as
@@ -47,6 +49,13 @@ static int pw_thumbnail(const char *file, VipsImage **out) {
 		"crop", VIPS_INTERESTING_CENTRE, "size", VIPS_SIZE_BOTH, NULL);
 }
 
+// Reference 4 (poster-600dpi): the 5100 x 7200 photo filling a 4958 x 7017 page,
+// cropped to the centre, as the design's autoResize "fill" places it.
+static int pw_poster(const char *file, VipsImage **out) {
+	return vips_thumbnail(file, out, 4958, "height", 7017,
+		"crop", VIPS_INTERESTING_CENTRE, "size", VIPS_SIZE_BOTH, NULL);
+}
+
 static int pw_svg(const void *buf, size_t len, VipsImage **out) {
 	return vips_svgload_buffer((void *) buf, len, out, "scale", 4.1667, NULL);
 }
@@ -71,12 +80,13 @@ static int pw_composite(VipsImage **in, int n, int *x, int *y, VipsImage **out) 
 	return r;
 }
 
-// The canvas is opaque: RGB, 300 dpi (11.811 px/mm); compression and filter < 0
-// leave pngsave's defaults (compression 6, as the command line; no row filter).
-static int pw_save(VipsImage *in, const char *file, int compression, int filter) {
+// The canvas is opaque: RGB, at pxPerMM (11.811 for 300 dpi); compression and
+// filter < 0 leave pngsave's defaults (compression 6, as the command line; no row
+// filter).
+static int pw_save(VipsImage *in, const char *file, double pxPerMM, int compression, int filter) {
 	VipsImage *rgb, *res;
 	if (vips_extract_band(in, &rgb, 0, "n", 3, NULL)) return -1;
-	if (vips_copy(rgb, &res, "xres", 11.811, "yres", 11.811, NULL)) {
+	if (vips_copy(rgb, &res, "xres", pxPerMM, "yres", pxPerMM, NULL)) {
 		g_object_unref(rgb);
 		return -1;
 	}
@@ -105,10 +115,12 @@ import (
 	"unsafe"
 )
 
-// Reference 1's media (bench/refdesign): the photo and the badge.
+// Reference 1's media (bench/refdesign): the photo and the badge; reference 4's
+// photo.
 const (
-	photoFile = "be1c0000000000000000a001.jpg"
-	badgeFile = "be1c0000000000000000a002.svg"
+	photoFile  = "be1c0000000000000000a001.jpg"
+	badgeFile  = "be1c0000000000000000a002.svg"
+	posterFile = "be1c0000000000000000a004.jpg"
 )
 
 // text is one text layer: pango markup, font, and the output pixel its box is centred on.
@@ -129,12 +141,17 @@ var texts = []text{
 var recolour = regexp.MustCompile(`(fill|stroke)="#[0-9a-fA-F]{6}"`)
 
 func main() {
-	if len(os.Args) < 3 || len(os.Args) > 5 {
-		fmt.Fprintln(os.Stderr, "usage: vipspeer MEDIA_DIR OUT.png [COMPRESSION [FILTER]]")
+	args := os.Args[1:]
+	poster := len(args) > 0 && args[0] == "-poster"
+	if poster {
+		args = args[1:]
+	}
+	if len(args) < 2 || len(args) > 4 {
+		fmt.Fprintln(os.Stderr, "usage: vipspeer [-poster] MEDIA_DIR OUT.png [COMPRESSION [FILTER]]")
 		os.Exit(2)
 	}
 	opts := []int{-1, -1}
-	for i, a := range os.Args[3:] {
+	for i, a := range args[2:] {
 		v, err := strconv.Atoi(a)
 		if err != nil || v < 0 {
 			fmt.Fprintf(os.Stderr, "vipspeer: %q: want a number >= 0\n", a)
@@ -142,13 +159,41 @@ func main() {
 		}
 		opts[i] = v
 	}
-	if err := run(os.Args[1], os.Args[2], opts[0], opts[1]); err != nil {
+	run := runTShirt
+	if poster {
+		run = runPoster
+	}
+	if err := run(args[0], args[1], opts[0], opts[1]); err != nil {
 		fmt.Fprintln(os.Stderr, "vipspeer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(media, out string, compression, filter int) error {
+// runPoster draws reference 4: one photo filling an A4 page at 600 dpi.
+func runPoster(media, out string, compression, filter int) error {
+	name := C.CString("vipspeer")
+	defer C.free(unsafe.Pointer(name))
+	if C.vips_init(name) != 0 {
+		return vipsErr("vips_init")
+	}
+	defer C.vips_shutdown()
+	path := C.CString(filepath.Join(media, posterFile))
+	defer C.free(unsafe.Pointer(path))
+	var photo *C.VipsImage
+	if C.pw_poster(path, &photo) != 0 {
+		return vipsErr("thumbnail")
+	}
+	defer C.g_object_unref(C.gpointer(photo))
+	cout := C.CString(out)
+	defer C.free(unsafe.Pointer(cout))
+	if C.pw_save(photo, cout, 600/25.4, C.int(compression), C.int(filter)) != 0 {
+		return vipsErr("pngsave")
+	}
+	return nil
+}
+
+// runTShirt draws reference 1, the T-shirt front.
+func runTShirt(media, out string, compression, filter int) error {
 	name := C.CString("vipspeer")
 	defer C.free(unsafe.Pointer(name))
 	if C.vips_init(name) != 0 {
@@ -239,7 +284,7 @@ func run(media, out string, compression, filter int) error {
 
 	cout := C.CString(out)
 	defer C.free(unsafe.Pointer(cout))
-	if C.pw_save(all, cout, C.int(compression), C.int(filter)) != 0 {
+	if C.pw_save(all, cout, 300/25.4, C.int(compression), C.int(filter)) != 0 {
 		return vipsErr("pngsave")
 	}
 	return nil
