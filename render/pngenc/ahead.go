@@ -145,12 +145,40 @@ func (a *Ahead) stop() map[int]strip {
 // does, compressing the strips not compressed ahead on all workers.
 func (a *Ahead) Encode(ctx context.Context, w io.Writer) error {
 	pre := a.stop()
-	src := newSource(a.img, a.cfg.workers)
-	if src.colorType != colorRGB {
+	var src source
+	if a.opaqueBut(pre) {
+		src = opaqueRGBASource(a.img)
+	} else {
+		src = newSource(a.img, a.cfg.workers)
 		release(pre)
 		pre = nil
 	}
 	return encodeWith(ctx, w, src, a.cfg, klauspostFlate, pre)
+}
+
+// opaqueBut reports whether every pixel outside the strips of pre is opaque: those
+// were found opaque before they were compressed, and their rows are final.
+func (a *Ahead) opaqueBut(pre map[int]strip) bool {
+	m := a.img
+	w := m.Rect.Dx()
+	for y0 := 0; y0 < a.rows; {
+		if _, ok := pre[y0/a.strip]; ok {
+			y0 += a.strip
+			continue
+		}
+		y1 := y0
+		for y1 < a.rows {
+			if _, ok := pre[y1/a.strip]; ok {
+				break
+			}
+			y1 = min(a.rows, y1+a.strip)
+		}
+		if !opaqueParallel(m.Pix[y0*m.Stride:], m.Stride, w, y1-y0, a.cfg.workers) {
+			return false
+		}
+		y0 = y1
+	}
+	return true
 }
 
 // Discard ends the work ahead when the image will not be encoded (its drawing
