@@ -55,6 +55,10 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 				ahead.Final(y0, y1)
 			}
 		}
+		// The preview is drawn from the scene at its own size, as for the other
+		// types, rather than scaled down from the print raster: under half the CPU
+		// (docs/benchmarks.md, "Speed: fifth round").
+		thumb := r.thumbScene(s)
 		canvas, err := r.Rasterize(ctx, s)
 		if err != nil {
 			if ahead != nil {
@@ -65,7 +69,7 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 		if r.print.CMYK() {
 			r.softProof(canvas)
 		}
-		res.Thumbnail = r.thumbOfCanvas(canvas)
+		res.Thumbnail = r.rasterThumb(ctx, thumb)
 		if ahead != nil {
 			err = ahead.Encode(ctx, cw)
 		} else {
