@@ -46,10 +46,13 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 		return
 	}
 	if swap, flipX, flipY, n, ok := orthogonalPlacement(m, sw, sh); ok {
-		// A quarter turn or mirror: an oriented copy drawn unrotated (resample_orient.go).
+		// A quarter turn or mirror: the source seen turned (a view or a copy) drawn
+		// unrotated (resample_orient.go).
 		win := image.Rect(0, 0, l.Image.Width, l.Image.Height)
 		img := *l.Image
-		img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		if img.Image = newOrientedView(src, win, swap, flipX, flipY); img.Image == nil {
+			img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		}
 		img.Width, img.Height = img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
 		turned := *l
 		turned.Image = &img
