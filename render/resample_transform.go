@@ -444,10 +444,14 @@ func (r *rowRing) ensure(lo, hi int, fill func(y int)) {
 	if hi-lo > r.size {
 		hi = lo + r.size
 	}
-	for y := lo; y < hi; y++ {
-		if y < r.have0 || y >= r.have1 {
-			fill(y)
-		}
+	// The rows below and above those held, in order: a band's next output row
+	// mostly needs one or two new rows of a window of dozens (looping over the
+	// window cost 19M instructions a 300-dpi rotated draw: callgrind).
+	for y := lo; y < min(hi, r.have0); y++ {
+		fill(y)
+	}
+	for y := max(lo, r.have1); y < hi; y++ {
+		fill(y)
 	}
 	if hi < r.have0 || lo > r.have1 {
 		r.have0, r.have1 = lo, hi
@@ -651,8 +655,10 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 	ui, dui := toFixed32(u0), toFixed32(du)
 	var wi [64]int32
 	for s := 0; s < n; s++ {
-		if k.stretch == 1 {
-			// A run of samples with all four taps inside (resample_coverage.go).
+		if i0 := ui >> 32; k.stretch == 1 && i0 >= 1 && i0+2 < int64(rn) {
+			// A run of samples with all four taps inside (resample_coverage.go),
+			// from this one on; a sample beyond the row's edge skips the call (a
+			// rotated band's rows start and end with dozens of them).
 			ds := rowRunInt4(out[s*ostride:], n-s, ostride, row, rn, ui, dui)
 			if s += ds; s >= n {
 				break
@@ -712,16 +718,40 @@ func lutIndex(v int64) int {
 // 2^iBits): wholly covered pixels are written opaque, edge pixels blended by coverage.
 func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
 	mask := ring - 1
-	var wi [64]int32
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
 	lo, hi := nonZeroSpan(mrow)
 	if lo >= hi {
 		return
 	}
-	if first, last := vi+int64(lo)*dvi, vi+int64(hi-1)*dvi; k.stretch == 1 && min(first, last)>>32 >= 1 && max(first, last)>>32+2 < int64(sh) {
-		columnsRowInt4(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
-		return
+	if k.stretch == 1 {
+		// The pixels whose four taps lie inside the source (v is linear in i, so
+		// they are one run) take columnsRowInt4; those beyond, near the source's top
+		// and bottom edges, the loop below. A band's rows that cross those edges
+		// (about 70 of them at 30°) went wholly through the loop.
+		inside := func(i int) bool {
+			i0 := (vi + int64(i)*dvi) >> 32
+			return i0 >= 1 && i0+2 < int64(sh)
+		}
+		a, b := lo, hi
+		for a < b && !inside(a) {
+			a++
+		}
+		for b > a && !inside(b-1) {
+			b--
+		}
+		if a < b {
+			columnsRowInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+			columnsRowIntTaps(dp, mrow, inter, cs, mask, sh, b, hi, vi, dvi, opacity, k, idx, w)
+			hi = a
+		}
 	}
+	columnsRowIntTaps(dp, mrow, inter, cs, mask, sh, lo, hi, vi, dvi, opacity, k, idx, w)
+}
+
+// columnsRowIntTaps is resampleColumnsRowInt for pixels lo..hi-1 one at a time, taps
+// clamped to the source's sh rows.
+func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int32, cs, mask, sh, lo, hi int, vi, dvi int64, opacity float64, k kernel1D, idx []int, w []float32) {
+	var wi [64]int32
 	vi += int64(lo-1) * dvi
 	for i := lo; i < hi; i++ {
 		cv := mrow[i]
