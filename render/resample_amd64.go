@@ -33,10 +33,16 @@ func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n
 func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
 
 // columnsRunBlocks writes n wholly covered pixels of columnsRowInt4
+// (resample_simd_amd64.s), with wide cmLUTWide's first value.
+//
+//go:noescape
+func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, wide *int32)
+
+// lutAlignOffset is how many int32 from p to the next 64-byte boundary
 // (resample_simd_amd64.s).
 //
 //go:noescape
-func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32)
+func lutAlignOffset(p *int32) int
 
 // haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
 // (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).

@@ -14,8 +14,10 @@ func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int6
 	return 0
 }
 
-func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32) {
+func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, wide *int32) {
 }
+
+func lutAlignOffset(p *int32) int { return 0 }
 
 // haveResampleSIMD is false without the amd64 assembly.
 func haveResampleSIMD() bool { return false }

@@ -180,11 +180,45 @@ DATA vRound<>+0(SB)/8, $0x0008000000080000
 DATA vRound<>+8(SB)/8, $0x0008000000080000
 GLOBL vRound<>(SB), RODATA|NOPTR, $16
 
-// func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32)
+// COLPIX computes one pixel of columnsRunBlocks into xr (RGB in int32 lanes 0..2 at
+// 2^0 after the shift; lane 3 garbage, replaced by alpha): sample position DX, its
+// column at R8, ring mask R11, the aligned wide weights at R9. SI, BX, X1 scratch.
+// The weights are read from memory by PMULLD, one 64-byte row (each weight four
+// times) a fraction, instead of a 16-byte row spread by four PSHUFD.
+#define COLPIX(xr) \
+	MOVQ   DX, SI;           \
+	SARQ   $32, SI;          \
+	DECQ   SI;               \
+	ANDQ   R11, SI;          \
+	LEAQ   (SI)(SI*2), SI;   \
+	LEAQ   (R8)(SI*4), SI;   \
+	MOVL   DX, BX;           \
+	ADDQ   $0x200000, BX;    \
+	SHRQ   $22, BX;          \
+	SHLQ   $6, BX;           \
+	ADDQ   R9, BX;           \
+	MOVOU  (SI), xr;         \
+	PMULLD (BX), xr;         \
+	MOVOU  12(SI), X1;       \
+	PMULLD 16(BX), X1;       \
+	PADDL  X1, xr;           \
+	MOVOU  24(SI), X1;       \
+	PMULLD 32(BX), X1;       \
+	PADDL  X1, xr;           \
+	MOVOU  32(SI), X1;       \
+	PSRLDQ $4, X1;           \
+	PMULLD 48(BX), X1;       \
+	PADDL  X1, xr;           \
+	PADDL  X15, xr;          \
+	PSRAL  $20, xr
+
+// func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, wide *int32)
 //
 // n wholly covered pixels: pixel j is written opaque to dp[4j:4j+4], sampled at
 // v + j dvi (32.32) from the column at inter[col + j cs:], whose slot s holds
-// values 3s..3s+2.
+// values 3s..3s+2. wide is cmLUTWide's first value; its rows start at the first
+// 64-byte boundary from there (lutAlignOffset). Two pixels an iteration, packed and
+// stored together.
 TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
 	MOVQ  dp_base+0(FP), DI
 	MOVQ  inter_base+24(FP), R8
@@ -197,56 +231,53 @@ TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
 	MOVQ  v+72(FP), DX
 	MOVQ  dvi+80(FP), R12
 	MOVQ  n+88(FP), CX
-	MOVQ  lut+96(FP), R9
+	MOVQ  wide+96(FP), R9
+	ADDQ  $63, R9
+	ANDQ  $~63, R9
+	MOVOU vRound<>(SB), X15
+	MOVQ  $0xff000000ff000000, R13
+	CMPQ  CX, $2
+	JLT   coltail
+
+colpair:
+	COLPIX(X0)
+	ADDQ     R10, R8
+	ADDQ     R12, DX
+	COLPIX(X2)
+	ADDQ     R10, R8
+	ADDQ     R12, DX
+	PACKSSLW X2, X0
+	PACKUSWB X0, X0
+	MOVQ     X0, AX
+	ORQ      R13, AX
+	MOVQ     AX, (DI)
+	ADDQ     $8, DI
+	SUBQ     $2, CX
+	CMPQ     CX, $2
+	JGE      colpair
+
+coltail:
 	TESTQ CX, CX
 	JZ    coldone
-	MOVOU vRound<>(SB), X15
-
-colloop:
-	// Slot of tap 0: ((v >> 32) - 1) & mask, 12 bytes a slot.
-	MOVQ DX, SI
-	SARQ $32, SI
-	DECQ SI
-	ANDQ R11, SI
-	LEAQ (SI)(SI*2), SI
-	SHLQ $2, SI
-	ADDQ R8, SI
-	MOVL DX, BX
-	ADDQ $0x200000, BX
-	SHRQ $22, BX
-	SHLQ $4, BX
-	MOVOU (R9)(BX*1), X4
-	PSHUFD $0x00, X4, X5
-	PSHUFD $0x55, X4, X6
-	PSHUFD $0xaa, X4, X7
-	PSHUFD $0xff, X4, X8
-	MOVOU  (SI), X0
-	PMULLD X5, X0
-	MOVOU  12(SI), X1
-	PMULLD X6, X1
-	PADDL  X1, X0
-	MOVOU  24(SI), X1
-	PMULLD X7, X1
-	PADDL  X1, X0
-	// Tap 3 is values 9..11: loaded from 8 (not to read past the 12) and shifted.
-	MOVOU  32(SI), X1
-	PSRLDQ $4, X1
-	PMULLD X8, X1
-	PADDL  X1, X0
-	PADDL  X15, X0
-	PSRAL  $20, X0
+	COLPIX(X0)
 	PACKSSLW X0, X0
 	PACKUSWB X0, X0
-	MOVL   X0, AX
-	ORL    $0xff000000, AX
-	MOVL   AX, (DI)
-	ADDQ   $4, DI
-	ADDQ   R10, R8
-	ADDQ   R12, DX
-	DECQ   CX
-	JNZ    colloop
+	MOVL     X0, AX
+	ORL      $0xff000000, AX
+	MOVL     AX, (DI)
 
 coldone:
+	RET
+
+// func lutAlignOffset(p *int32) int
+//
+// How many int32 from p to the next 64-byte boundary (0 when p lies on one).
+TEXT ·lutAlignOffset(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	NEGQ AX
+	ANDQ $63, AX
+	SHRQ $2, AX
+	MOVQ AX, ret+8(FP)
 	RET
 
 // YCbCr to RGBA (the span fetchers of resample_span.go): color.YCbCrToRGB's integer

@@ -125,6 +125,13 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("iter %d ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
 		}
+		// A wholly covered row without the scan: columnsRunInt4.
+		fill255(mrow)
+		columnsRunInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("iter %d covered run, ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
+		}
 	}
 }
 

@@ -327,7 +327,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			}
 			bw := bx1 - bx0
 			band := image.Rect(bx0, ya, bx1, yb)
-			coverage(&acc, &mask, poly, band)
+			full0, full1 := coverage(&acc, &mask, poly, band)
 			// Pass 1 runs lazily into a ring of source rows: as the output rows advance,
 			// the rows they read (a window the band's shear wide) are computed once each
 			// and stay in cache instead of a whole column of the source.
@@ -384,7 +384,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				rr.ensure(max(r0, int(math.Floor(lo-ky.support))-1), min(r1, int(math.Ceil(hi+ky.support))+2), fill)
 				dp, mrow := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw], mask.Pix[(Y-ya)*bw:][:bw]
 				if opaque {
-					resampleColumnsRowInt(dp, mrow, interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
+					resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
 				} else {
 					resampleColumnsRow(dp, mrow, inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
 				}
@@ -665,6 +665,29 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 			}
 			ui += int64(ds) * dui
 		}
+		if i0 := ui >> 32; k.stretch == 1 && (i0 < -4 || i0 >= int64(rn)+3) {
+			// Beyond the clamp every tap is the edge pixel at a whole pixel
+			// (edgeSampleFixed, weight row 0): one value for the run of samples
+			// that stay there, stored without the per-sample tests (a rotated band
+			// has dozens of them at each end of its rows near the source's sides).
+			right, e := i0 >= 0, 0
+			if right {
+				e = rn - 1
+			}
+			p, sum := row[4*e:4*e+3:4*e+3], cmLUTIntSum[0]
+			r := (sum*int32(p[0]) + round) >> (hBits - iBits)
+			g := (sum*int32(p[1]) + round) >> (hBits - iBits)
+			b := (sum*int32(p[2]) + round) >> (hBits - iBits)
+			for ; s < n; s, ui = s+1, ui+dui {
+				if i0 := ui >> 32; !(i0 < -4 || i0 >= int64(rn)+3) || (i0 >= 0) != right {
+					break
+				}
+				o := out[s*ostride:][:3:3]
+				o[0], o[1], o[2] = r, g, b
+			}
+			s--
+			continue
+		}
 		o := out[s*ostride:][:3:3]
 		var r, g, b int32
 		if i0 := int(ui >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < rn {
@@ -716,10 +739,15 @@ func lutIndex(v int64) int {
 // resampleColumnsRowInt is resampleColumnsRow for opaque sources, over a
 // column-major ring of pass-1 values (intRing: column i's slots from i*cs, RGB at
 // 2^iBits): wholly covered pixels are written opaque, edge pixels blended by coverage.
-func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
+// full says every pixel of the row is wholly covered (coverage's rows set without
+// rasterizing, about nine in ten of a rotated picture's): no scan of mrow then.
+func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int32, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
 	mask := ring - 1
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
-	lo, hi := nonZeroSpan(mrow)
+	lo, hi := 0, len(mrow)
+	if !full {
+		lo, hi = nonZeroSpan(mrow)
+	}
 	if lo >= hi {
 		return
 	}
@@ -740,7 +768,11 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, cs, ring, sh
 			b--
 		}
 		if a < b {
-			columnsRowInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+			if full {
+				columnsRunInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+			} else {
+				columnsRowInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+			}
 			columnsRowIntTaps(dp, mrow, inter, cs, mask, sh, b, hi, vi, dvi, opacity, k, idx, w)
 			hi = a
 		}
@@ -805,7 +837,9 @@ func blendOpaque(q []uint8, r, g, b int32, cv uint8, opacity float64) {
 // golang.org/x/image/vector is not used here: below 512 pixels a side it switches to
 // fixed-point arithmetic that is off by up to a tenth of a pixel's area on slanted
 // edges (65 instead of 91 of 255 on a 30° edge), which a rotated picture's edge shows.
-func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Rectangle) {
+// It returns the rows [in0, in1) it set wholly covered without rasterizing (in0 >=
+// in1 when none), whose pass 2 then needs no scan of the mask.
+func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Rectangle) (in0, in1 int) {
 	w, h := band.Dx(), band.Dy()
 	if cap(mask.Pix) < w*h {
 		mask.Pix = make([]uint8, w*h)
@@ -813,14 +847,15 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 	mask.Pix, mask.Stride, mask.Rect = mask.Pix[:w*h], w, image.Rect(0, 0, w, h)
 	// Rows the polygon wholly covers across the band are set without rasterizing:
 	// only the rows its edges cross are accumulated (resample_coverage.go).
-	in0, in1 := coveredRows(poly, band)
+	in0, in1 = coveredRows(poly, band)
 	if in0 >= in1 {
 		coverageRows(acc, mask.Pix, poly, band)
-		return
+		return 0, 0
 	}
 	coverageRows(acc, mask.Pix[:w*(in0-band.Min.Y)], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
 	fill255(mask.Pix[w*(in0-band.Min.Y) : w*(in1-band.Min.Y)])
 	coverageRows(acc, mask.Pix[w*(in1-band.Min.Y):], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
+	return in0, in1
 }
 
 // coverageRows writes into pix (band's w x h pixels) the exact area of each pixel of
