@@ -33,7 +33,7 @@ func TestSourceSpanMatchesWholeRow(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					du = -du // mirrored placements step backwards
 				}
-				want := make([]int32, 3*samples)
+				want := make([]int16, 3*samples)
 				resampleRowInt(want, samples, 3, row, u0, du, k, idx, w)
 				lo, hi := sourceSpan(u0, u0+(samples-1)*du, k, n)
 				if lo < 0 || hi > n || lo >= hi {
@@ -41,7 +41,7 @@ func TestSourceSpanMatchesWholeRow(t *testing.T) {
 				}
 				ks := k
 				ks.n = hi - lo
-				got := make([]int32, 3*samples)
+				got := make([]int16, 3*samples)
 				resampleRowInt(got, samples, 3, row[4*lo:4*hi], u0-float64(lo), du, ks, idx, w)
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("n %d scale %g u0 %g du %g span [%d, %d): values differ\ngot  %v\nwant %v", n, scale, u0, du, lo, hi, got, want)
@@ -208,7 +208,7 @@ func TestEdgeSampleMatchesTaps(t *testing.T) {
 // resampleRowIntSample is pass 1 of one sample as resampleRowInt's per-sample code
 // computes it (inside: the weight table; all taps on one edge pixel: its value times
 // the weights' sum; otherwise the clamped taps), the reference of its runs.
-func resampleRowIntSample(o []int32, row []uint8, ui int64, k kernel1D, idx []int, w []float32) {
+func resampleRowIntSample(o []int16, row []uint8, ui int64, k kernel1D, idx []int, w []float32) {
 	const round = 1 << (hBits - iBits - 1)
 	rn := len(row) / 4
 	var r, g, b int32
@@ -230,7 +230,7 @@ func resampleRowIntSample(o []int32, row []uint8, ui int64, k kernel1D, idx []in
 			r, g, b = r+wi[j]*int32(p[0]), g+wi[j]*int32(p[1]), b+wi[j]*int32(p[2])
 		}
 	}
-	o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
+	o[0], o[1], o[2] = int16((r+round)>>(hBits-iBits)), int16((g+round)>>(hBits-iBits)), int16((b+round)>>(hBits-iBits))
 }
 
 // resampleRowInt's runs (inside: rowRunInt4; beyond the clamp: one value stored)
@@ -254,9 +254,9 @@ func TestResampleRowIntRunsMatchSamples(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					du = -du
 				}
-				got := make([]int32, 3*samples)
+				got := make([]int16, 3*samples)
 				resampleRowInt(got, samples, 3, row, u0, du, k, idx, w)
-				want := make([]int32, 3*samples)
+				want := make([]int16, 3*samples)
 				ui, dui := toFixed32(u0), toFixed32(du)
 				for s := range samples {
 					resampleRowIntSample(want[3*s:], row, ui, k, idx, w)

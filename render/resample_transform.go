@@ -313,7 +313,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	noSpan := func(int) (int, int) { return 0, 0 }
 	forEachBand(transposed, 1, sh, workers, noSpan, func() func(bx0, bx1, _, _ int) {
 		var inter []float32
-		var interInt []int32
+		var interInt []int16
 		var spanBuf []uint8
 		var mask image.Alpha
 		var acc []float64
@@ -344,7 +344,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				// a column-major ring (intRing): a pixel's four taps are 12
 				// consecutive values.
 				if cap(interInt) < cs*bw {
-					interInt = make([]int32, cs*bw)
+					interInt = make([]int16, cs*bw)
 				}
 				interInt = interInt[:cs*bw]
 				fill = func(y int) {
@@ -647,7 +647,7 @@ func fixedTapWeights(w []float32, out []int32) {
 // resampleRowInt is resampleRow for opaque sources: RGB at 2^iBits, as
 // resampleRowRGB of the unrotated path, sample s (of n) written to
 // out[s*ostride:][:3].
-func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
+func resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
 	const round = 1 << (hBits - iBits - 1)
 	rn := len(row) / 4
 	// u steps in 32.32 fixed point: the integer part indexes, the top bits of the
@@ -675,9 +675,9 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 				e = rn - 1
 			}
 			p, sum := row[4*e:4*e+3:4*e+3], cmLUTIntSum[0]
-			r := (sum*int32(p[0]) + round) >> (hBits - iBits)
-			g := (sum*int32(p[1]) + round) >> (hBits - iBits)
-			b := (sum*int32(p[2]) + round) >> (hBits - iBits)
+			r := int16((sum*int32(p[0]) + round) >> (hBits - iBits))
+			g := int16((sum*int32(p[1]) + round) >> (hBits - iBits))
+			b := int16((sum*int32(p[2]) + round) >> (hBits - iBits))
 			for ; s < n; s, ui = s+1, ui+dui {
 				if i0 := ui >> 32; !(i0 < -4 || i0 >= int64(rn)+3) || (i0 >= 0) != right {
 					break
@@ -711,7 +711,7 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 				b += wi[j] * int32(p[2])
 			}
 		}
-		o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
+		o[0], o[1], o[2] = int16((r+round)>>(hBits-iBits)), int16((g+round)>>(hBits-iBits)), int16((b+round)>>(hBits-iBits))
 		ui += dui
 	}
 }
@@ -741,7 +741,7 @@ func lutIndex(v int64) int {
 // 2^iBits): wholly covered pixels are written opaque, edge pixels blended by coverage.
 // full says every pixel of the row is wholly covered (coverage's rows set without
 // rasterizing, about nine in ten of a rotated picture's): no scan of mrow then.
-func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int32, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
+func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int16, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
 	mask := ring - 1
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
 	lo, hi := 0, len(mrow)
@@ -782,7 +782,7 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int32, c
 
 // columnsRowIntTaps is resampleColumnsRowInt for pixels lo..hi-1 one at a time, taps
 // clamped to the source's sh rows.
-func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int32, cs, mask, sh, lo, hi int, vi, dvi int64, opacity float64, k kernel1D, idx []int, w []float32) {
+func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int16, cs, mask, sh, lo, hi int, vi, dvi int64, opacity float64, k kernel1D, idx []int, w []float32) {
 	var wi [64]int32
 	vi += int64(lo-1) * dvi
 	for i := lo; i < hi; i++ {
@@ -798,18 +798,16 @@ func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int32, cs, mask, sh, lo
 			at := 3 * ((i0 - 1) & mask)
 			p := col[at : at+12 : at+12]
 			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-			r = w0*p[0] + w1*p[3] + w2*p[6] + w3*p[9]
-			g = w0*p[1] + w1*p[4] + w2*p[7] + w3*p[10]
-			b = w0*p[2] + w1*p[5] + w2*p[8] + w3*p[11]
+			r, g, b = tap4(p, 0, w0, w1, w2, w3), tap4(p, 1, w0, w1, w2, w3), tap4(p, 2, w0, w1, w2, w3)
 		} else {
 			m := min(k.taps(fromFixed32(vi), idx, w), len(wi))
 			fixedTapWeights(w[:m], wi[:m])
 			for j := range m {
 				at := 3 * (idx[j] & mask)
 				p := col[at : at+3 : at+3]
-				r += wi[j] * p[0]
-				g += wi[j] * p[1]
-				b += wi[j] * p[2]
+				r += wi[j] * int32(p[0])
+				g += wi[j] * int32(p[1])
+				b += wi[j] * int32(p[2])
 			}
 		}
 		q := dp[4*i : 4*i+4 : 4*i+4]
