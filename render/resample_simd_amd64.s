@@ -148,35 +148,38 @@ TEXT ·rowRunBlocks(SB), NOSPLIT, $0-104
 	MOVQ  rn+64(FP), R11
 	SUBQ  $3, R11
 	MOVQ  ui+72(FP), DX
+	// DX runs one pixel behind ui (tap 0's pixel; the fraction, which picks the
+	// weights, unchanged).
+	MOVQ  $0x100000000, AX
+	SUBQ  AX, DX
 	MOVQ  dui+80(FP), R12
 	MOVQ  pairs+88(FP), R9
 	XORQ  AX, AX
 	MOVOU rgbaPair01<>(SB), X13
 	MOVOU rgbaPair23<>(SB), X14
 	MOVOU hRound<>(SB), X15
+	TESTQ CX, CX
+	JLE   rundone
 
 runloop:
-	CMPQ AX, CX
-	JGE  rundone
 	// i0 - 1 = (ui >> 32) - 1 must lie in [0, rn-3).
 	MOVQ DX, SI
 	SARQ $32, SI
-	DECQ SI
 	CMPQ SI, R11
 	JCC  rundone
-	SHLQ $2, SI
-	ADDQ R8, SI
+	LEAQ (R8)(SI*4), SI
 	// The weights of the fraction rounded to 1/1024 (lutIndex): 32 bytes a row.
 	MOVL DX, BX
 	ADDQ $0x200000, BX
-	SHRQ $22, BX
-	SHLQ $5, BX
+	SHRQ $17, BX
+	ANDQ $~31, BX
 	ADDQ R9, BX
 	HTAPS16
 	ADDQ R10, DI
 	ADDQ R12, DX
 	INCQ AX
-	JMP  runloop
+	CMPQ AX, CX
+	JLT  runloop
 
 rundone:
 	MOVQ AX, ret+96(FP)
