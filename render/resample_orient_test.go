@@ -142,6 +142,7 @@ func TestOrientedViewMatchesCopy(t *testing.T) {
 		win image.Rectangle
 	}{
 		{image.Pt(0, 0), 9, 7, image.Rect(0, 0, 9, 7)},
+		{image.Pt(1, 1), 4, 5, image.Rect(1, 1, 3, 4)},
 		{image.Pt(3, 5), 150, 83, image.Rect(1, 2, 140, 81)},
 		{image.Pt(2, 0), 71, 130, image.Rect(2, 1, 69, 130)},
 	} {

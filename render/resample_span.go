@@ -162,7 +162,7 @@ func gatherable420(m *image.YCbCr) bool {
 // overwrite) or opaque RGBA (ps 4) in out, with color.YCbCrToRGB's arithmetic. The
 // quarter turns and mirrors read the decoded picture this way instead of copying it
 // turned (orientedView). A run along a row from left to right is converted in
-// place; any other run is gathered 64 pixels at a time into planes on the stack
+// place; any other run is gathered 128 pixels at a time into planes on the stack
 // (chroma a sample per two pixels, as in a row) and converted by yccRowHalf.
 func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 	yi, ci := m.YOffset(x, y), m.COffset(x, y)
@@ -185,26 +185,49 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 	if ys < 0 {
 		ph = (p + 1) & 1
 	}
-	var yp [64]uint8
-	var cbp, crp [33]uint8
+	if ph == 1 && n > 0 {
+		// The first pixel has a chroma sample of its own: converted alone, so that
+		// the blocks below start on a pair and only the run's last pixels (fewer
+		// than four) are converted one at a time.
+		yccRowHalf(out[:4], ps, m.Y[yi:yi+1], m.Cb[ci:ci+1], m.Cr[ci:ci+1], 0)
+		out, yi, ci, n = out[ps:], yi+ys, ci+cs, n-1
+	}
+	// The planes' headers in locals: read through m, they were loaded again for
+	// every sample.
+	Y, Cb, Cr := m.Y, m.Cb, m.Cr
+	var yp [128]uint8
+	var cbp, crp [64]uint8
 	for at := 0; at < n; at += len(yp) {
 		c := min(len(yp), n-at)
-		for i := range c {
-			yp[i] = m.Y[yi]
+		// Four pixels and two chroma pairs a step (a bounds check each, no loop
+		// overhead between them); at is even, so pixel at+i's chroma is at/2 + i/2
+		// samples on.
+		i := 0
+		for ; i+4 <= c; i += 4 {
+			q := yp[i : i+4 : i+4]
+			q[0], q[1], q[2], q[3] = Y[yi], Y[yi+ys], Y[yi+2*ys], Y[yi+3*ys]
+			yi += 4 * ys
+		}
+		for ; i < c; i++ {
+			yp[i] = Y[yi]
 			yi += ys
 		}
-		// at is even: pixel at+i's chroma is (at+ph)/2 + (i+ph)/2 samples on.
-		nc := (ph + c + 1) / 2
+		nc := (c + 1) / 2
 		cj := ci + (at>>1)*cs
-		for k := range nc {
-			cbp[k], crp[k] = m.Cb[cj], m.Cr[cj]
-			cj += cs
+		k := 0
+		for ; k+2 <= nc; k += 2 {
+			qb, qr := cbp[k:k+2:k+2], crp[k:k+2:k+2]
+			qb[0], qr[0], qb[1], qr[1] = Cb[cj], Cr[cj], Cb[cj+cs], Cr[cj+cs]
+			cj += 2 * cs
+		}
+		if k < nc {
+			cbp[k], crp[k] = Cb[cj], Cr[cj]
 		}
 		end := ps * (at + c)
 		if ps == 3 {
 			end += 4
 		}
-		yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], ph)
+		yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], 0)
 	}
 }
 
