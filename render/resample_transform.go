@@ -783,6 +783,11 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int16, c
 // columnsRowIntTaps is resampleColumnsRowInt for pixels lo..hi-1 one at a time, taps
 // clamped to the source's sh rows.
 func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int16, cs, mask, sh, lo, hi int, vi, dvi int64, opacity float64, k kernel1D, idx []int, w []float32) {
+	if lo >= hi {
+		// Most rows of a rotated picture: none beyond the source's top and bottom
+		// (and no weights to clear).
+		return
+	}
 	var wi [64]int32
 	vi += int64(lo-1) * dvi
 	for i := lo; i < hi; i++ {
