@@ -80,9 +80,10 @@ func nonZeroSpan(mrow []uint8) (lo, hi int) {
 }
 
 // Pass-1 values of opaque pictures are kept column-major (intRing): column i of a
-// band holds its ring of source rows in slots of 3 values (RGB) from i*cs, and the
-// first three slots are repeated after the last. The four taps of any pass-2 pixel
-// are then 12 consecutive values, read with one bounds check, where a row-major
+// band holds its ring of source rows in slots of 4 values (RGB and a fourth that
+// nothing reads) from i*cs, and the first three slots are repeated after the last.
+// The four taps of any pass-2 pixel are then 16 consecutive values, read with one
+// bounds check, where a row-major
 // ring read them from four rows chosen again whenever the source row changed (about
 // every other pixel along a row at 30°): that cost pass 2 about 190 instructions a
 // pixel (callgrind), against about 130 now (docs/benchmarks.md, "Rotated pictures,
@@ -93,12 +94,12 @@ func nonZeroSpan(mrow []uint8) (lo, hi int) {
 // shrinking: about 21,200), so they fit, and pass 2 multiplies pairs of taps by pairs
 // of weights with PMADDWL, as the horizontal pass does, where the int32 ring took a
 // PMULLD (two micro-ops, ten cycles' latency) a tap (docs/benchmarks.md, "Rotated
-// pictures (fifth round)").
+// pictures (fifth round)"). The fourth value of a slot lets the SIMD pass 1 store a
+// sample with one 8-byte move and pass 2 load two slots with one 16-byte move.
 
-// intRingStride is the values per column of an intRing of ring slots: the slots, the
-// three repeated ones, and two values that columnsRunBlocks' last 16-byte load reads
-// past them.
-func intRingStride(ring int) int { return 3*(ring+3) + 2 }
+// intRingStride is the values per column of an intRing of ring slots: the slots and
+// the three repeated ones.
+func intRingStride(ring int) int { return 4 * (ring + 3) }
 
 // mirrorSlot repeats the slot just written in the copies after the ring's end that
 // stand for it (slots ring..ring+2 stand for slots 0..2, modulo ring).
@@ -106,7 +107,7 @@ func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 	for t := slot + ring; t < ring+3; t += ring {
 		for i := range bw {
 			col := inter[i*cs : (i+1)*cs]
-			copy(col[3*t:3*t+3], col[3*slot:3*slot+3])
+			copy(col[4*t:4*t+3], col[4*slot:4*slot+3])
 		}
 	}
 }
@@ -166,8 +167,8 @@ func columnsRowInt4Go(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi,
 		if cv == 0 {
 			continue
 		}
-		at := col + 3*((int(v>>32)-1)&mask)
-		p := inter[at : at+12 : at+12]
+		at := col + 4*((int(v>>32)-1)&mask)
+		p := inter[at : at+16 : at+16]
 		lw := &cmLUTInt[lutIndex(v)]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
 		q := dp[4*i : 4*i+4 : 4*i+4]
@@ -182,10 +183,10 @@ func columnsRowInt4Go(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi,
 	}
 }
 
-// tap4 is channel c of a pixel's four taps (12 intRing values from p) weighted.
+// tap4 is channel c of a pixel's four taps (16 intRing values from p) weighted.
 func tap4(p []int16, c int, w0, w1, w2, w3 int32) int32 {
-	p = p[c : c+10 : c+10]
-	return w0*int32(p[0]) + w1*int32(p[3]) + w2*int32(p[6]) + w3*int32(p[9])
+	p = p[c : c+13 : c+13]
+	return w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12])
 }
 
 // rowRunInt4 is resampleRowInt's inner loop while enlarging: from sample position ui
@@ -198,7 +199,7 @@ func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64)
 		// No sample has four taps inside (and rn-3 below would wrap).
 		return 0
 	}
-	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+3 <= len(out) {
+	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+4 <= len(out) {
 		return rowRunBlocks(out, n, ostride, row, rn, ui, dui, &cmLUTPairs)
 	}
 	return rowRunInt4Go(out, n, ostride, row, rn, ui, dui)
@@ -218,11 +219,13 @@ func rowRunInt4Go(out []int16, n, ostride int, row []uint8, rn int, ui, dui int6
 		lw := &cmLUTInt[lutIndex(ui)]
 		p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-		// One channel at a time (see columnsRowInt4Go).
-		o := out[oi : oi+3 : oi+3]
+		// One channel at a time (see columnsRowInt4Go). The fourth value, which
+		// nothing reads, is the alpha channel's as rowRunBlocks stores it.
+		o := out[oi : oi+4 : oi+4]
 		o[0] = int16((w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12]) + round) >> (hBits - iBits))
 		o[1] = int16((w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13]) + round) >> (hBits - iBits))
 		o[2] = int16((w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14]) + round) >> (hBits - iBits))
+		o[3] = int16((w0*int32(p[3]) + w1*int32(p[7]) + w2*int32(p[11]) + w3*int32(p[15]) + round) >> (hBits - iBits))
 	}
 	return s
 }

@@ -56,15 +56,13 @@ GLOBL rgbaPair23<>(SB), RODATA|NOPTR, $16
 	MOVQ     X0, (DI);   \
 	PEXTRD   $2, X0, 8(DI)
 
-// HTAPS16 is HTAPS storing r, g, b as int16 (the rotated path's intRing): the values
-// lie within -2^15..2^15 (intRing), so the saturating pack keeps them exactly. R13
-// scratch.
+// HTAPS16 is HTAPS storing r, g, b and the fourth lane (alpha) as int16 (the rotated
+// path's intRing, 4 values a slot): the values lie within -2^15..2^15 (intRing), so
+// the saturating pack keeps them exactly.
 #define HTAPS16 \
 	HSUM;                \
 	PACKSSLW X0, X0;     \
-	MOVL     X0, (DI);   \
-	PEXTRW   $2, X0, R13; \
-	MOVW     R13, 4(DI)
+	MOVQ     X0, (DI)
 
 // Tap 4 of r, g, b as words, each beside a zero (its pair weight's second half).
 DATA rgbTap4<>+0(SB)/8, $0x8080800d8080800c
@@ -196,31 +194,30 @@ DATA vRound<>+0(SB)/8, $0x0008000000080000
 DATA vRound<>+8(SB)/8, $0x0008000000080000
 GLOBL vRound<>(SB), RODATA|NOPTR, $16
 
-// Pass-2 taps as pairs: the int16 values R0 G0 B0 R1 G1 B1 R2 G2 of two slots (and
-// a half) to R0 R1 G0 G1 B0 B1 and two zero words, for PMADDWL with (w0, w1) pairs.
-DATA colPairs16<>+0(SB)/8, $0x0908030207060100
-DATA colPairs16<>+8(SB)/8, $0x808080800b0a0504
+// Pass-2 taps as pairs: the int16 values R0 G0 B0 x R1 G1 B1 x of two slots to R0
+// R1 G0 G1 B0 B1 and two zero words, for PMADDWL with (w0, w1) pairs.
+DATA colPairs16<>+0(SB)/8, $0x0b0a030209080100
+DATA colPairs16<>+8(SB)/8, $0x808080800d0c0504
 GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 
 // COLPIX computes one pixel of columnsRunBlocks into xr (RGB in int32 lanes 0..2
 // after toByte's rounding shift; lane 3 zero): sample position DX less one pixel
 // (tap 0's row, the fraction unchanged), its column at R8, ring mask R11, the pair
 // weights (cmLUTPairs) at R9, the pair shuffle in X14, vRound in X15. SI, BX, X1,
-// X2 scratch. Taps 0, 1 come from the 16 bytes at slot 0, taps 2, 3 from the 16 at
-// slot 2 (reading two values past slot 3: intRingStride's padding).
+// X2 scratch. Taps 0, 1 come from the 16 bytes of slots 0 and 1, taps 2, 3 from
+// those of slots 2 and 3.
 #define COLPIX(xr) \
 	MOVQ    DX, SI;           \
 	SARQ    $32, SI;          \
 	ANDQ    R11, SI;          \
-	LEAQ    (SI)(SI*2), SI;   \
-	LEAQ    (R8)(SI*2), SI;   \
+	LEAQ    (R8)(SI*8), SI;   \
 	MOVL    DX, BX;           \
 	ADDQ    $0x200000, BX;    \
 	SHRQ    $17, BX;          \
 	ANDQ    $~31, BX;         \
 	MOVOU   (SI), xr;         \
 	PSHUFB  X14, xr;          \
-	MOVOU   12(SI), X1;       \
+	MOVOU   16(SI), X1;       \
 	PSHUFB  X14, X1;          \
 	MOVOU   (R9)(BX*1), X2;   \
 	PMADDWL X2, xr;           \
@@ -234,7 +231,7 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 //
 // n wholly covered pixels: pixel j is written opaque to dp[4j:4j+4], sampled at
 // v + j dvi (32.32) from the column at inter[col + j cs:], whose slot s holds
-// values 3s..3s+2 (int16). Two multiply-adds a pixel on pairs of taps (as the
+// values 4s..4s+2 (int16). Two multiply-adds a pixel on pairs of taps (as the
 // horizontal pass), two pixels an iteration, packed and stored together.
 TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
 	MOVQ  dp_base+0(FP), DI

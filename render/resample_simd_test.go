@@ -63,10 +63,10 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 		for i := range row {
 			row[i] = uint8(r.Uint32())
 		}
-		n, ostride := r.IntN(30), 3+r.IntN(4)
+		n, ostride := r.IntN(30), 4+r.IntN(4)
 		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
 		dui := toFixed32((r.Float64() - 0.5) * 3)
-		got := make([]int16, n*ostride+3)
+		got := make([]int16, n*ostride+4)
 		for i := range got {
 			got[i] = int16(r.Uint32())
 		}

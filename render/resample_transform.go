@@ -341,7 +341,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			var fill func(y int)
 			if opaque {
 				// Opaque sources: RGB in fixed point, as the unrotated path does, in
-				// a column-major ring (intRing): a pixel's four taps are 12
+				// a column-major ring (intRing): a pixel's four taps are 16
 				// consecutive values.
 				if cap(interInt) < cs*bw {
 					interInt = make([]int16, cs*bw)
@@ -362,7 +362,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					ks := kx
 					ks.n = hi - lo
 					slot := y & (ring - 1)
-					resampleRowInt(interInt[3*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
+					resampleRowInt(interInt[4*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
 					mirrorSlot(interInt, bw, cs, ring, slot)
 				}
 			} else {
@@ -646,7 +646,8 @@ func fixedTapWeights(w []float32, out []int32) {
 
 // resampleRowInt is resampleRow for opaque sources: RGB at 2^iBits, as
 // resampleRowRGB of the unrotated path, sample s (of n) written to
-// out[s*ostride:][:3].
+// out[s*ostride:][:3]; out[s*ostride+3] (an intRing slot's fourth value, ostride >=
+// 4) may be overwritten.
 func resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
 	const round = 1 << (hBits - iBits - 1)
 	rn := len(row) / 4
@@ -800,15 +801,15 @@ func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int16, cs, mask, sh, lo
 		col := inter[i*cs : (i+1)*cs]
 		if i0 := int(vi >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < sh {
 			lw := &cmLUTInt[lutIndex(vi)]
-			at := 3 * ((i0 - 1) & mask)
-			p := col[at : at+12 : at+12]
+			at := 4 * ((i0 - 1) & mask)
+			p := col[at : at+16 : at+16]
 			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
 			r, g, b = tap4(p, 0, w0, w1, w2, w3), tap4(p, 1, w0, w1, w2, w3), tap4(p, 2, w0, w1, w2, w3)
 		} else {
 			m := min(k.taps(fromFixed32(vi), idx, w), len(wi))
 			fixedTapWeights(w[:m], wi[:m])
 			for j := range m {
-				at := 3 * (idx[j] & mask)
+				at := 4 * (idx[j] & mask)
 				p := col[at : at+3 : at+3]
 				r += wi[j] * int32(p[0])
 				g += wi[j] * int32(p[1])
