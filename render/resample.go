@@ -402,6 +402,8 @@ func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 				q[0], q[1], q[2] = color.YCbCrToRGB(yv, m.Cb[ci], m.Cr[ci])
 			}
 		}
+	case *orientedView:
+		return func(y int, out []uint8) { m.run(out, 3, 0, y, 1, 0, w) }
 	case *image.Gray:
 		return func(y int, out []uint8) {
 			p := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):][:w]

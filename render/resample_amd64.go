@@ -30,13 +30,13 @@ func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n
 // of cmLUTInt as pairTaps.
 //
 //go:noescape
-func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
+func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
 
 // columnsRunBlocks writes n wholly covered pixels of columnsRowInt4
-// (resample_simd_amd64.s).
+// (resample_simd_amd64.s), with pairs the weights of cmLUTInt as pairTaps.
 //
 //go:noescape
-func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32)
+func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 
 // haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
 // (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).

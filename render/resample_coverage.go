@@ -80,24 +80,34 @@ func nonZeroSpan(mrow []uint8) (lo, hi int) {
 }
 
 // Pass-1 values of opaque pictures are kept column-major (intRing): column i of a
-// band holds its ring of source rows in slots of 3 values (RGB) from i*cs, and the
-// first three slots are repeated after the last. The four taps of any pass-2 pixel
-// are then 12 consecutive values, read with one bounds check, where a row-major
+// band holds its ring of source rows in slots of 4 values (RGB and a fourth that
+// nothing reads) from i*cs, and the first three slots are repeated after the last.
+// The four taps of any pass-2 pixel are then 16 consecutive values, read with one
+// bounds check, where a row-major
 // ring read them from four rows chosen again whenever the source row changed (about
 // every other pixel along a row at 30°): that cost pass 2 about 190 instructions a
 // pixel (callgrind), against about 130 now (docs/benchmarks.md, "Rotated pictures,
 // third round").
 
-// intRingStride is the values per column of an intRing of ring slots.
-func intRingStride(ring int) int { return 3 * (ring + 3) }
+// The values are int16: pass 1's sums at 2^iBits lie within 255 * 2^iBits times the
+// kernel's sum of absolute weights (under 1.3 for Catmull-Rom, enlarging or
+// shrinking: about 21,200), so they fit, and pass 2 multiplies pairs of taps by pairs
+// of weights with PMADDWL, as the horizontal pass does, where the int32 ring took a
+// PMULLD (two micro-ops, ten cycles' latency) a tap (docs/benchmarks.md, "Rotated
+// pictures (fifth round)"). The fourth value of a slot lets the SIMD pass 1 store a
+// sample with one 8-byte move and pass 2 load two slots with one 16-byte move.
+
+// intRingStride is the values per column of an intRing of ring slots: the slots and
+// the three repeated ones.
+func intRingStride(ring int) int { return 4 * (ring + 3) }
 
 // mirrorSlot repeats the slot just written in the copies after the ring's end that
 // stand for it (slots ring..ring+2 stand for slots 0..2, modulo ring).
-func mirrorSlot(inter []int32, bw, cs, ring, slot int) {
+func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 	for t := slot + ring; t < ring+3; t += ring {
 		for i := range bw {
 			col := inter[i*cs : (i+1)*cs]
-			copy(col[3*t:3*t+3], col[3*slot:3*slot+3])
+			copy(col[4*t:4*t+3], col[4*slot:4*slot+3])
 		}
 	}
 }
@@ -105,10 +115,10 @@ func mirrorSlot(inter []int32, bw, cs, ring, slot int) {
 // columnsRowInt4 is resampleColumnsRowInt's inner loop for pixels lo..hi-1 of a row
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
 // at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
-// wholly covered pixels go to columnsRunBlocks (SSE4.1, resample_simd_amd64.s) where
-// the CPU has it: about 40 instructions a pixel instead of 120 (docs/benchmarks.md,
-// "Rotated pictures, fourth round"); the rest, and other CPUs, to columnsRowInt4Go.
-func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
+// wholly covered pixels go to columnsRunBlocks (SSSE3, resample_simd_amd64.s) where
+// the CPU has it: about 27 instructions a pixel instead of 120 (docs/benchmarks.md,
+// "Rotated pictures (fifth round)"); the rest, and other CPUs, to columnsRowInt4Go.
+func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
 		return
@@ -123,7 +133,7 @@ func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, d
 			j++
 		}
 		if j > i {
-			columnsRunBlocks(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i, &cmLUTInt)
+			columnsRunBlocks(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i, &cmLUTPairs)
 			i = j
 			continue
 		}
@@ -136,10 +146,20 @@ func columnsRowInt4(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, d
 	}
 }
 
+// columnsRunInt4 is columnsRowInt4 when pixels lo..hi-1 are all wholly covered
+// (resampleColumnsRowInt's full rows): one run, without the scan for runs.
+func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
+	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) || lo >= hi {
+		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
+		return
+	}
+	columnsRunBlocks(dp[4*lo:4*hi], inter, lo*cs, cs, mask, vi+int64(lo)*dvi, dvi, hi-lo, &cmLUTPairs)
+}
+
 // columnsRowInt4Go is columnsRowInt4 in Go. Wholly covered pixels compute and store
 // one channel at a time: fewer values live at once keeps the loop in registers (Go
 // spilled a dozen of them to the stack a pixel).
-func columnsRowInt4Go(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
+func columnsRowInt4Go(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	v := vi + int64(lo)*dvi
 	col := lo * cs
 	for i := lo; i < hi; i, v, col = i+1, v+dvi, col+cs {
@@ -147,23 +167,26 @@ func columnsRowInt4Go(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi,
 		if cv == 0 {
 			continue
 		}
-		at := col + 3*((int(v>>32)-1)&mask)
-		p := inter[at : at+12 : at+12]
+		at := col + 4*((int(v>>32)-1)&mask)
+		p := inter[at : at+16 : at+16]
 		lw := &cmLUTInt[lutIndex(v)]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
 		q := dp[4*i : 4*i+4 : 4*i+4]
 		if cv == 255 && opacity == 1 {
-			q[0] = toByte(w0*p[0] + w1*p[3] + w2*p[6] + w3*p[9])
-			q[1] = toByte(w0*p[1] + w1*p[4] + w2*p[7] + w3*p[10])
-			q[2] = toByte(w0*p[2] + w1*p[5] + w2*p[8] + w3*p[11])
+			q[0] = toByte(tap4(p, 0, w0, w1, w2, w3))
+			q[1] = toByte(tap4(p, 1, w0, w1, w2, w3))
+			q[2] = toByte(tap4(p, 2, w0, w1, w2, w3))
 			q[3] = 255
 			continue
 		}
-		r := w0*p[0] + w1*p[3] + w2*p[6] + w3*p[9]
-		g := w0*p[1] + w1*p[4] + w2*p[7] + w3*p[10]
-		b := w0*p[2] + w1*p[5] + w2*p[8] + w3*p[11]
-		blendOpaque(q, r, g, b, cv, opacity)
+		blendOpaque(q, tap4(p, 0, w0, w1, w2, w3), tap4(p, 1, w0, w1, w2, w3), tap4(p, 2, w0, w1, w2, w3), cv, opacity)
 	}
+}
+
+// tap4 is channel c of a pixel's four taps (16 intRing values from p) weighted.
+func tap4(p []int16, c int, w0, w1, w2, w3 int32) int32 {
+	p = p[c : c+13 : c+13]
+	return w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12])
 }
 
 // rowRunInt4 is resampleRowInt's inner loop while enlarging: from sample position ui
@@ -171,18 +194,18 @@ func columnsRowInt4Go(dp, mrow []uint8, inter []int32, cs, mask, lo, hi int, vi,
 // out[s*ostride:]) for as long as all four taps lie inside the row of rn RGBA
 // pixels, and returns how many it wrote. rowRunBlocks (SSSE3, resample_simd_amd64.s)
 // does it where the CPU has it, rowRunInt4Go elsewhere.
-func rowRunInt4(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64) int {
+func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64) int {
 	if rn < 4 {
 		// No sample has four taps inside (and rn-3 below would wrap).
 		return 0
 	}
-	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+3 <= len(out) {
+	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+4 <= len(out) {
 		return rowRunBlocks(out, n, ostride, row, rn, ui, dui, &cmLUTPairs)
 	}
 	return rowRunInt4Go(out, n, ostride, row, rn, ui, dui)
 }
 
-func rowRunInt4Go(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64) int {
+func rowRunInt4Go(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64) int {
 	const round = 1 << (hBits - iBits - 1)
 	if rn < 4 {
 		return 0
@@ -196,11 +219,13 @@ func rowRunInt4Go(out []int32, n, ostride int, row []uint8, rn int, ui, dui int6
 		lw := &cmLUTInt[lutIndex(ui)]
 		p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
 		w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-		// One channel at a time (see columnsRowInt4Go).
-		o := out[oi : oi+3 : oi+3]
-		o[0] = (w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12]) + round) >> (hBits - iBits)
-		o[1] = (w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13]) + round) >> (hBits - iBits)
-		o[2] = (w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14]) + round) >> (hBits - iBits)
+		// One channel at a time (see columnsRowInt4Go). The fourth value, which
+		// nothing reads, is the alpha channel's as rowRunBlocks stores it.
+		o := out[oi : oi+4 : oi+4]
+		o[0] = int16((w0*int32(p[0]) + w1*int32(p[4]) + w2*int32(p[8]) + w3*int32(p[12]) + round) >> (hBits - iBits))
+		o[1] = int16((w0*int32(p[1]) + w1*int32(p[5]) + w2*int32(p[9]) + w3*int32(p[13]) + round) >> (hBits - iBits))
+		o[2] = int16((w0*int32(p[2]) + w1*int32(p[6]) + w2*int32(p[10]) + w3*int32(p[14]) + round) >> (hBits - iBits))
+		o[3] = int16((w0*int32(p[3]) + w1*int32(p[7]) + w2*int32(p[11]) + w3*int32(p[15]) + round) >> (hBits - iBits))
 	}
 	return s
 }

@@ -25,11 +25,19 @@ func TestCoverageCoveredRowsShortcut(t *testing.T) {
 				t.Run(fmt.Sprintf("%g°/clip %v/band %v", deg, clip, band), func(t *testing.T) {
 					var acc []float64
 					var got image.Alpha
-					coverage(&acc, &got, poly, band)
+					in0, in1 := coverage(&acc, &got, poly, band)
 					want := make([]uint8, band.Dx()*band.Dy())
 					coverageRows(&acc, want, poly, band)
 					if !bytes.Equal(got.Pix, want) {
 						t.Fatalf("mask differs from the rasterized one")
+					}
+					// The rows it reports wholly covered are.
+					for y := in0; y < in1; y++ {
+						for x := range band.Dx() {
+							if v := want[(y-band.Min.Y)*band.Dx()+x]; v != 255 {
+								t.Fatalf("row %d reported wholly covered, pixel %d has %d", y, x, v)
+							}
+						}
 					}
 					if y0, y1 := coveredRows(poly, band); y1 > y0 {
 						skipped += y1 - y0

@@ -116,3 +116,108 @@ func TestOrthogonalPlacementNeedsExactTurn(t *testing.T) {
 		}
 	}
 }
+
+// ycc420Source is a 4:2:0 picture w x h at origin (ox, oy) with varied samples.
+func ycc420Source(ox, oy, w, h int) *image.YCbCr {
+	m := image.NewYCbCr(image.Rect(ox, oy, ox+w, oy+h), image.YCbCrSubsampleRatio420)
+	for i := range m.Y {
+		m.Y[i] = uint8(i*37 + i/7)
+	}
+	for i := range m.Cb {
+		m.Cb[i], m.Cr[i] = uint8(i*53+11), uint8(i*29+200)
+	}
+	return m
+}
+
+// orientedView reads the pixels orientedRGBA copies, for all eight orientations,
+// through the separable path's row fetcher (RGB) and the general path's span
+// fetchers (RGBA, rows and transposed rows, at odd offsets), from windows at even
+// and odd origins of 4:2:0 pictures at even and odd origins, with runs longer than
+// a gather block (64 pixels) and shorter.
+func TestOrientedViewMatchesCopy(t *testing.T) {
+	for _, tc := range []struct {
+		org image.Point
+		w   int
+		h   int
+		win image.Rectangle
+	}{
+		{image.Pt(0, 0), 9, 7, image.Rect(0, 0, 9, 7)},
+		{image.Pt(1, 1), 4, 5, image.Rect(1, 1, 3, 4)},
+		{image.Pt(3, 5), 150, 83, image.Rect(1, 2, 140, 81)},
+		{image.Pt(2, 0), 71, 130, image.Rect(2, 1, 69, 130)},
+	} {
+		src := ycc420Source(tc.org.X, tc.org.Y, tc.w, tc.h)
+		for o := range 8 {
+			swap, flipX, flipY := o&4 != 0, o&2 != 0, o&1 != 0
+			t.Run(fmt.Sprintf("%v/swap=%v,flipX=%v,flipY=%v", tc.win, swap, flipX, flipY), func(t *testing.T) {
+				want := orientedRGBA(src, tc.win, swap, flipX, flipY)
+				v := newOrientedView(src, tc.win, swap, flipX, flipY)
+				if v == nil {
+					t.Fatal("no view of a 4:2:0 picture")
+				}
+				if v.Bounds() != want.Rect {
+					t.Fatalf("bounds %v, want %v", v.Bounds(), want.Rect)
+				}
+				ow, oh := want.Rect.Dx(), want.Rect.Dy()
+				fetch := opaqueRowFetcher(v)
+				row := make([]uint8, 3*ow+rowPad)
+				for y := range oh {
+					fetch(y, row)
+					for x := range ow {
+						p, q := want.Pix[want.PixOffset(x, y):][:3], row[3*x:3*x+3]
+						if string(p) != string(q) {
+							t.Fatalf("row %d pixel %d: RGB %v, want %v", y, x, q, p)
+						}
+						if c := v.At(x, y); c != want.At(x, y) {
+							t.Fatalf("At(%d, %d) = %v, want %v", x, y, c, want.At(x, y))
+						}
+					}
+				}
+				sub := image.Rect(1, 1, ow, oh)
+				for _, tr := range []bool{false, true} {
+					got, ref := opaqueSpanFetcher(v, sub, tr), opaqueSpanFetcher(want, sub, tr)
+					n, m := sub.Dy(), sub.Dx()
+					if tr {
+						n, m = m, n
+					}
+					buf, rbuf := make([]uint8, 4*m), make([]uint8, 4*m)
+					for y := range n {
+						for _, x0 := range []int{0, 1} {
+							if g, r := got(y, x0, m, buf), ref(y, x0, m, rbuf); string(g) != string(r) {
+								t.Fatalf("transposed=%v span row %d from %d: %v, want %v", tr, y, x0, g, r)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// A quarter-turned or mirrored 4:2:0 picture drawn through orientedView is byte for
+// byte the picture drawn from orientedRGBA's copy, edges and opacity included.
+func TestOrientedViewDrawsAsCopy(t *testing.T) {
+	const w, h = 90, 67
+	src := ycc420Source(0, 0, w, h)
+	for _, rot := range []Matrix{svg.Rotate(90), svg.Rotate(180), svg.Rotate(270), svg.Scale(-1, 1), svg.Rotate(90).Mul(svg.Scale(-1, 1))} {
+		for _, opacity := range []float64{1, 0.5} {
+			m := svg.Translate(100.3, 90.6).Mul(rot).Mul(svg.Scale(1.7, 1.7)).Mul(svg.Translate(-w/2, -h/2))
+			swap, flipX, flipY, n, ok := orthogonalPlacement(m, w, h)
+			if !ok {
+				t.Fatalf("%v not a quarter turn or mirror", m)
+			}
+			clip := Rect{10.5, 3, 180, 170.25}
+			got := image.NewRGBA(image.Rect(0, 0, 200, 180))
+			want := image.NewRGBA(got.Rect)
+			for i := range got.Pix {
+				got.Pix[i], want.Pix[i] = uint8(i), uint8(i)
+			}
+			r := newRenderer(t, Options{Workers: 3})
+			r.drawPicture(got, clip, m, pictureLayer(src, opacity))
+			r.drawPicture(want, clip, n, pictureLayer(orientedRGBA(src, image.Rect(0, 0, w, h), swap, flipX, flipY), opacity))
+			if string(got.Pix) != string(want.Pix) {
+				t.Errorf("%v opacity %g: drawn through the view differs from the copy", rot, opacity)
+			}
+		}
+	}
+}

@@ -10,11 +10,11 @@ func combine4SIMD(n int) int { return 0 }
 
 func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int) {}
 
-func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int {
+func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int {
 	return 0
 }
 
-func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32) {
+func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16) {
 }
 
 // haveResampleSIMD is false without the amd64 assembly.

@@ -35,10 +35,10 @@ DATA rgbaPair23<>+0(SB)/8, $0x800d8009800c8008
 DATA rgbaPair23<>+8(SB)/8, $0x800f800b800e800a
 GLOBL rgbaPair23<>(SB), RODATA|NOPTR, $16
 
-// HTAPS resamples the 16 source bytes at (SI) with the pair weights at (BX) (taps
-// 0, 1 then taps 2, 3, each pair repeated four times) and stores r, g, b as int32 at
-// (DI). X13, X14: the shuffles; X15: hRound.
-#define HTAPS \
+// HSUM resamples the 16 source bytes at (SI) with the pair weights at (BX) (taps
+// 0, 1 then taps 2, 3, each pair repeated four times) into X0 (r, g, b as int32);
+// HTAPS stores them at (DI). X13, X14: the shuffles; X15: hRound.
+#define HSUM \
 	MOVOU    (SI), X0;   \
 	MOVO     X0, X1;     \
 	PSHUFB   X13, X0;    \
@@ -49,9 +49,20 @@ GLOBL rgbaPair23<>(SB), RODATA|NOPTR, $16
 	PMADDWL  X3, X1;     \
 	PADDL    X1, X0;     \
 	PADDL    X15, X0;    \
-	PSRAL    $8, X0;     \
+	PSRAL    $8, X0
+
+#define HTAPS \
+	HSUM;                \
 	MOVQ     X0, (DI);   \
 	PEXTRD   $2, X0, 8(DI)
+
+// HTAPS16 is HTAPS storing r, g, b and the fourth lane (alpha) as int16 (the rotated
+// path's intRing, 4 values a slot): the values lie within -2^15..2^15 (intRing), so
+// the saturating pack keeps them exactly.
+#define HTAPS16 \
+	HSUM;                \
+	PACKSSLW X0, X0;     \
+	MOVQ     X0, (DI)
 
 // Tap 4 of r, g, b as words, each beside a zero (its pair weight's second half).
 DATA rgbTap4<>+0(SB)/8, $0x8080800d8080800c
@@ -121,7 +132,7 @@ rgbloop5:
 rgbdone:
 	RET
 
-// func rowRunBlocks(out []int32, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
+// func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) int
 //
 // rowRunInt4's loop: from position ui (32.32, step dui), up to n samples of the row
 // of rn RGBA pixels while all four taps lie inside, sample s to out[s*ostride:][:3];
@@ -130,40 +141,43 @@ TEXT ·rowRunBlocks(SB), NOSPLIT, $0-104
 	MOVQ  out_base+0(FP), DI
 	MOVQ  n+24(FP), CX
 	MOVQ  ostride+32(FP), R10
-	SHLQ  $2, R10
+	SHLQ  $1, R10
 	MOVQ  row_base+40(FP), R8
 	MOVQ  rn+64(FP), R11
 	SUBQ  $3, R11
 	MOVQ  ui+72(FP), DX
+	// DX runs one pixel behind ui (tap 0's pixel; the fraction, which picks the
+	// weights, unchanged).
+	MOVQ  $0x100000000, AX
+	SUBQ  AX, DX
 	MOVQ  dui+80(FP), R12
 	MOVQ  pairs+88(FP), R9
 	XORQ  AX, AX
 	MOVOU rgbaPair01<>(SB), X13
 	MOVOU rgbaPair23<>(SB), X14
 	MOVOU hRound<>(SB), X15
+	TESTQ CX, CX
+	JLE   rundone
 
 runloop:
-	CMPQ AX, CX
-	JGE  rundone
 	// i0 - 1 = (ui >> 32) - 1 must lie in [0, rn-3).
 	MOVQ DX, SI
 	SARQ $32, SI
-	DECQ SI
 	CMPQ SI, R11
 	JCC  rundone
-	SHLQ $2, SI
-	ADDQ R8, SI
+	LEAQ (R8)(SI*4), SI
 	// The weights of the fraction rounded to 1/1024 (lutIndex): 32 bytes a row.
 	MOVL DX, BX
 	ADDQ $0x200000, BX
-	SHRQ $22, BX
-	SHLQ $5, BX
+	SHRQ $17, BX
+	ANDQ $~31, BX
 	ADDQ R9, BX
-	HTAPS
+	HTAPS16
 	ADDQ R10, DI
 	ADDQ R12, DX
 	INCQ AX
-	JMP  runloop
+	CMPQ AX, CX
+	JLT  runloop
 
 rundone:
 	MOVQ AX, ret+96(FP)
@@ -180,71 +194,92 @@ DATA vRound<>+0(SB)/8, $0x0008000000080000
 DATA vRound<>+8(SB)/8, $0x0008000000080000
 GLOBL vRound<>(SB), RODATA|NOPTR, $16
 
-// func columnsRunBlocks(dp []uint8, inter []int32, col, cs, mask int, v, dvi int64, n int, lut *[cmLUTSteps + 1][4]int32)
+// Pass-2 taps as pairs: the int16 values R0 G0 B0 x R1 G1 B1 x of two slots to R0
+// R1 G0 G1 B0 B1 and two zero words, for PMADDWL with (w0, w1) pairs.
+DATA colPairs16<>+0(SB)/8, $0x0b0a030209080100
+DATA colPairs16<>+8(SB)/8, $0x808080800d0c0504
+GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
+
+// COLPIX computes one pixel of columnsRunBlocks into xr (RGB in int32 lanes 0..2
+// after toByte's rounding shift; lane 3 zero): sample position DX less one pixel
+// (tap 0's row, the fraction unchanged), its column at R8, ring mask R11, the pair
+// weights (cmLUTPairs) at R9, the pair shuffle in X14, vRound in X15. SI, BX, X1,
+// X2 scratch. Taps 0, 1 come from the 16 bytes of slots 0 and 1, taps 2, 3 from
+// those of slots 2 and 3.
+#define COLPIX(xr) \
+	MOVQ    DX, SI;           \
+	SARQ    $32, SI;          \
+	ANDQ    R11, SI;          \
+	LEAQ    (R8)(SI*8), SI;   \
+	MOVL    DX, BX;           \
+	ADDQ    $0x200000, BX;    \
+	SHRQ    $17, BX;          \
+	ANDQ    $~31, BX;         \
+	MOVOU   (SI), xr;         \
+	PSHUFB  X14, xr;          \
+	MOVOU   16(SI), X1;       \
+	PSHUFB  X14, X1;          \
+	MOVOU   (R9)(BX*1), X2;   \
+	PMADDWL X2, xr;           \
+	MOVOU   16(R9)(BX*1), X2; \
+	PMADDWL X2, X1;           \
+	PADDL   X1, xr;           \
+	PADDL   X15, xr;          \
+	PSRAL   $20, xr
+
+// func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 //
 // n wholly covered pixels: pixel j is written opaque to dp[4j:4j+4], sampled at
 // v + j dvi (32.32) from the column at inter[col + j cs:], whose slot s holds
-// values 3s..3s+2.
+// values 4s..4s+2 (int16). Two multiply-adds a pixel on pairs of taps (as the
+// horizontal pass), two pixels an iteration, packed and stored together.
 TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
 	MOVQ  dp_base+0(FP), DI
 	MOVQ  inter_base+24(FP), R8
 	MOVQ  col+48(FP), R9
-	SHLQ  $2, R9
+	SHLQ  $1, R9
 	ADDQ  R9, R8
 	MOVQ  cs+56(FP), R10
-	SHLQ  $2, R10
+	SHLQ  $1, R10
 	MOVQ  mask+64(FP), R11
 	MOVQ  v+72(FP), DX
+	MOVQ  $0x100000000, AX
+	SUBQ  AX, DX
 	MOVQ  dvi+80(FP), R12
 	MOVQ  n+88(FP), CX
-	MOVQ  lut+96(FP), R9
+	MOVQ  pairs+96(FP), R9
+	MOVOU vRound<>(SB), X15
+	MOVOU colPairs16<>(SB), X14
+	MOVQ  $0xff000000ff000000, R13
+	CMPQ  CX, $2
+	JLT   coltail
+
+colpair:
+	COLPIX(X0)
+	ADDQ     R10, R8
+	ADDQ     R12, DX
+	COLPIX(X3)
+	ADDQ     R10, R8
+	ADDQ     R12, DX
+	PACKSSLW X3, X0
+	PACKUSWB X0, X0
+	MOVQ     X0, AX
+	ORQ      R13, AX
+	MOVQ     AX, (DI)
+	ADDQ     $8, DI
+	SUBQ     $2, CX
+	CMPQ     CX, $2
+	JGE      colpair
+
+coltail:
 	TESTQ CX, CX
 	JZ    coldone
-	MOVOU vRound<>(SB), X15
-
-colloop:
-	// Slot of tap 0: ((v >> 32) - 1) & mask, 12 bytes a slot.
-	MOVQ DX, SI
-	SARQ $32, SI
-	DECQ SI
-	ANDQ R11, SI
-	LEAQ (SI)(SI*2), SI
-	SHLQ $2, SI
-	ADDQ R8, SI
-	MOVL DX, BX
-	ADDQ $0x200000, BX
-	SHRQ $22, BX
-	SHLQ $4, BX
-	MOVOU (R9)(BX*1), X4
-	PSHUFD $0x00, X4, X5
-	PSHUFD $0x55, X4, X6
-	PSHUFD $0xaa, X4, X7
-	PSHUFD $0xff, X4, X8
-	MOVOU  (SI), X0
-	PMULLD X5, X0
-	MOVOU  12(SI), X1
-	PMULLD X6, X1
-	PADDL  X1, X0
-	MOVOU  24(SI), X1
-	PMULLD X7, X1
-	PADDL  X1, X0
-	// Tap 3 is values 9..11: loaded from 8 (not to read past the 12) and shifted.
-	MOVOU  32(SI), X1
-	PSRLDQ $4, X1
-	PMULLD X8, X1
-	PADDL  X1, X0
-	PADDL  X15, X0
-	PSRAL  $20, X0
+	COLPIX(X0)
 	PACKSSLW X0, X0
 	PACKUSWB X0, X0
-	MOVL   X0, AX
-	ORL    $0xff000000, AX
-	MOVL   AX, (DI)
-	ADDQ   $4, DI
-	ADDQ   R10, R8
-	ADDQ   R12, DX
-	DECQ   CX
-	JNZ    colloop
+	MOVL     X0, AX
+	ORL      $0xff000000, AX
+	MOVL     AX, (DI)
 
 coldone:
 	RET

@@ -63,12 +63,12 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 		for i := range row {
 			row[i] = uint8(r.Uint32())
 		}
-		n, ostride := r.IntN(30), 3+r.IntN(4)
+		n, ostride := r.IntN(30), 4+r.IntN(4)
 		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
 		dui := toFixed32((r.Float64() - 0.5) * 3)
-		got := make([]int32, n*ostride+3)
+		got := make([]int16, n*ostride+4)
 		for i := range got {
-			got[i] = int32(r.Uint32())
+			got[i] = int16(r.Uint32())
 		}
 		want := slices.Clone(got)
 		gn := rowRunInt4(got, n, ostride, row, rn, ui, dui)
@@ -88,12 +88,12 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		ring := 1 << (2 + r.IntN(4))
 		cs := intRingStride(ring)
 		bw := 1 + r.IntN(40)
-		inter := make([]int32, cs*bw)
+		inter := make([]int16, cs*bw)
 		for i := range inter {
 			if iter%2 == 0 {
-				inter[i] = int32(r.IntN(300<<iBits)) - 20<<iBits
+				inter[i] = int16(r.IntN(300<<iBits) - 20<<iBits)
 			} else {
-				inter[i] = int32(r.Uint32())
+				inter[i] = int16(r.Uint32())
 			}
 		}
 		mrow := make([]uint8, bw)
@@ -124,6 +124,13 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("iter %d ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
+		}
+		// A wholly covered row without the scan: columnsRunInt4.
+		fill255(mrow)
+		columnsRunInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("iter %d covered run, ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
 		}
 	}
 }

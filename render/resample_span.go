@@ -30,6 +30,17 @@ func opaqueSpanFetcher(src image.Image, win image.Rectangle, swap bool) spanFetc
 	switch m := src.(type) {
 	case *image.YCbCr:
 		return yccSpanFetcher(m, ox, oy, swap)
+	case *orientedView:
+		// win is in the view's coordinates (its bounds start at 0, 0).
+		return func(y, x0, x1 int, buf []uint8) []uint8 {
+			buf = buf[:4*(x1-x0)]
+			if swap {
+				m.run(buf, 4, win.Min.X+y, win.Min.Y+x0, 0, 1, x1-x0)
+			} else {
+				m.run(buf, 4, win.Min.X+x0, win.Min.Y+y, 1, 0, x1-x0)
+			}
+			return buf
+		}
 	case *image.Gray:
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
 			buf = buf[:4*(x1-x0)]
@@ -104,7 +115,7 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
 				ph := (ox + x0) & 1
 				n := (ph + x1 - x0 + 1) / 2
-				yccRowHalf(buf, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
+				yccRowHalf(buf, 4, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
 				return buf
 			}
 			for i, yv := range yrow {
@@ -117,45 +128,10 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 		}
 	}
 	// Transposed: row y is image column ox+y, pixel i is image row oy+x0+i.
-	if m.SubsampleRatio == image.YCbCrSubsampleRatio420 && m.Rect.Min.X >= 0 && m.Rect.Min.Y >= 0 {
-		// Down a column of 4:2:0 the chroma column is fixed and its row advances
-		// every other pixel (image row py has chroma row py/2, coordinates >= 0).
+	if gatherable420(m) {
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
-			n := x1 - x0
-			px, py := ox+y, oy+x0
-			yi := m.YOffset(px, py)
-			ci := m.COffset(px, py)
-			buf = buf[:4*n]
-			if haveResampleSIMD() {
-				// Gathered 64 pixels at a time into planes on the stack (chroma a
-				// sample per two rows, as in a row of 4:2:0), then converted by
-				// yccRowHalf. Pixel i's chroma is (i+ph)/2 rows below the first's.
-				ph := py & 1
-				var yp [64]uint8
-				var cbp, crp [33]uint8
-				for at := 0; at < n; at += len(yp) {
-					c := min(len(yp), n-at)
-					for i := range c {
-						yp[i] = m.Y[yi]
-						yi += m.YStride
-					}
-					nc := (ph + c + 1) / 2
-					cj := ci + (at+ph)>>1*m.CStride
-					for k := range nc {
-						cbp[k], crp[k] = m.Cb[cj], m.Cr[cj]
-						cj += m.CStride
-					}
-					yccRowHalf(buf[4*at:4*(at+c)], yp[:c], cbp[:nc], crp[:nc], ph)
-				}
-				return buf
-			}
-			for i := range n {
-				yccToRGBA(buf[4*i:4*i+4], m.Y[yi], m.Cb[ci], m.Cr[ci])
-				yi += m.YStride
-				if (py+i)&1 == 1 {
-					ci += m.CStride
-				}
-			}
+			buf = buf[:4*(x1-x0)]
+			gatherYCC420(buf, 4, m, ox+y, oy+x0, 0, 1, x1-x0)
 			return buf
 		}
 	}
@@ -173,24 +149,121 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 	}
 }
 
+// gatherable420 reports whether gatherYCC420 reads m: 4:2:0 chroma (a sample per two
+// pixels along either axis) and coordinates >= 0, where image column x has chroma
+// column x/2 and row y chroma row y/2 (COffset's truncating division is then floor).
+func gatherable420(m *image.YCbCr) bool {
+	return m.SubsampleRatio == image.YCbCrSubsampleRatio420 && m.Rect.Min.X >= 0 && m.Rect.Min.Y >= 0
+}
+
+// gatherYCC420 converts n pixels of a 4:2:0 image m (gatherable420) from the image
+// point (x, y) on, one step (dx, dy) apart (one of them 0, the other ±1: along a row
+// or a column, either way), to RGB (ps 3; out then holds 4 bytes more, which it may
+// overwrite) or opaque RGBA (ps 4) in out, with color.YCbCrToRGB's arithmetic. The
+// quarter turns and mirrors read the decoded picture this way instead of copying it
+// turned (orientedView). A run along a row from left to right is converted in
+// place; any other run is gathered 128 pixels at a time into planes on the stack
+// (chroma a sample per two pixels, as in a row) and converted by yccRowHalf.
+func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
+	yi, ci := m.YOffset(x, y), m.COffset(x, y)
+	if dx == 1 && dy == 0 {
+		// Pixel i's chroma is (i+ph)/2 columns right of the first's.
+		ph := x & 1
+		nc := (ph + n + 1) / 2
+		yccRowHalf(out, ps, m.Y[yi:][:n], m.Cb[ci:][:nc], m.Cr[ci:][:nc], ph)
+		return
+	}
+	// ys and cs step the luma and chroma indexes a pixel and a chroma sample along
+	// the run; p is the coordinate that advances. The first pixel shares its chroma
+	// with the next one (ph 0) when the next lies in the same pair: p even going
+	// forward, odd going back.
+	ys, cs, p := dx, dx, x
+	if dx == 0 {
+		ys, cs, p = dy*m.YStride, dy*m.CStride, y
+	}
+	ph := p & 1
+	if ys < 0 {
+		ph = (p + 1) & 1
+	}
+	if ph == 1 && n > 0 {
+		// The first pixel has a chroma sample of its own: converted alone, so that
+		// the blocks below start on a pair and only the run's last pixels (fewer
+		// than four) are converted one at a time.
+		yccRowHalf(out[:4], ps, m.Y[yi:yi+1], m.Cb[ci:ci+1], m.Cr[ci:ci+1], 0)
+		out, yi, ci, n = out[ps:], yi+ys, ci+cs, n-1
+	}
+	// The planes' headers in locals: read through m, they were loaded again for
+	// every sample.
+	Y, Cb, Cr := m.Y, m.Cb, m.Cr
+	var yp [128]uint8
+	var cbp, crp [64]uint8
+	for at := 0; at < n; at += len(yp) {
+		c := min(len(yp), n-at)
+		// Four pixels and two chroma pairs a step (a bounds check each, no loop
+		// overhead between them); at is even, so pixel at+i's chroma is at/2 + i/2
+		// samples on.
+		i := 0
+		for ; i+4 <= c; i += 4 {
+			q := yp[i : i+4 : i+4]
+			q[0], q[1], q[2], q[3] = Y[yi], Y[yi+ys], Y[yi+2*ys], Y[yi+3*ys]
+			yi += 4 * ys
+		}
+		for ; i < c; i++ {
+			yp[i] = Y[yi]
+			yi += ys
+		}
+		nc := (c + 1) / 2
+		cj := ci + (at>>1)*cs
+		k := 0
+		for ; k+2 <= nc; k += 2 {
+			qb, qr := cbp[k:k+2:k+2], crp[k:k+2:k+2]
+			qb[0], qr[0], qb[1], qr[1] = Cb[cj], Cr[cj], Cb[cj+cs], Cr[cj+cs]
+			cj += 2 * cs
+		}
+		if k < nc {
+			cbp[k], crp[k] = Cb[cj], Cr[cj]
+		}
+		end := ps * (at + c)
+		if ps == 3 {
+			end += 4
+		}
+		yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], 0)
+	}
+}
+
 // yccRowHalf converts a row of YCbCr pixels whose chroma pairs share (pixel i's
-// chroma is cb, cr[(i+ph)/2]) to opaque RGBA in buf: four pixels at a time with
+// chroma is cb, cr[(i+ph)/2]) to opaque RGBA (ps 4) or RGB (ps 3: buf then holds
+// 4 bytes more, which it may overwrite) in buf: four pixels at a time with
 // yccHalfBlocks where the CPU has it (about 10 instructions a pixel instead of 65:
-// docs/benchmarks.md, "Rotated pictures, fourth round"), the rest with yccToRGBA.
-func yccRowHalf(buf, yrow, cb, cr []uint8, ph int) {
+// docs/benchmarks.md, "Rotated pictures, fourth round"), the rest one at a time.
+func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
+	one := func(i, k int) {
+		if ps == 4 {
+			yccToRGBA(buf[4*i:4*i+4], yrow[i], cb[k], cr[k])
+			return
+		}
+		rc, gc, bc := chromaTerms(cb[k], cr[k])
+		q := buf[3*i : 3*i+3 : 3*i+3]
+		q[0], q[1], q[2] = lumaPlusChroma(yrow[i], rc, gc, bc)
+	}
 	i, k := 0, 0
 	if ph == 1 && len(yrow) > 0 {
-		yccToRGBA(buf[0:4], yrow[0], cb[0], cr[0])
+		one(0, 0)
 		i, k = 1, 1
 	}
 	if haveResampleSIMD() {
+		// RGB blocks store 4 bytes past their 12 (into the next pixel, written after,
+		// or buf's 4 more bytes).
 		nb := (len(yrow) - i) / 4
-		yccHalfBlocks(buf[4*i:4*(i+4*nb)], yrow[i:i+4*nb], cb[k:k+2*nb], cr[k:k+2*nb], nb, 16)
+		end := ps * (i + 4*nb)
+		if ps == 3 {
+			end += 4
+		}
+		yccHalfBlocks(buf[ps*i:end], yrow[i:i+4*nb], cb[k:k+2*nb], cr[k:k+2*nb], nb, 4*ps)
 		i += 4 * nb
 	}
 	for ; i < len(yrow); i++ {
-		k := (i + ph) >> 1
-		yccToRGBA(buf[4*i:4*i+4], yrow[i], cb[k], cr[k])
+		one(i, (i+ph)>>1)
 	}
 }
 

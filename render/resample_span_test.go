@@ -33,16 +33,18 @@ func TestSourceSpanMatchesWholeRow(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					du = -du // mirrored placements step backwards
 				}
-				want := make([]int32, 3*samples)
-				resampleRowInt(want, samples, 3, row, u0, du, k, idx, w)
+				want := make([]int16, 4*samples)
+				resampleRowInt(want, samples, 4, row, u0, du, k, idx, w)
 				lo, hi := sourceSpan(u0, u0+(samples-1)*du, k, n)
 				if lo < 0 || hi > n || lo >= hi {
 					t.Fatalf("n %d: span [%d, %d)", n, lo, hi)
 				}
 				ks := k
 				ks.n = hi - lo
-				got := make([]int32, 3*samples)
-				resampleRowInt(got, samples, 3, row[4*lo:4*hi], u0-float64(lo), du, ks, idx, w)
+				got := make([]int16, 4*samples)
+				resampleRowInt(got, samples, 4, row[4*lo:4*hi], u0-float64(lo), du, ks, idx, w)
+				rgbOnly(got)
+				rgbOnly(want)
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Fatalf("n %d scale %g u0 %g du %g span [%d, %d): values differ\ngot  %v\nwant %v", n, scale, u0, du, lo, hi, got, want)
 				}
@@ -202,5 +204,79 @@ func TestEdgeSampleMatchesTaps(t *testing.T) {
 	}
 	if _, _, ok := edgeSample(-20, newKernel(0.5, 10), 10); ok {
 		t.Error("a shrinking kernel took the enlarging kernel's shortcut")
+	}
+}
+
+// rgbOnly clears the fourth value of each sample of pass-1 output written 4 values a
+// sample (an intRing slot's, which nothing reads).
+func rgbOnly(v []int16) {
+	for i := 3; i < len(v); i += 4 {
+		v[i] = 0
+	}
+}
+
+// resampleRowIntSample is pass 1 of one sample as resampleRowInt's per-sample code
+// computes it (inside: the weight table; all taps on one edge pixel: its value times
+// the weights' sum; otherwise the clamped taps), the reference of its runs.
+func resampleRowIntSample(o []int16, row []uint8, ui int64, k kernel1D, idx []int, w []float32) {
+	const round = 1 << (hBits - iBits - 1)
+	rn := len(row) / 4
+	var r, g, b int32
+	if i0 := int(ui >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < rn {
+		lw := &cmLUTInt[lutIndex(ui)]
+		for j := range 4 {
+			p := row[4*(i0-1+j):]
+			r, g, b = r+lw[j]*int32(p[0]), g+lw[j]*int32(p[1]), b+lw[j]*int32(p[2])
+		}
+	} else if e, L, ok := edgeSampleFixed(ui, k, rn); ok {
+		p, sum := row[4*e:], cmLUTIntSum[L]
+		r, g, b = sum*int32(p[0]), sum*int32(p[1]), sum*int32(p[2])
+	} else {
+		m := k.taps(fromFixed32(ui), idx, w)
+		wi := make([]int32, m)
+		fixedTapWeights(w[:m], wi)
+		for j := range m {
+			p := row[4*idx[j]:]
+			r, g, b = r+wi[j]*int32(p[0]), g+wi[j]*int32(p[1]), b+wi[j]*int32(p[2])
+		}
+	}
+	o[0], o[1], o[2] = int16((r+round)>>(hBits-iBits)), int16((g+round)>>(hBits-iBits)), int16((b+round)>>(hBits-iBits))
+}
+
+// resampleRowInt's runs (inside: rowRunInt4; beyond the clamp: one value stored)
+// give each sample's value, for rows of every short length and long ones, samples
+// starting far outside either edge and crossing the row either way.
+func TestResampleRowIntRunsMatchSamples(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 40} {
+		row := make([]uint8, 4*n)
+		for i := range row {
+			row[i] = uint8(rng.IntN(256))
+		}
+		for _, scale := range []float64{3.7, 1.2, 1, 0.8} {
+			k := newKernel(scale, n)
+			idx := make([]int, k.maxTaps())
+			w := make([]float32, len(idx))
+			for range 300 {
+				samples := 1 + rng.IntN(150)
+				u0 := rng.Float64()*float64(n+60) - 30
+				du := 1 / scale
+				if rng.IntN(2) == 0 {
+					du = -du
+				}
+				got := make([]int16, 4*samples)
+				resampleRowInt(got, samples, 4, row, u0, du, k, idx, w)
+				rgbOnly(got)
+				want := make([]int16, 4*samples)
+				ui, dui := toFixed32(u0), toFixed32(du)
+				for s := range samples {
+					resampleRowIntSample(want[4*s:], row, ui, k, idx, w)
+					ui += dui
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("n %d scale %g u0 %g du %g: values differ\ngot  %v\nwant %v", n, scale, u0, du, got, want)
+				}
+			}
+		}
 	}
 }

@@ -46,10 +46,13 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 		return
 	}
 	if swap, flipX, flipY, n, ok := orthogonalPlacement(m, sw, sh); ok {
-		// A quarter turn or mirror: an oriented copy drawn unrotated (resample_orient.go).
+		// A quarter turn or mirror: the source seen turned (a view or a copy) drawn
+		// unrotated (resample_orient.go).
 		win := image.Rect(0, 0, l.Image.Width, l.Image.Height)
 		img := *l.Image
-		img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		if img.Image = newOrientedView(src, win, swap, flipX, flipY); img.Image == nil {
+			img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		}
 		img.Width, img.Height = img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
 		turned := *l
 		turned.Image = &img
@@ -310,7 +313,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	noSpan := func(int) (int, int) { return 0, 0 }
 	forEachBand(transposed, 1, sh, workers, noSpan, func() func(bx0, bx1, _, _ int) {
 		var inter []float32
-		var interInt []int32
+		var interInt []int16
 		var spanBuf []uint8
 		var mask image.Alpha
 		var acc []float64
@@ -324,7 +327,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			}
 			bw := bx1 - bx0
 			band := image.Rect(bx0, ya, bx1, yb)
-			coverage(&acc, &mask, poly, band)
+			full0, full1 := coverage(&acc, &mask, poly, band)
 			// Pass 1 runs lazily into a ring of source rows: as the output rows advance,
 			// the rows they read (a window the band's shear wide) are computed once each
 			// and stay in cache instead of a whole column of the source.
@@ -338,10 +341,10 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			var fill func(y int)
 			if opaque {
 				// Opaque sources: RGB in fixed point, as the unrotated path does, in
-				// a column-major ring (intRing): a pixel's four taps are 12
+				// a column-major ring (intRing): a pixel's four taps are 16
 				// consecutive values.
 				if cap(interInt) < cs*bw {
-					interInt = make([]int32, cs*bw)
+					interInt = make([]int16, cs*bw)
 				}
 				interInt = interInt[:cs*bw]
 				fill = func(y int) {
@@ -359,7 +362,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					ks := kx
 					ks.n = hi - lo
 					slot := y & (ring - 1)
-					resampleRowInt(interInt[3*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
+					resampleRowInt(interInt[4*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
 					mirrorSlot(interInt, bw, cs, ring, slot)
 				}
 			} else {
@@ -381,7 +384,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				rr.ensure(max(r0, int(math.Floor(lo-ky.support))-1), min(r1, int(math.Ceil(hi+ky.support))+2), fill)
 				dp, mrow := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw], mask.Pix[(Y-ya)*bw:][:bw]
 				if opaque {
-					resampleColumnsRowInt(dp, mrow, interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
+					resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
 				} else {
 					resampleColumnsRow(dp, mrow, inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
 				}
@@ -441,10 +444,14 @@ func (r *rowRing) ensure(lo, hi int, fill func(y int)) {
 	if hi-lo > r.size {
 		hi = lo + r.size
 	}
-	for y := lo; y < hi; y++ {
-		if y < r.have0 || y >= r.have1 {
-			fill(y)
-		}
+	// The rows below and above those held, in order: a band's next output row
+	// mostly needs one or two new rows of a window of dozens (looping over the
+	// window cost 19M instructions a 300-dpi rotated draw: callgrind).
+	for y := lo; y < min(hi, r.have0); y++ {
+		fill(y)
+	}
+	for y := max(lo, r.have1); y < hi; y++ {
+		fill(y)
 	}
 	if hi < r.have0 || lo > r.have1 {
 		r.have0, r.have1 = lo, hi
@@ -639,8 +646,9 @@ func fixedTapWeights(w []float32, out []int32) {
 
 // resampleRowInt is resampleRow for opaque sources: RGB at 2^iBits, as
 // resampleRowRGB of the unrotated path, sample s (of n) written to
-// out[s*ostride:][:3].
-func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
+// out[s*ostride:][:3]; out[s*ostride+3] (an intRing slot's fourth value, ostride >=
+// 4) may be overwritten.
+func resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
 	const round = 1 << (hBits - iBits - 1)
 	rn := len(row) / 4
 	// u steps in 32.32 fixed point: the integer part indexes, the top bits of the
@@ -648,13 +656,38 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 	ui, dui := toFixed32(u0), toFixed32(du)
 	var wi [64]int32
 	for s := 0; s < n; s++ {
-		if k.stretch == 1 {
-			// A run of samples with all four taps inside (resample_coverage.go).
+		if i0 := ui >> 32; k.stretch == 1 && i0 >= 1 && i0+2 < int64(rn) {
+			// A run of samples with all four taps inside (resample_coverage.go),
+			// from this one on; a sample beyond the row's edge skips the call (a
+			// rotated band's rows start and end with dozens of them).
 			ds := rowRunInt4(out[s*ostride:], n-s, ostride, row, rn, ui, dui)
 			if s += ds; s >= n {
 				break
 			}
 			ui += int64(ds) * dui
+		}
+		if i0 := ui >> 32; k.stretch == 1 && (i0 < -4 || i0 >= int64(rn)+3) {
+			// Beyond the clamp every tap is the edge pixel at a whole pixel
+			// (edgeSampleFixed, weight row 0): one value for the run of samples
+			// that stay there, stored without the per-sample tests (a rotated band
+			// has dozens of them at each end of its rows near the source's sides).
+			right, e := i0 >= 0, 0
+			if right {
+				e = rn - 1
+			}
+			p, sum := row[4*e:4*e+3:4*e+3], cmLUTIntSum[0]
+			r := int16((sum*int32(p[0]) + round) >> (hBits - iBits))
+			g := int16((sum*int32(p[1]) + round) >> (hBits - iBits))
+			b := int16((sum*int32(p[2]) + round) >> (hBits - iBits))
+			for ; s < n; s, ui = s+1, ui+dui {
+				if i0 := ui >> 32; !(i0 < -4 || i0 >= int64(rn)+3) || (i0 >= 0) != right {
+					break
+				}
+				o := out[s*ostride:][:3:3]
+				o[0], o[1], o[2] = r, g, b
+			}
+			s--
+			continue
 		}
 		o := out[s*ostride:][:3:3]
 		var r, g, b int32
@@ -679,7 +712,7 @@ func resampleRowInt(out []int32, n, ostride int, row []uint8, u0, du float64, k 
 				b += wi[j] * int32(p[2])
 			}
 		}
-		o[0], o[1], o[2] = (r+round)>>(hBits-iBits), (g+round)>>(hBits-iBits), (b+round)>>(hBits-iBits)
+		o[0], o[1], o[2] = int16((r+round)>>(hBits-iBits)), int16((g+round)>>(hBits-iBits)), int16((b+round)>>(hBits-iBits))
 		ui += dui
 	}
 }
@@ -707,18 +740,56 @@ func lutIndex(v int64) int {
 // resampleColumnsRowInt is resampleColumnsRow for opaque sources, over a
 // column-major ring of pass-1 values (intRing: column i's slots from i*cs, RGB at
 // 2^iBits): wholly covered pixels are written opaque, edge pixels blended by coverage.
-func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
+// full says every pixel of the row is wholly covered (coverage's rows set without
+// rasterizing, about nine in ten of a rotated picture's): no scan of mrow then.
+func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int16, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
 	mask := ring - 1
-	var wi [64]int32
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
-	lo, hi := nonZeroSpan(mrow)
+	lo, hi := 0, len(mrow)
+	if !full {
+		lo, hi = nonZeroSpan(mrow)
+	}
 	if lo >= hi {
 		return
 	}
-	if first, last := vi+int64(lo)*dvi, vi+int64(hi-1)*dvi; k.stretch == 1 && min(first, last)>>32 >= 1 && max(first, last)>>32+2 < int64(sh) {
-		columnsRowInt4(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
+	if k.stretch == 1 {
+		// The pixels whose four taps lie inside the source (v is linear in i, so
+		// they are one run) take columnsRowInt4; those beyond, near the source's top
+		// and bottom edges, the loop below. A band's rows that cross those edges
+		// (about 70 of them at 30°) went wholly through the loop.
+		inside := func(i int) bool {
+			i0 := (vi + int64(i)*dvi) >> 32
+			return i0 >= 1 && i0+2 < int64(sh)
+		}
+		a, b := lo, hi
+		for a < b && !inside(a) {
+			a++
+		}
+		for b > a && !inside(b-1) {
+			b--
+		}
+		if a < b {
+			if full {
+				columnsRunInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+			} else {
+				columnsRowInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+			}
+			columnsRowIntTaps(dp, mrow, inter, cs, mask, sh, b, hi, vi, dvi, opacity, k, idx, w)
+			hi = a
+		}
+	}
+	columnsRowIntTaps(dp, mrow, inter, cs, mask, sh, lo, hi, vi, dvi, opacity, k, idx, w)
+}
+
+// columnsRowIntTaps is resampleColumnsRowInt for pixels lo..hi-1 one at a time, taps
+// clamped to the source's sh rows.
+func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int16, cs, mask, sh, lo, hi int, vi, dvi int64, opacity float64, k kernel1D, idx []int, w []float32) {
+	if lo >= hi {
+		// Most rows of a rotated picture: none beyond the source's top and bottom
+		// (and no weights to clear).
 		return
 	}
+	var wi [64]int32
 	vi += int64(lo-1) * dvi
 	for i := lo; i < hi; i++ {
 		cv := mrow[i]
@@ -730,21 +801,19 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, inter []int32, cs, ring, sh
 		col := inter[i*cs : (i+1)*cs]
 		if i0 := int(vi >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < sh {
 			lw := &cmLUTInt[lutIndex(vi)]
-			at := 3 * ((i0 - 1) & mask)
-			p := col[at : at+12 : at+12]
+			at := 4 * ((i0 - 1) & mask)
+			p := col[at : at+16 : at+16]
 			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
-			r = w0*p[0] + w1*p[3] + w2*p[6] + w3*p[9]
-			g = w0*p[1] + w1*p[4] + w2*p[7] + w3*p[10]
-			b = w0*p[2] + w1*p[5] + w2*p[8] + w3*p[11]
+			r, g, b = tap4(p, 0, w0, w1, w2, w3), tap4(p, 1, w0, w1, w2, w3), tap4(p, 2, w0, w1, w2, w3)
 		} else {
 			m := min(k.taps(fromFixed32(vi), idx, w), len(wi))
 			fixedTapWeights(w[:m], wi[:m])
 			for j := range m {
-				at := 3 * (idx[j] & mask)
+				at := 4 * (idx[j] & mask)
 				p := col[at : at+3 : at+3]
-				r += wi[j] * p[0]
-				g += wi[j] * p[1]
-				b += wi[j] * p[2]
+				r += wi[j] * int32(p[0])
+				g += wi[j] * int32(p[1])
+				b += wi[j] * int32(p[2])
 			}
 		}
 		q := dp[4*i : 4*i+4 : 4*i+4]
@@ -772,7 +841,9 @@ func blendOpaque(q []uint8, r, g, b int32, cv uint8, opacity float64) {
 // golang.org/x/image/vector is not used here: below 512 pixels a side it switches to
 // fixed-point arithmetic that is off by up to a tenth of a pixel's area on slanted
 // edges (65 instead of 91 of 255 on a 30° edge), which a rotated picture's edge shows.
-func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Rectangle) {
+// It returns the rows [in0, in1) it set wholly covered without rasterizing (in0 >=
+// in1 when none), whose pass 2 then needs no scan of the mask.
+func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Rectangle) (in0, in1 int) {
 	w, h := band.Dx(), band.Dy()
 	if cap(mask.Pix) < w*h {
 		mask.Pix = make([]uint8, w*h)
@@ -780,14 +851,15 @@ func coverage(acc *[]float64, mask *image.Alpha, poly []svg.Point, band image.Re
 	mask.Pix, mask.Stride, mask.Rect = mask.Pix[:w*h], w, image.Rect(0, 0, w, h)
 	// Rows the polygon wholly covers across the band are set without rasterizing:
 	// only the rows its edges cross are accumulated (resample_coverage.go).
-	in0, in1 := coveredRows(poly, band)
+	in0, in1 = coveredRows(poly, band)
 	if in0 >= in1 {
 		coverageRows(acc, mask.Pix, poly, band)
-		return
+		return 0, 0
 	}
 	coverageRows(acc, mask.Pix[:w*(in0-band.Min.Y)], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
 	fill255(mask.Pix[w*(in0-band.Min.Y) : w*(in1-band.Min.Y)])
 	coverageRows(acc, mask.Pix[w*(in1-band.Min.Y):], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
+	return in0, in1
 }
 
 // coverageRows writes into pix (band's w x h pixels) the exact area of each pixel of
