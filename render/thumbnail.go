@@ -116,10 +116,9 @@ func boxShrink(src *image.RGBA, f int) *image.RGBA {
 	return dst
 }
 
-// thumbOfScene rasterizes the scene at the thumbnail's size. The layers are copied
-// because rasterizing drops each picture after drawing it, and the print file still
-// needs them. A failure only costs the preview: the print file decides the task.
-func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
+// thumbScene is the scene at the thumbnail's size (nil without thumbnails), its
+// layers copied.
+func (r *Renderer) thumbScene(s *Scene) *Scene {
 	if r.thumbPx <= 0 {
 		return nil
 	}
@@ -129,7 +128,18 @@ func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
 	if t.WidthPx == 0 {
 		return nil
 	}
-	canvas, err := r.Rasterize(ctx, &t)
+	return &t
+}
+
+// thumbOfScene rasterizes the scene at the thumbnail's size. The layers are copied
+// because rasterizing drops each picture after drawing it, and the print file still
+// needs them. A failure only costs the preview: the print file decides the task.
+func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
+	t := r.thumbScene(s)
+	if t == nil {
+		return nil
+	}
+	canvas, err := r.Rasterize(ctx, t)
 	if err != nil {
 		return nil
 	}
