@@ -35,10 +35,14 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 	page := s.ToPage()
 	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams}
 	defer v.ink.report(s)
+	// The pictures' coverage joins the page's before report; a page that fails waits
+	// for its pictures' goroutines too (runs before report: deferred after it).
+	var err error
+	defer func() { v.awaitPictures(err != nil) }()
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	v.shapers = r.shapers
 	for i := range s.Layers {
-		if err := ctx.Err(); err != nil {
+		if err = ctx.Err(); err != nil {
 			return err
 		}
 		l := &s.Layers[i]
@@ -49,7 +53,6 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 		pdf.ClipRect(clip.X, clip.Y, clip.W, clip.H, false)
 		pdf.TransformBegin()
 		pdf.Transform(v.flipConj(page.Mul(l.Transform)))
-		var err error
 		switch l.Kind {
 		case LayerFill:
 			v.fill(l)
@@ -67,8 +70,9 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 		if err != nil {
 			return err
 		}
-		if err := pdf.Error(); err != nil {
-			return fmt.Errorf("render: view %s: pdf layer %d (%s %s): %w", s.ViewID, i, l.Source, l.ElementID, err)
+		if err = pdf.Error(); err != nil {
+			err = fmt.Errorf("render: view %s: pdf layer %d (%s %s): %w", s.ViewID, i, l.Source, l.ElementID, err)
+			return err
 		}
 	}
 	return nil
@@ -94,6 +98,8 @@ type vectorPage struct {
 	shapers *shaperPool
 	// streams holds the CMYK pictures' streams until the document is written.
 	streams *splicedStreams
+	// pictures are the CMYK pictures still being converted (cmykImage).
+	pictures []*cmykPicture
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).

@@ -85,7 +85,12 @@ func cmykOp(px [4]uint8, op string) string {
 }
 
 // cmykImage embeds the layer's picture converted to CMYK at its native pixel size,
-// with its alpha as a soft mask.
+// with its alpha as a soft mask. A picture whose file is known (not recoloured) is
+// converted and compressed on goroutines of its own while the page goes on with its
+// other layers and fpdf writes the document (cmykPicture); its stream is spliced in
+// when it is done. It is then named after its file and visible part (cmykName), since
+// the stream it will have is not known yet; a recoloured picture is converted here
+// and named after its stream, as all were before.
 func (v *vectorPage) cmykImage(l *Layer) error {
 	im := l.Image
 	vis := im.Image.Bounds()
@@ -103,8 +108,20 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 	} else {
 		vis = src.Bounds()
 	}
+	if im.Data != nil && v.streams != nil {
+		name := cmykName(im, vis)
+		if v.pdf.GetImageInfo(carriedName(name)) == nil {
+			p := startCMYK(src, im.HasAlpha, v.ink)
+			v.pictures = append(v.pictures, p)
+			if err := registerLaterImage(v.pdf, v.streams, name, p, vis.Dx(), vis.Dy(), im.HasAlpha); err != nil {
+				return err
+			}
+		}
+		v.drawCMYK(l, name, vis)
+		return nil
+	}
 	// The page loop checks the job context between layers; one picture is not cut short.
-	raw, err := cmykRaw(context.Background(), src, im.HasAlpha, v.ink)
+	raw, err := cmykRaw(context.Background(), src, im.HasAlpha, v.ink, nil)
 	if err != nil {
 		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
 	}
@@ -116,9 +133,103 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 			return err
 		}
 	}
+	v.drawCMYK(l, name, vis)
+	return nil
+}
+
+// drawCMYK draws the registered picture name over its visible part vis.
+func (v *vectorPage) drawCMYK(l *Layer, name string, vis image.Rectangle) {
 	v.setAlpha(l.Opacity)
 	v.pdf.ImageOptions(carriedName(name), float64(vis.Min.X), float64(vis.Min.Y), float64(vis.Dx()), float64(vis.Dy()), false, gofpdf.ImageOptions{}, 0, "")
-	return nil
+}
+
+// cmykName names a picture converted from a file's pixels: the SHA-256 of the file
+// and of the part embedded. Within a document the output profile and its ink
+// settings are fixed, so the same name is the same stream, and the same file cropped
+// the same way is embedded once. "cmykf" keeps these names apart from the stream-hash
+// names of recoloured pictures; the name is as long as those.
+func cmykName(im *ImageLayer, vis image.Rectangle) string {
+	h := sha256.New()
+	h.Write(im.Data)
+	var key [8 * 8]byte
+	for i, x := range []int{vis.Min.X, vis.Min.Y, vis.Max.X, vis.Max.Y, im.Image.Bounds().Dx(), im.Image.Bounds().Dy(), im.Width, im.Height} {
+		binary.BigEndian.PutUint64(key[8*i:], uint64(x))
+	}
+	h.Write(key[:])
+	if im.HasAlpha {
+		h.Write([]byte{1})
+	}
+	return fmt.Sprintf("cmykf%x", h.Sum(nil))[:40]
+}
+
+// cmykPicture is a picture being converted to CMYK and compressed (cmykRaw) on
+// goroutines of its own, with its own ink meter.
+type cmykPicture struct {
+	meter inkMeter
+	// converted is closed once meter holds the picture's highest coverage, done
+	// once raw (its sum set) and err are.
+	converted, done chan struct{}
+	raw             rawImage
+	err             error
+}
+
+// startCMYK starts converting img (see cmykRaw). As in the page loop, the job context
+// does not cut one picture short: the goroutines end with the picture.
+func startCMYK(img image.Image, hasAlpha bool, ink *inkMeter) *cmykPicture {
+	p := &cmykPicture{meter: inkMeter{p: ink.p}, converted: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		raw, err := cmykRaw(context.Background(), img, hasAlpha, &p.meter, func() { close(p.converted) })
+		if err == nil {
+			sum := sha256.Sum256(raw.data)
+			raw.sum = &sum
+		}
+		p.raw, p.err = raw, err
+	}()
+	return p
+}
+
+// stream waits for the picture and returns its stream and SHA-256 (for
+// splicedStreams.addLater).
+func (p *cmykPicture) stream() ([]byte, *[sha256.Size]byte, error) {
+	<-p.done
+	return p.raw.data, p.raw.sum, p.err
+}
+
+// mask waits for the picture and returns its soft mask stream.
+func (p *cmykPicture) mask() ([]byte, *[sha256.Size]byte, error) {
+	<-p.done
+	return p.raw.smask, nil, p.err
+}
+
+// awaitPictures waits until the page's pictures are converted and adds their ink to
+// the page's meter; with all set, until they are compressed too (a page that fails
+// leaves no goroutine behind).
+func (v *vectorPage) awaitPictures(all bool) {
+	for _, p := range v.pictures {
+		<-p.converted
+		v.ink.max = max(v.ink.max, p.meter.max)
+		if all {
+			<-p.done
+		}
+	}
+	v.pictures = nil
+}
+
+// registerLaterImage registers a w x h CMYK picture whose streams p delivers later
+// (see registerRawImage).
+func registerLaterImage(pdf *gofpdf.Fpdf, streams *splicedStreams, name string, p *cmykPicture, w, h int, hasAlpha bool) error {
+	data := streams.addLater(p.stream)
+	var smask []byte
+	if hasAlpha {
+		smask = streams.addLater(p.mask)
+	}
+	return registerImageInfo(pdf, name, rawImage{w: w, h: h, cs: "DeviceCMYK", dp: cmykParms(w)}, data, smask)
+}
+
+// cmykParms is the /DecodeParms of a CMYK picture stream w pixels wide.
+func cmykParms(w int) string {
+	return fmt.Sprintf("/Predictor 15 /Colors 4 /BitsPerComponent 8 /Columns %d", w)
 }
 
 // visiblePixels is the part of a picture layer's pixels its clip lets through (the
@@ -157,11 +268,12 @@ func visibleIn(l *Layer, b image.Rectangle) image.Rectangle {
 }
 
 // cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage) and,
-// when it has alpha, a soft mask. The samples are converted whole (in bands of rows
+// when it has alpha, a soft mask; converted, when set, is called once the samples
+// are converted (ink holds their coverage) and only compressing is left. The samples are converted whole (in bands of rows
 // on all cores, convertParts) and then filtered and
 // deflated in parallel strips by pngenc.EncodeZlib into one zlib stream each
 // (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
-func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter) (rawImage, error) {
+func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter, converted func()) (rawImage, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	cmyk := make([]byte, 4*w*h)
@@ -180,6 +292,9 @@ func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter)
 			}
 		}
 	})
+	if converted != nil {
+		converted()
+	}
 	// Sized for the photo's stream (about 60 % of the samples at cmykZlib) so that it
 	// is not grown by doubling, copying and clearing megabytes each time.
 	data := bytes.NewBuffer(make([]byte, 0, len(cmyk)*5/8))
@@ -187,7 +302,7 @@ func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter)
 		return rawImage{}, err
 	}
 	raw := rawImage{w: w, h: h, cs: "DeviceCMYK", data: data.Bytes(),
-		dp: fmt.Sprintf("/Predictor 15 /Colors 4 /BitsPerComponent 8 /Columns %d", w)}
+		dp: cmykParms(w)}
 	if alpha != nil {
 		var mask bytes.Buffer
 		if err := pngenc.EncodeZlib(ctx, &mask, alpha, w, h, w, 1, cmykZlib); err != nil {
@@ -249,7 +364,7 @@ func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, stre
 		return err
 	}
 	flattenOnWhite(canvas)
-	raw, err := cmykRaw(ctx, canvas, false, ink)
+	raw, err := cmykRaw(ctx, canvas, false, ink, nil)
 	if err != nil {
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
