@@ -61,10 +61,8 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	}
 	s := p.scene
 	p.scene = nil
-	if s.Type != model.ExportPNG || len(p.pending) == 0 {
-		if s.Type == model.ExportPDF && p.r.print.CMYK() && !p.r.wholePictures {
-			p.r.limitRowsCMYKPDF(s, p.pending)
-		}
+	cmykPDF := s.Type == model.ExportPDF && p.r.print.CMYK()
+	if (s.Type != model.ExportPNG && !cmykPDF) || len(p.pending) == 0 {
 		if err := p.decode(ctx); err != nil {
 			return nil, err
 		}
@@ -73,17 +71,27 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	// A raster: decode the pictures on their own goroutine while the canvas is
 	// allocated and the layers below the first picture are drawn (the background
 	// fill, on the other workers); Rasterize waits for them before the first picture
-	// (docs/benchmarks.md, "Speed: third round"). The decoding is waited for before
-	// returning, so nothing writes to the scene afterwards, and its error wins.
-	limitRows(s, p.pending)
-	done := make(chan error, 1)
-	go func() { done <- p.decode(ctx) }()
+	// (docs/benchmarks.md, "Speed: third round"). A CMYK vector PDF likewise: its
+	// page registers a JPEG before its pixels are decoded and converts them once they
+	// are (cmykImage), while the page's other layers and fonts are made; other
+	// pictures wait for the decoding. The decoding is waited for before returning, so
+	// nothing writes to the scene afterwards, and its error wins.
+	switch {
+	case !cmykPDF:
+		limitRows(s, p.pending)
+	case !p.r.wholePictures:
+		p.r.limitRowsCMYKPDF(s, p.pending)
+	}
+	done := make(chan struct{})
 	var decErr error
-	waited := false
+	go func() {
+		defer close(done)
+		decErr = p.decode(ctx)
+	}()
+	// Safe on several goroutines (the CMYK pictures' wait too): decErr is read only
+	// after done is closed.
 	s.awaitMedia = func() error {
-		if !waited {
-			decErr, waited = <-done, true
-		}
+		<-done
 		return decErr
 	}
 	res, err := p.r.renderScene(ctx, p.design, s, w)

@@ -56,10 +56,20 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 			return nil, err
 		}
 	case model.ExportPDFSimple, model.ExportPDF:
-		res.Thumbnail = r.thumbOfScene(ctx, s)
+		// A CMYK vector page does not rasterize the scene and may still be decoding
+		// and converting its pictures when it is done (cmykImage): its thumbnail is
+		// drawn then, alongside them, rather than holding the page up until the
+		// pictures are decoded.
+		late := s.Type == model.ExportPDF && r.print.CMYK()
+		if !late {
+			res.Thumbnail = r.thumbOfScene(ctx, s)
+		}
 		pdf, streams := r.newPrintPDF(d)
 		if err := r.addPage(ctx, pdf, streams, s); err != nil {
 			return nil, err
+		}
+		if late {
+			res.Thumbnail = r.thumbOfScene(ctx, s)
 		}
 		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
 			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)

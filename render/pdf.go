@@ -33,7 +33,7 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 	h := r.beginPrintPage(pdf, s)
 	defer r.endPrintPage(pdf, s)
 	page := s.ToPage()
-	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams}
+	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams, awaitMedia: s.awaitMedia}
 	defer v.ink.report(s)
 	// The pictures' coverage joins the page's before report; a page that fails waits
 	// for its pictures' goroutines too (runs before report: deferred after it).
@@ -100,6 +100,17 @@ type vectorPage struct {
 	streams *splicedStreams
 	// pictures are the CMYK pictures still being converted (cmykImage).
 	pictures []*cmykPicture
+	// awaitMedia is the scene's (nil when its pictures are decoded): a picture's
+	// pixels are read only after it returns.
+	awaitMedia func() error
+}
+
+// decoded waits for the scene's pictures to be decoded (Scene.awaitMedia).
+func (v *vectorPage) decoded() error {
+	if v.awaitMedia == nil {
+		return nil
+	}
+	return v.awaitMedia()
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).
@@ -140,6 +151,9 @@ func (v *vectorPage) image(l *Layer) error {
 	im := l.Image
 	if v.ink != nil {
 		return v.cmykImage(l)
+	}
+	if err := v.decoded(); err != nil {
+		return err
 	}
 	data, typ, err := pdfImageData(im)
 	if err != nil {

@@ -90,9 +90,33 @@ func cmykOp(px [4]uint8, op string) string {
 // other layers and fpdf writes the document (cmykPicture); its stream is spliced in
 // when it is done. It is then named after its file and visible part (cmykName), since
 // the stream it will have is not known yet; a recoloured picture is converted here
-// and named after its stream, as all were before.
+// and named after its stream, as all were before. A JPEG (opaque, its decoded size
+// its header's) is registered even before its pixels are decoded (Scene.awaitMedia):
+// its picture goroutine waits for them.
 func (v *vectorPage) cmykImage(l *Layer) error {
 	im := l.Image
+	if im.MimeType == kindJPEG && im.Data != nil && v.streams != nil {
+		vis := image.Rect(0, 0, im.Width, im.Height)
+		if !v.wholePictures {
+			vis = visibleIn(l, vis)
+		}
+		if vis.Empty() {
+			return nil
+		}
+		name := cmykName(im, vis, false)
+		if v.pdf.GetImageInfo(carriedName(name)) == nil {
+			p := v.startCMYK(l, vis)
+			v.pictures = append(v.pictures, p)
+			if err := registerLaterImage(v.pdf, v.streams, name, p, vis.Dx(), vis.Dy(), false); err != nil {
+				return err
+			}
+		}
+		v.drawCMYK(l, name, vis)
+		return nil
+	}
+	if err := v.decoded(); err != nil {
+		return err
+	}
 	vis := im.Image.Bounds()
 	if !v.wholePictures {
 		vis = visiblePixels(l)
@@ -100,18 +124,12 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 	if vis.Empty() {
 		return nil
 	}
-	src := im.Image
-	if sub, ok := src.(interface {
-		SubImage(image.Rectangle) image.Image
-	}); ok && vis != src.Bounds() {
-		src = sub.SubImage(vis)
-	} else {
-		vis = src.Bounds()
-	}
+	src := subImage(im.Image, vis)
+	vis = src.Bounds()
 	if im.Data != nil && v.streams != nil {
-		name := cmykName(im, vis)
+		name := cmykName(im, vis, im.HasAlpha)
 		if v.pdf.GetImageInfo(carriedName(name)) == nil {
-			p := startCMYK(src, im.HasAlpha, v.ink)
+			p := startCMYK(func() (image.Image, error) { return src, nil }, im.HasAlpha, v.ink)
 			v.pictures = append(v.pictures, p)
 			if err := registerLaterImage(v.pdf, v.streams, name, p, vis.Dx(), vis.Dy(), im.HasAlpha); err != nil {
 				return err
@@ -137,6 +155,40 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 	return nil
 }
 
+// startCMYK starts converting the part vis of a JPEG layer's picture once it is
+// decoded. The JPEG decoder gives a picture of its header's size, opaque (only a
+// recoloured one has alpha, and it has no file): vis, the name and the registered
+// size hold; a picture that breaks that fails the document rather than being drawn
+// wrong.
+func (v *vectorPage) startCMYK(l *Layer, vis image.Rectangle) *cmykPicture {
+	im := l.Image
+	return startCMYK(func() (image.Image, error) {
+		if err := v.decoded(); err != nil {
+			return nil, err
+		}
+		if im.Image.Bounds() != image.Rect(0, 0, im.Width, im.Height) || im.HasAlpha {
+			return nil, fmt.Errorf("render: view %s: element %s: JPEG decoded to %v (alpha %v), not its header's %dx%d",
+				v.viewID, l.ElementID, im.Image.Bounds(), im.HasAlpha, im.Width, im.Height)
+		}
+		src := subImage(im.Image, vis)
+		if src.Bounds() != vis {
+			return nil, fmt.Errorf("render: view %s: element %s: no part %v of the picture", v.viewID, l.ElementID, vis)
+		}
+		return src, nil
+	}, false, v.ink)
+}
+
+// subImage is the part vis of img, or img itself when it has no SubImage (then all
+// of it is embedded).
+func subImage(img image.Image, vis image.Rectangle) image.Image {
+	if sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}); ok && vis != img.Bounds() {
+		return sub.SubImage(vis)
+	}
+	return img
+}
+
 // drawCMYK draws the registered picture name over its visible part vis.
 func (v *vectorPage) drawCMYK(l *Layer, name string, vis image.Rectangle) {
 	v.setAlpha(l.Opacity)
@@ -148,17 +200,17 @@ func (v *vectorPage) drawCMYK(l *Layer, name string, vis image.Rectangle) {
 // settings are fixed, so the same name is the same stream, and the same file cropped
 // the same way is embedded once. "cmykf" keeps these names apart from the stream-hash
 // names of recoloured pictures; the name is as long as those.
-func cmykName(im *ImageLayer, vis image.Rectangle) string {
+func cmykName(im *ImageLayer, vis image.Rectangle, hasAlpha bool) string {
 	h := sha256.New()
 	h.Write(im.Data)
-	var key [8 * 8]byte
-	for i, x := range []int{vis.Min.X, vis.Min.Y, vis.Max.X, vis.Max.Y, im.Image.Bounds().Dx(), im.Image.Bounds().Dy(), im.Width, im.Height} {
+	var key [6*8 + 1]byte
+	for i, x := range []int{vis.Min.X, vis.Min.Y, vis.Max.X, vis.Max.Y, im.Width, im.Height} {
 		binary.BigEndian.PutUint64(key[8*i:], uint64(x))
 	}
-	h.Write(key[:])
-	if im.HasAlpha {
-		h.Write([]byte{1})
+	if hasAlpha {
+		key[6*8] = 1
 	}
+	h.Write(key[:])
 	return fmt.Sprintf("cmykf%x", h.Sum(nil))[:40]
 }
 
@@ -173,13 +225,21 @@ type cmykPicture struct {
 	err             error
 }
 
-// startCMYK starts converting img (see cmykRaw). As in the page loop, the job context
-// does not cut one picture short: the goroutines end with the picture.
-func startCMYK(img image.Image, hasAlpha bool, ink *inkMeter) *cmykPicture {
+// startCMYK starts converting the picture pixels returns (see cmykRaw) on a
+// goroutine of its own. As in the page loop, the job context does not cut one
+// picture short: the goroutines end with the picture.
+func startCMYK(pixels func() (image.Image, error), hasAlpha bool, ink *inkMeter) *cmykPicture {
 	p := &cmykPicture{meter: inkMeter{p: ink.p}, converted: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		raw, err := cmykRaw(context.Background(), img, hasAlpha, &p.meter, func() { close(p.converted) })
+		converted := sync.OnceFunc(func() { close(p.converted) })
+		defer converted() // also when there are no pixels
+		img, err := pixels()
+		if err != nil {
+			p.err = err
+			return
+		}
+		raw, err := cmykRaw(context.Background(), img, hasAlpha, &p.meter, converted)
 		if err == nil {
 			sum := sha256.Sum256(raw.data)
 			raw.sum = &sum
