@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"math"
 	"runtime"
 	"sync"
@@ -143,9 +144,7 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 	if err != nil {
 		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
 	}
-	sum := sha256.Sum256(raw.data)
-	raw.sum = &sum
-	name := fmt.Sprintf("cmyk%x", sum)[:40]
+	name := fmt.Sprintf("cmyk%x", *raw.sum)[:40]
 	if v.pdf.GetImageInfo(carriedName(name)) == nil {
 		if err := registerRawImage(v.pdf, v.streams, name, raw); err != nil {
 			return err
@@ -239,12 +238,7 @@ func startCMYK(pixels func() (image.Image, error), hasAlpha bool, ink *inkMeter)
 			p.err = err
 			return
 		}
-		raw, err := cmykRaw(context.Background(), img, hasAlpha, &p.meter, converted)
-		if err == nil {
-			sum := sha256.Sum256(raw.data)
-			raw.sum = &sum
-		}
-		p.raw, p.err = raw, err
+		p.raw, p.err = cmykRaw(context.Background(), img, hasAlpha, &p.meter, converted)
 	}()
 	return p
 }
@@ -327,12 +321,12 @@ func visibleIn(l *Layer, b image.Rectangle) image.Rectangle {
 	return image.Rect(x0, y0, x1, y1).Intersect(b)
 }
 
-// cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage) and,
-// when it has alpha, a soft mask; converted, when set, is called once the samples
-// are converted (ink holds their coverage) and only compressing is left. The samples are converted whole (in bands of rows
-// on all cores, convertParts) and then filtered and
-// deflated in parallel strips by pngenc.EncodeZlib into one zlib stream each
-// (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
+// cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage; its sum
+// set) and, when it has alpha, a soft mask; converted, when set, is called once the
+// samples are converted (ink holds their coverage) and only compressing is left. The
+// samples are converted whole (in bands of rows on all cores, convertParts) and then
+// filtered and deflated in parallel strips by pngenc.EncodeZlib into one zlib stream
+// each (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
 func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter, converted func()) (rawImage, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
@@ -358,11 +352,17 @@ func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter,
 	// Sized for the photo's stream (about 60 % of the samples at cmykZlib) so that it
 	// is not grown by doubling, copying and clearing megabytes each time.
 	data := bytes.NewBuffer(make([]byte, 0, len(cmyk)*5/8))
-	if err := pngenc.EncodeZlib(ctx, data, cmyk, w, h, 4*w, 4, cmykZlib); err != nil {
+	// The stream's SHA-256 (the picture's name or the document /ID's share of it) is
+	// taken as EncodeZlib hands over each strip, while its workers compress the next
+	// ones, rather than over the whole stream once it is done.
+	sum := sha256.New()
+	if err := pngenc.EncodeZlib(ctx, io.MultiWriter(data, sum), cmyk, w, h, 4*w, 4, cmykZlib); err != nil {
 		return rawImage{}, err
 	}
+	var digest [sha256.Size]byte
+	sum.Sum(digest[:0])
 	raw := rawImage{w: w, h: h, cs: "DeviceCMYK", data: data.Bytes(),
-		dp: cmykParms(w)}
+		dp: cmykParms(w), sum: &digest}
 	if alpha != nil {
 		var mask bytes.Buffer
 		if err := pngenc.EncodeZlib(ctx, &mask, alpha, w, h, w, 1, cmykZlib); err != nil {
