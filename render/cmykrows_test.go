@@ -65,6 +65,22 @@ func TestCMYKPDFDecodesVisibleRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The photo's own coverage, converted here: the reported maximum (pictures
+		// join it once the document is written, afterPictures) includes it.
+		var photo *Layer
+		for i := range s.Layers {
+			if s.Layers[i].Kind == LayerImage && s.Layers[i].Image.MimeType == kindJPEG {
+				photo = &s.Layers[i]
+			}
+		}
+		meter := r.inkMeter()
+		if _, err := cmykRaw(ctx, subImage(photo.Image.Image, visiblePixels(photo)), false, meter, nil); err != nil {
+			t.Fatal(err)
+		}
+		if gotRes.Colour.MaxInkPercent != wantRes.Colour.MaxInkPercent || gotRes.Colour.MaxInkPercent < meter.percent() {
+			t.Errorf("thumbnails %d: max ink %v, decoded whole %v, the photo alone %v", thumbs, gotRes.Colour, wantRes.Colour, meter.percent())
+		}
+		t.Logf("max ink %v %%, the photo alone %v %%", gotRes.Colour.MaxInkPercent, meter.percent())
 		if !bytes.Equal(boxOrderFree(got.Bytes()), boxOrderFree(want.Bytes())) {
 			t.Errorf("thumbnails %d: the PDF differs from the whole picture's (%d and %d bytes)", thumbs, got.Len(), want.Len())
 		}

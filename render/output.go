@@ -102,6 +102,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 	if allPDF {
 		res.Type, res.ContentType = model.ExportPDF, ContentTypePDF
 		pdf, streams := r.newPrintPDF(d)
+		scenes := make([]*Scene, 0, len(views))
 		for _, v := range views {
 			s, err := r.BuildScene(ctx, d, v.ID, media)
 			if err != nil {
@@ -110,15 +111,20 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 			if err := r.addPage(ctx, pdf, streams, s); err != nil {
 				return nil, err
 			}
+			scenes = append(scenes, s)
+		}
+		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
+			return nil, fmt.Errorf("render: pdf: %w", err)
+		}
+		// Only once written: a CMYK page's pictures add their ink coverage to its
+		// scene when their streams are in (addVectorPage).
+		for _, s := range scenes {
 			vr := resultOf(s)
 			vr.Warnings = s.Warnings
 			vr.Colour = r.colourInfo(s)
 			res.Colour = mergeColour(res.Colour, vr.Colour)
 			res.Views = append(res.Views, *vr)
 			res.Warnings = append(res.Warnings, s.Warnings...)
-		}
-		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
-			return nil, fmt.Errorf("render: pdf: %w", err)
 		}
 		res.Bytes = cw.n
 		return res, nil

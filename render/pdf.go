@@ -35,10 +35,13 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 	page := s.ToPage()
 	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams, awaitMedia: s.awaitMedia}
 	defer v.ink.report(s)
-	// The pictures' coverage joins the page's before report; a page that fails waits
-	// for its pictures' goroutines too (runs before report: deferred after it).
+	// The pictures still being converted add their coverage to the scene's once the
+	// document has their streams (splicedStreams.resolve), so that the page's text
+	// and fpdf's document are made meanwhile; the result's colour information is
+	// read after the document is written. A page that fails waits for its pictures'
+	// goroutines instead.
 	var err error
-	defer func() { v.awaitPictures(err != nil) }()
+	defer func() { v.afterPictures(s, err != nil) }()
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	v.shapers = r.shapers
 	for i := range s.Layers {

@@ -256,16 +256,21 @@ func (p *cmykPicture) mask() ([]byte, *[sha256.Size]byte, error) {
 	return p.raw.smask, nil, p.err
 }
 
-// awaitPictures waits until the page's pictures are converted and adds their ink to
-// the page's meter; with all set, until they are compressed too (a page that fails
-// leaves no goroutine behind).
-func (v *vectorPage) awaitPictures(all bool) {
+// afterPictures has each of the page's pictures add its ink coverage to s once the
+// document's streams are resolved (the picture converted by then); when the page
+// failed, it waits for the pictures instead, so that no goroutine outlives it.
+// Coverage in percent rises with the meter's maximum, so the maximum of the parts'
+// percentages is the percentage of their maximum.
+func (v *vectorPage) afterPictures(s *Scene, failed bool) {
 	for _, p := range v.pictures {
-		<-p.converted
-		v.ink.max = max(v.ink.max, p.meter.max)
-		if all {
+		if failed {
 			<-p.done
+			continue
 		}
+		v.streams.whenResolved(func() {
+			<-p.converted
+			s.MaxInkPercent = max(s.MaxInkPercent, p.meter.percent())
+		})
 	}
 	v.pictures = nil
 }

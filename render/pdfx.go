@@ -410,7 +410,12 @@ type splicedStreams struct {
 	// later delivers, by index, the streams added with addLater (nil for the others):
 	// their data and sums are filled in by resolve.
 	later []func() ([]byte, *[sha256.Size]byte, error)
+	// resolved are called, in order, once resolve has every stream.
+	resolved []func()
 }
+
+// whenResolved has resolve call f once it has every stream.
+func (s *splicedStreams) whenResolved(f func()) { s.resolved = append(s.resolved, f) }
 
 // A placeholder is spliceTag and the stream's index in eight decimal digits.
 const (
@@ -456,6 +461,10 @@ func (s *splicedStreams) resolve() error {
 		}
 		s.data[i], s.sums[i], s.later[i] = data, *sum, nil
 	}
+	for _, f := range s.resolved {
+		f()
+	}
+	s.resolved = nil
 	return nil
 }
 
