@@ -56,23 +56,31 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 			return nil, err
 		}
 	case model.ExportPDFSimple, model.ExportPDF:
-		// A CMYK vector page does not rasterize the scene and may still be decoding
-		// and converting its pictures when it is done (cmykImage): its thumbnail is
-		// drawn then, alongside them, rather than holding the page up until the
-		// pictures are decoded.
-		late := s.Type == model.ExportPDF && r.print.CMYK()
-		if !late {
+		// A CMYK vector page does not rasterize the scene and makes its document
+		// while its pictures are still being decoded and converted (cmykImage): its
+		// thumbnail is drawn on a goroutine of its own meanwhile (waiting for the
+		// pictures where Rasterize needs them) rather than holding the page up.
+		var thumb chan image.Image
+		if s.Type == model.ExportPDF && r.print.CMYK() {
+			if t := r.thumbScene(s); t != nil {
+				thumb = make(chan image.Image, 1)
+				go func() { thumb <- r.thumbOf(ctx, t) }()
+			}
+		} else {
 			res.Thumbnail = r.thumbOfScene(ctx, s)
 		}
 		pdf, streams := r.newPrintPDF(d)
-		if err := r.addPage(ctx, pdf, streams, s); err != nil {
+		err := r.addPage(ctx, pdf, streams, s)
+		if err == nil {
+			if err = r.writePrintPDF(pdf, streams, cw); err != nil {
+				err = fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
+			}
+		}
+		if thumb != nil {
+			res.Thumbnail = <-thumb
+		}
+		if err != nil {
 			return nil, err
-		}
-		if late {
-			res.Thumbnail = r.thumbOfScene(ctx, s)
-		}
-		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
-			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
 		}
 	}
 	res.Colour = r.colourInfo(s)

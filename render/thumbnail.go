@@ -117,13 +117,15 @@ func boxShrink(src *image.RGBA, f int) *image.RGBA {
 }
 
 // thumbScene is the scene at the thumbnail's size (nil without thumbnails), its
-// layers copied.
+// layers copied, and without the scene's warnings (so that it may be drawn on a
+// goroutine of its own while the scene's backend adds to them).
 func (r *Renderer) thumbScene(s *Scene) *Scene {
 	if r.thumbPx <= 0 {
 		return nil
 	}
 	t := *s
 	t.Layers = slices.Clone(s.Layers)
+	t.Warnings = nil
 	t.WidthPx, t.HeightPx = r.thumbSize(s.PageWidthPt, s.PageHeightPt)
 	if t.WidthPx == 0 {
 		return nil
@@ -139,6 +141,11 @@ func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
 	if t == nil {
 		return nil
 	}
+	return r.thumbOf(ctx, t)
+}
+
+// thumbOf rasterizes a thumbScene (thumbOfScene).
+func (r *Renderer) thumbOf(ctx context.Context, t *Scene) image.Image {
 	canvas, err := r.Rasterize(ctx, t)
 	if err != nil {
 		return nil
