@@ -58,13 +58,21 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 	case model.ExportPDFSimple, model.ExportPDF:
 		// A CMYK vector page does not rasterize the scene and makes its document
 		// while its pictures are still being decoded and converted (cmykImage): its
-		// thumbnail is drawn on a goroutine of its own meanwhile (waiting for the
-		// pictures where Rasterize needs them) rather than holding the page up.
+		// thumbnail is drawn on a goroutine of its own meanwhile, once the pictures
+		// are decoded (a decoding error is Render's to report), rather than holding
+		// the page up.
 		var thumb chan image.Image
 		if s.Type == model.ExportPDF && r.print.CMYK() {
 			if t := r.thumbScene(s); t != nil {
 				thumb = make(chan image.Image, 1)
-				go func() { thumb <- r.thumbOf(ctx, t) }()
+				await := s.awaitMedia
+				go func() {
+					if await != nil && await() != nil {
+						thumb <- nil
+						return
+					}
+					thumb <- r.rasterThumb(ctx, t)
+				}()
 			}
 		} else {
 			res.Thumbnail = r.thumbOfScene(ctx, s)

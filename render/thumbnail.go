@@ -116,36 +116,37 @@ func boxShrink(src *image.RGBA, f int) *image.RGBA {
 	return dst
 }
 
-// thumbScene is the scene at the thumbnail's size (nil without thumbnails), its
-// layers copied, and without the scene's warnings (so that it may be drawn on a
-// goroutine of its own while the scene's backend adds to them).
+// thumbOfScene rasterizes the scene at the thumbnail's size. A failure only costs
+// the preview: the print file decides the task.
+func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
+	return r.rasterThumb(ctx, r.thumbScene(s))
+}
+
+// thumbScene is s at the thumbnail's size, nil without thumbnails. The layers are
+// copied because rasterizing drops each picture after drawing it, and the print
+// file still needs them. It does not wait for pictures still being decoded: its
+// caller does (a CMYK vector PDF's thumbnail goroutine, renderScene). It has none
+// of the scene's warnings, so that it may be drawn while the scene's backend adds to
+// them.
 func (r *Renderer) thumbScene(s *Scene) *Scene {
 	if r.thumbPx <= 0 {
 		return nil
 	}
 	t := *s
 	t.Layers = slices.Clone(s.Layers)
-	t.Warnings = nil
 	t.WidthPx, t.HeightPx = r.thumbSize(s.PageWidthPt, s.PageHeightPt)
 	if t.WidthPx == 0 {
 		return nil
 	}
+	t.awaitMedia, t.Warnings = nil, nil
 	return &t
 }
 
-// thumbOfScene rasterizes the scene at the thumbnail's size. The layers are copied
-// because rasterizing drops each picture after drawing it, and the print file still
-// needs them. A failure only costs the preview: the print file decides the task.
-func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
-	t := r.thumbScene(s)
+// rasterThumb draws a thumbScene, flattened on white.
+func (r *Renderer) rasterThumb(ctx context.Context, t *Scene) image.Image {
 	if t == nil {
 		return nil
 	}
-	return r.thumbOf(ctx, t)
-}
-
-// thumbOf rasterizes a thumbScene (thumbOfScene).
-func (r *Renderer) thumbOf(ctx context.Context, t *Scene) image.Image {
 	canvas, err := r.Rasterize(ctx, t)
 	if err != nil {
 		return nil
