@@ -61,7 +61,8 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	}
 	s := p.scene
 	p.scene = nil
-	if s.Type != model.ExportPNG || len(p.pending) == 0 {
+	cmykPDF := s.Type == model.ExportPDF && p.r.print.CMYK()
+	if (s.Type != model.ExportPNG && !cmykPDF) || len(p.pending) == 0 {
 		if err := p.decode(ctx); err != nil {
 			return nil, err
 		}
@@ -70,17 +71,27 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	// A raster: decode the pictures on their own goroutine while the canvas is
 	// allocated and the layers below the first picture are drawn (the background
 	// fill, on the other workers); Rasterize waits for them before the first picture
-	// (docs/benchmarks.md, "Speed: third round"). The decoding is waited for before
-	// returning, so nothing writes to the scene afterwards, and its error wins.
-	limitRows(s, p.pending)
-	done := make(chan error, 1)
-	go func() { done <- p.decode(ctx) }()
+	// (docs/benchmarks.md, "Speed: third round"). A CMYK vector PDF likewise: its
+	// page registers a JPEG before its pixels are decoded and converts them once they
+	// are (cmykImage), while the page's other layers and fonts are made; other
+	// pictures wait for the decoding. The decoding is waited for before returning, so
+	// nothing writes to the scene afterwards, and its error wins.
+	switch {
+	case !cmykPDF:
+		limitRows(s, p.pending)
+	case !p.r.wholePictures:
+		p.r.limitRowsCMYKPDF(s, p.pending)
+	}
+	done := make(chan struct{})
 	var decErr error
-	waited := false
+	go func() {
+		defer close(done)
+		decErr = p.decode(ctx)
+	}()
+	// Safe on several goroutines (the CMYK pictures' wait too): decErr is read only
+	// after done is closed.
 	s.awaitMedia = func() error {
-		if !waited {
-			decErr, waited = <-done, true
-		}
+		<-done
 		return decErr
 	}
 	res, err := p.r.renderScene(ctx, p.design, s, w)
@@ -125,6 +136,48 @@ func limitRows(s *Scene, pending []*pendingDecode) {
 			pd.rows = rowsRead(s, pd.il)
 		}
 	}
+}
+
+// limitRowsCMYKPDF is limitRows for a CMYK vector PDF, which reads a picture's pixels
+// twice: the page embeds the visible part at native resolution (cmykImage,
+// visiblePixels: its rows plus visibleIn's one-pixel margin) and the thumbnail
+// rasterizes the scene at its own small scale (rowsRead of the thumbnail's scene,
+// whose margin grows as the scale shrinks). The decoder stops below the larger of the
+// two; the reference T-shirt's photo loses its bottom sixth, the same share of its
+// decoding. The sRGB PDF embeds its JPEGs' bytes whole and the whole-picture mode
+// converts every row, so neither limits.
+func (r *Renderer) limitRowsCMYKPDF(s *Scene, pending []*pendingDecode) {
+	thumb := r.thumbScene(s)
+	for _, pd := range pending {
+		if pd.kind != kindJPEG {
+			continue
+		}
+		pd.rows = visibleRows(s, pd.il)
+		if pd.rows > 0 && thumb != nil {
+			if t := rowsRead(thumb, pd.il); t == 0 {
+				pd.rows = 0
+			} else {
+				pd.rows = max(pd.rows, t)
+			}
+		}
+	}
+}
+
+// visibleRows is how many stored rows of il from the top the layers showing it embed
+// at native resolution (visibleIn), 0 when all of them.
+func visibleRows(s *Scene, il *ImageLayer) int {
+	need := 0
+	for i := range s.Layers {
+		l := &s.Layers[i]
+		if l.Kind != LayerImage || l.Image != il {
+			continue
+		}
+		need = max(need, visibleIn(l, image.Rect(0, 0, il.Width, il.Height)).Max.Y)
+	}
+	if need <= 0 || need >= il.Height {
+		return 0
+	}
+	return need
 }
 
 // rowsRead is how many stored rows of il from the top the scene's layers read, 0 when

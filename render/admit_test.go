@@ -191,24 +191,37 @@ func FuzzMeasureMedia(f *testing.F) {
 }
 
 // A picture whose header reads but whose pixels do not fails the render with an
-// InputError naming the view, though it is decoded while the canvas is prepared.
+// InputError naming the view, though it is decoded while the canvas is prepared (a
+// raster) or while the page is made and the picture already registered (a CMYK PDF,
+// cmykImage), with the same error from the sRGB PDF, which decodes first.
 func TestRenderReportsDecodeErrorOfAPicture(t *testing.T) {
 	full, err := os.ReadFile("testdata/media/photo.jpg")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cut := full[:len(full)/2]
-	d := onePicture(t, "m", 300, 200)
-	p, err := newRenderer(t, Options{}).PrepareView(context.Background(), d, "main", memSource{"m": cut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.scene.Type != model.ExportPNG {
-		t.Fatalf("view type %q: the test wants a raster", p.scene.Type)
-	}
-	_, err = p.Render(context.Background(), io.Discard)
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.ViewID != "main" || !strings.Contains(err.Error(), "cannot decode") {
-		t.Fatalf("err = %v, want an InputError of view main for the undecodable picture", err)
+	for _, tc := range []struct {
+		name, typ string
+		print     *Print
+	}{
+		{"png", model.ExportPNG, nil},
+		{"pdf", model.ExportPDF, nil},
+		{"cmyk-pdf", model.ExportPDF, testPrint(t, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := onePicture(t, "m", 300, 200)
+			for i := range d.Views {
+				d.Views[i].Export.Type = tc.typ
+			}
+			p, err := newRenderer(t, Options{}).WithPrint(tc.print).PrepareView(context.Background(), d, "main", memSource{"m": cut})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.Render(context.Background(), io.Discard)
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.ViewID != "main" || !strings.Contains(err.Error(), "cannot decode") {
+				t.Fatalf("err = %v, want an InputError of view main for the undecodable picture", err)
+			}
+		})
 	}
 }

@@ -193,6 +193,11 @@ func (r *Renderer) measureMedia(data []byte, m model.Media, tint string) (*sourc
 			m.ID, cfg.Width, cfg.Height, px/1e6, float64(r.opts.MaxSourcePixels)/1e6)
 	}
 	il := &ImageLayer{Width: cfg.Width, Height: cfg.Height, MimeType: kind}
+	if tint == "" {
+		// Known before the pixels: a CMYK PDF names and registers a JPEG by its file
+		// while it is still being decoded (cmykImage).
+		il.Data = data
+	}
 	src := &source{img: il}
 	o := 1
 	if kind == kindJPEG {
@@ -241,9 +246,9 @@ func (p *pendingDecode) decode() error {
 		c, _ := parseHexColor(p.tint)
 		il.Image = tinted(il.Image, c)
 		il.HasAlpha = true
-	} else {
-		il.Data = p.data
 	}
+	// il.Data was set by measureMedia (nil when tinted): not written here, as the
+	// page may read it while the pixels are decoded.
 	return nil
 }
 

@@ -84,13 +84,39 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 			return nil, err
 		}
 	case model.ExportPDFSimple, model.ExportPDF:
-		res.Thumbnail = r.thumbOfScene(ctx, s)
-		pdf, streams := r.newPrintPDF(d)
-		if err := r.addPage(ctx, pdf, streams, s); err != nil {
-			return nil, err
+		// A CMYK vector page does not rasterize the scene and makes its document
+		// while its pictures are still being decoded and converted (cmykImage): its
+		// thumbnail is drawn on a goroutine of its own meanwhile, once the pictures
+		// are decoded (a decoding error is Render's to report), rather than holding
+		// the page up.
+		var thumb chan image.Image
+		if s.Type == model.ExportPDF && r.print.CMYK() {
+			if t := r.thumbScene(s); t != nil {
+				thumb = make(chan image.Image, 1)
+				await := s.awaitMedia
+				go func() {
+					if await != nil && await() != nil {
+						thumb <- nil
+						return
+					}
+					thumb <- r.rasterThumb(ctx, t)
+				}()
+			}
+		} else {
+			res.Thumbnail = r.thumbOfScene(ctx, s)
 		}
-		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
-			return nil, fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
+		pdf, streams := r.newPrintPDF(d)
+		err := r.addPage(ctx, pdf, streams, s)
+		if err == nil {
+			if err = r.writePrintPDF(pdf, streams, cw); err != nil {
+				err = fmt.Errorf("render: view %s: pdf: %w", s.ViewID, err)
+			}
+		}
+		if thumb != nil {
+			res.Thumbnail = <-thumb
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	res.Colour = r.colourInfo(s)
@@ -120,6 +146,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 	if allPDF {
 		res.Type, res.ContentType = model.ExportPDF, ContentTypePDF
 		pdf, streams := r.newPrintPDF(d)
+		scenes := make([]*Scene, 0, len(views))
 		for _, v := range views {
 			s, err := r.BuildScene(ctx, d, v.ID, media)
 			if err != nil {
@@ -128,15 +155,20 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 			if err := r.addPage(ctx, pdf, streams, s); err != nil {
 				return nil, err
 			}
+			scenes = append(scenes, s)
+		}
+		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
+			return nil, fmt.Errorf("render: pdf: %w", err)
+		}
+		// Only once written: a CMYK page's pictures add their ink coverage to its
+		// scene when their streams are in (addVectorPage).
+		for _, s := range scenes {
 			vr := resultOf(s)
 			vr.Warnings = s.Warnings
 			vr.Colour = r.colourInfo(s)
 			res.Colour = mergeColour(res.Colour, vr.Colour)
 			res.Views = append(res.Views, *vr)
 			res.Warnings = append(res.Warnings, s.Warnings...)
-		}
-		if err := r.writePrintPDF(pdf, streams, cw); err != nil {
-			return nil, fmt.Errorf("render: pdf: %w", err)
 		}
 		res.Bytes = cw.n
 		return res, nil

@@ -33,12 +33,19 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 	h := r.beginPrintPage(pdf, s)
 	defer r.endPrintPage(pdf, s)
 	page := s.ToPage()
-	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams}
+	v := vectorPage{pdf: pdf, h: h, viewID: s.ViewID, alpha: 1, ink: r.inkMeter(), wholePictures: r.wholePictures, streams: streams, awaitMedia: s.awaitMedia}
 	defer v.ink.report(s)
+	// The pictures still being converted add their coverage to the scene's once the
+	// document has their streams (splicedStreams.resolve), so that the page's text
+	// and fpdf's document are made meanwhile; the result's colour information is
+	// read after the document is written. A page that fails waits for its pictures'
+	// goroutines instead.
+	var err error
+	defer func() { v.afterPictures(s, err != nil) }()
 	v.textFallback, _ = r.fonts.Lookup(fonts.DefaultFamily, fonts.Regular)
 	v.shapers = r.shapers
 	for i := range s.Layers {
-		if err := ctx.Err(); err != nil {
+		if err = ctx.Err(); err != nil {
 			return err
 		}
 		l := &s.Layers[i]
@@ -49,7 +56,6 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 		pdf.ClipRect(clip.X, clip.Y, clip.W, clip.H, false)
 		pdf.TransformBegin()
 		pdf.Transform(v.flipConj(page.Mul(l.Transform)))
-		var err error
 		switch l.Kind {
 		case LayerFill:
 			v.fill(l)
@@ -67,8 +73,9 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 		if err != nil {
 			return err
 		}
-		if err := pdf.Error(); err != nil {
-			return fmt.Errorf("render: view %s: pdf layer %d (%s %s): %w", s.ViewID, i, l.Source, l.ElementID, err)
+		if err = pdf.Error(); err != nil {
+			err = fmt.Errorf("render: view %s: pdf layer %d (%s %s): %w", s.ViewID, i, l.Source, l.ElementID, err)
+			return err
 		}
 	}
 	return nil
@@ -94,6 +101,19 @@ type vectorPage struct {
 	shapers *shaperPool
 	// streams holds the CMYK pictures' streams until the document is written.
 	streams *splicedStreams
+	// pictures are the CMYK pictures still being converted (cmykImage).
+	pictures []*cmykPicture
+	// awaitMedia is the scene's (nil when its pictures are decoded): a picture's
+	// pixels are read only after it returns.
+	awaitMedia func() error
+}
+
+// decoded waits for the scene's pictures to be decoded (Scene.awaitMedia).
+func (v *vectorPage) decoded() error {
+	if v.awaitMedia == nil {
+		return nil
+	}
+	return v.awaitMedia()
 }
 
 // flipConj returns F * m * F as a gofpdf matrix (see the file comment).
@@ -134,6 +154,9 @@ func (v *vectorPage) image(l *Layer) error {
 	im := l.Image
 	if v.ink != nil {
 		return v.cmykImage(l)
+	}
+	if err := v.decoded(); err != nil {
+		return err
 	}
 	data, typ, err := pdfImageData(im)
 	if err != nil {

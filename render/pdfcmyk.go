@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"math"
 	"runtime"
 	"sync"
@@ -85,9 +86,38 @@ func cmykOp(px [4]uint8, op string) string {
 }
 
 // cmykImage embeds the layer's picture converted to CMYK at its native pixel size,
-// with its alpha as a soft mask.
+// with its alpha as a soft mask. A picture whose file is known (not recoloured) is
+// converted and compressed on goroutines of its own while the page goes on with its
+// other layers and fpdf writes the document (cmykPicture); its stream is spliced in
+// when it is done. It is then named after its file and visible part (cmykName), since
+// the stream it will have is not known yet; a recoloured picture is converted here
+// and named after its stream, as all were before. A JPEG (opaque, its decoded size
+// its header's) is registered even before its pixels are decoded (Scene.awaitMedia):
+// its picture goroutine waits for them.
 func (v *vectorPage) cmykImage(l *Layer) error {
 	im := l.Image
+	if im.MimeType == kindJPEG && im.Data != nil && v.streams != nil {
+		vis := image.Rect(0, 0, im.Width, im.Height)
+		if !v.wholePictures {
+			vis = visibleIn(l, vis)
+		}
+		if vis.Empty() {
+			return nil
+		}
+		name := cmykName(im, vis, false)
+		if v.pdf.GetImageInfo(carriedName(name)) == nil {
+			p := v.startCMYK(l, vis)
+			v.pictures = append(v.pictures, p)
+			if err := registerLaterImage(v.pdf, v.streams, name, p, vis.Dx(), vis.Dy(), false); err != nil {
+				return err
+			}
+		}
+		v.drawCMYK(l, name, vis)
+		return nil
+	}
+	if err := v.decoded(); err != nil {
+		return err
+	}
 	vis := im.Image.Bounds()
 	if !v.wholePictures {
 		vis = visiblePixels(l)
@@ -95,30 +125,170 @@ func (v *vectorPage) cmykImage(l *Layer) error {
 	if vis.Empty() {
 		return nil
 	}
-	src := im.Image
-	if sub, ok := src.(interface {
-		SubImage(image.Rectangle) image.Image
-	}); ok && vis != src.Bounds() {
-		src = sub.SubImage(vis)
-	} else {
-		vis = src.Bounds()
+	src := subImage(im.Image, vis)
+	vis = src.Bounds()
+	if im.Data != nil && v.streams != nil {
+		name := cmykName(im, vis, im.HasAlpha)
+		if v.pdf.GetImageInfo(carriedName(name)) == nil {
+			p := startCMYK(func() (image.Image, error) { return src, nil }, im.HasAlpha, v.ink)
+			v.pictures = append(v.pictures, p)
+			if err := registerLaterImage(v.pdf, v.streams, name, p, vis.Dx(), vis.Dy(), im.HasAlpha); err != nil {
+				return err
+			}
+		}
+		v.drawCMYK(l, name, vis)
+		return nil
 	}
 	// The page loop checks the job context between layers; one picture is not cut short.
-	raw, err := cmykRaw(context.Background(), src, im.HasAlpha, v.ink)
+	raw, err := cmykRaw(context.Background(), src, im.HasAlpha, v.ink, nil)
 	if err != nil {
 		return fmt.Errorf("render: view %s: element %s: %w", v.viewID, l.ElementID, err)
 	}
-	sum := sha256.Sum256(raw.data)
-	raw.sum = &sum
-	name := fmt.Sprintf("cmyk%x", sum)[:40]
+	name := fmt.Sprintf("cmyk%x", *raw.sum)[:40]
 	if v.pdf.GetImageInfo(carriedName(name)) == nil {
 		if err := registerRawImage(v.pdf, v.streams, name, raw); err != nil {
 			return err
 		}
 	}
+	v.drawCMYK(l, name, vis)
+	return nil
+}
+
+// startCMYK starts converting the part vis of a JPEG layer's picture once it is
+// decoded. The JPEG decoder gives a picture of its header's size, opaque (only a
+// recoloured one has alpha, and it has no file): vis, the name and the registered
+// size hold; a picture that breaks that fails the document rather than being drawn
+// wrong.
+func (v *vectorPage) startCMYK(l *Layer, vis image.Rectangle) *cmykPicture {
+	im := l.Image
+	return startCMYK(func() (image.Image, error) {
+		if err := v.decoded(); err != nil {
+			return nil, err
+		}
+		if im.Image.Bounds() != image.Rect(0, 0, im.Width, im.Height) || im.HasAlpha {
+			return nil, fmt.Errorf("render: view %s: element %s: JPEG decoded to %v (alpha %v), not its header's %dx%d",
+				v.viewID, l.ElementID, im.Image.Bounds(), im.HasAlpha, im.Width, im.Height)
+		}
+		src := subImage(im.Image, vis)
+		if src.Bounds() != vis {
+			return nil, fmt.Errorf("render: view %s: element %s: no part %v of the picture", v.viewID, l.ElementID, vis)
+		}
+		return src, nil
+	}, false, v.ink)
+}
+
+// subImage is the part vis of img, or img itself when it has no SubImage (then all
+// of it is embedded).
+func subImage(img image.Image, vis image.Rectangle) image.Image {
+	if sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}); ok && vis != img.Bounds() {
+		return sub.SubImage(vis)
+	}
+	return img
+}
+
+// drawCMYK draws the registered picture name over its visible part vis.
+func (v *vectorPage) drawCMYK(l *Layer, name string, vis image.Rectangle) {
 	v.setAlpha(l.Opacity)
 	v.pdf.ImageOptions(carriedName(name), float64(vis.Min.X), float64(vis.Min.Y), float64(vis.Dx()), float64(vis.Dy()), false, gofpdf.ImageOptions{}, 0, "")
-	return nil
+}
+
+// cmykName names a picture converted from a file's pixels: the SHA-256 of the file
+// and of the part embedded. Within a document the output profile and its ink
+// settings are fixed, so the same name is the same stream, and the same file cropped
+// the same way is embedded once. "cmykf" keeps these names apart from the stream-hash
+// names of recoloured pictures; the name is as long as those.
+func cmykName(im *ImageLayer, vis image.Rectangle, hasAlpha bool) string {
+	h := sha256.New()
+	h.Write(im.Data)
+	var key [6*8 + 1]byte
+	for i, x := range []int{vis.Min.X, vis.Min.Y, vis.Max.X, vis.Max.Y, im.Width, im.Height} {
+		binary.BigEndian.PutUint64(key[8*i:], uint64(x))
+	}
+	if hasAlpha {
+		key[6*8] = 1
+	}
+	h.Write(key[:])
+	return fmt.Sprintf("cmykf%x", h.Sum(nil))[:40]
+}
+
+// cmykPicture is a picture being converted to CMYK and compressed (cmykRaw) on
+// goroutines of its own, with its own ink meter.
+type cmykPicture struct {
+	meter inkMeter
+	// converted is closed once meter holds the picture's highest coverage, done
+	// once raw (its sum set) and err are.
+	converted, done chan struct{}
+	raw             rawImage
+	err             error
+}
+
+// startCMYK starts converting the picture pixels returns (see cmykRaw) on a
+// goroutine of its own. As in the page loop, the job context does not cut one
+// picture short: the goroutines end with the picture.
+func startCMYK(pixels func() (image.Image, error), hasAlpha bool, ink *inkMeter) *cmykPicture {
+	p := &cmykPicture{meter: inkMeter{p: ink.p}, converted: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		converted := sync.OnceFunc(func() { close(p.converted) })
+		defer converted() // also when there are no pixels
+		img, err := pixels()
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.raw, p.err = cmykRaw(context.Background(), img, hasAlpha, &p.meter, converted)
+	}()
+	return p
+}
+
+// stream waits for the picture and returns its stream and SHA-256 (for
+// splicedStreams.addLater).
+func (p *cmykPicture) stream() ([]byte, *[sha256.Size]byte, error) {
+	<-p.done
+	return p.raw.data, p.raw.sum, p.err
+}
+
+// mask waits for the picture and returns its soft mask stream.
+func (p *cmykPicture) mask() ([]byte, *[sha256.Size]byte, error) {
+	<-p.done
+	return p.raw.smask, nil, p.err
+}
+
+// afterPictures has each of the page's pictures add its ink coverage to s once the
+// document's streams are resolved (the picture converted by then); when the page
+// failed, it waits for the pictures instead, so that no goroutine outlives it.
+// Coverage in percent rises with the meter's maximum, so the maximum of the parts'
+// percentages is the percentage of their maximum.
+func (v *vectorPage) afterPictures(s *Scene, failed bool) {
+	for _, p := range v.pictures {
+		if failed {
+			<-p.done
+			continue
+		}
+		v.streams.whenResolved(func() {
+			<-p.converted
+			s.MaxInkPercent = max(s.MaxInkPercent, p.meter.percent())
+		})
+	}
+	v.pictures = nil
+}
+
+// registerLaterImage registers a w x h CMYK picture whose streams p delivers later
+// (see registerRawImage).
+func registerLaterImage(pdf *gofpdf.Fpdf, streams *splicedStreams, name string, p *cmykPicture, w, h int, hasAlpha bool) error {
+	data := streams.addLater(p.stream)
+	var smask []byte
+	if hasAlpha {
+		smask = streams.addLater(p.mask)
+	}
+	return registerImageInfo(pdf, name, rawImage{w: w, h: h, cs: "DeviceCMYK", dp: cmykParms(w)}, data, smask)
+}
+
+// cmykParms is the /DecodeParms of a CMYK picture stream w pixels wide.
+func cmykParms(w int) string {
+	return fmt.Sprintf("/Predictor 15 /Colors 4 /BitsPerComponent 8 /Columns %d", w)
 }
 
 // visiblePixels is the part of a picture layer's pixels its clip lets through (the
@@ -156,12 +326,13 @@ func visibleIn(l *Layer, b image.Rectangle) image.Rectangle {
 	return image.Rect(x0, y0, x1, y1).Intersect(b)
 }
 
-// cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage) and,
-// when it has alpha, a soft mask. The samples are converted whole (in bands of rows
-// on all cores, convertParts) and then filtered and
-// deflated in parallel strips by pngenc.EncodeZlib into one zlib stream each
-// (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
-func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter) (rawImage, error) {
+// cmykRaw converts an image to an inverted-CMYK Flate stream (see rawImage; its sum
+// set) and, when it has alpha, a soft mask; converted, when set, is called once the
+// samples are converted (ink holds their coverage) and only compressing is left. The
+// samples are converted whole (in bands of rows on all cores, convertParts) and then
+// filtered and deflated in parallel strips by pngenc.EncodeZlib into one zlib stream
+// each (docs/benchmarks.md "CMYK output" has the measurements behind cmykZlib).
+func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter, converted func()) (rawImage, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	cmyk := make([]byte, 4*w*h)
@@ -180,14 +351,23 @@ func cmykRaw(ctx context.Context, img image.Image, hasAlpha bool, ink *inkMeter)
 			}
 		}
 	})
+	if converted != nil {
+		converted()
+	}
 	// Sized for the photo's stream (about 60 % of the samples at cmykZlib) so that it
 	// is not grown by doubling, copying and clearing megabytes each time.
 	data := bytes.NewBuffer(make([]byte, 0, len(cmyk)*5/8))
-	if err := pngenc.EncodeZlib(ctx, data, cmyk, w, h, 4*w, 4, cmykZlib); err != nil {
+	// The stream's SHA-256 (the picture's name or the document /ID's share of it) is
+	// taken as EncodeZlib hands over each strip, while its workers compress the next
+	// ones, rather than over the whole stream once it is done.
+	sum := sha256.New()
+	if err := pngenc.EncodeZlib(ctx, io.MultiWriter(data, sum), cmyk, w, h, 4*w, 4, cmykZlib); err != nil {
 		return rawImage{}, err
 	}
+	var digest [sha256.Size]byte
+	sum.Sum(digest[:0])
 	raw := rawImage{w: w, h: h, cs: "DeviceCMYK", data: data.Bytes(),
-		dp: fmt.Sprintf("/Predictor 15 /Colors 4 /BitsPerComponent 8 /Columns %d", w)}
+		dp: cmykParms(w), sum: &digest}
 	if alpha != nil {
 		var mask bytes.Buffer
 		if err := pngenc.EncodeZlib(ctx, &mask, alpha, w, h, w, 1, cmykZlib); err != nil {
@@ -249,7 +429,7 @@ func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, stre
 		return err
 	}
 	flattenOnWhite(canvas)
-	raw, err := cmykRaw(ctx, canvas, false, ink)
+	raw, err := cmykRaw(ctx, canvas, false, ink, nil)
 	if err != nil {
 		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"compress/zlib"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -45,6 +46,9 @@ func TestSplicedStreams(t *testing.T) {
 		{w: 900, h: 2, cs: "DeviceGray", data: stream(1 << 20)},
 	}
 	icc := random(5000)
+	// later, with streams, hands the streams over through addLater (as cmykImage does
+	// for a picture still being converted); fail makes the last one fail.
+	var later, fail bool
 	build := func(streams *splicedStreams) []byte {
 		pdf := newPDF(&model.DesignDetail{Name: "splice", Created: "2026-01-02T03:04:05Z"})
 		// fpdf writes its images and templates in map order unless told to sort them
@@ -62,7 +66,26 @@ func TestSplicedStreams(t *testing.T) {
 			for i, im := range pics {
 				name := "pic" + strconv.Itoa(i)
 				if pdf.GetImageInfo(carriedName(name)) == nil {
-					if err := registerRawImage(pdf, streams, name, im); err != nil {
+					var err error
+					if later && streams != nil {
+						get := func(b []byte, fails bool) func() ([]byte, *[32]byte, error) {
+							return func() ([]byte, *[32]byte, error) {
+								if fails {
+									return nil, nil, errors.New("picture failed")
+								}
+								return b, nil, nil
+							}
+						}
+						data := streams.addLater(get(im.data, fail && i == len(pics)-1))
+						var smask []byte
+						if im.smask != nil {
+							smask = streams.addLater(get(im.smask, false))
+						}
+						err = registerImageInfo(pdf, name, im, data, smask)
+					} else {
+						err = registerRawImage(pdf, streams, name, im)
+					}
+					if err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -71,7 +94,13 @@ func TestSplicedStreams(t *testing.T) {
 		}
 		var out bytes.Buffer
 		if err := writePDFX(pdf, streams, &out); err != nil {
+			if fail {
+				return nil
+			}
 			t.Fatal(err)
+		}
+		if fail {
+			t.Fatal("a stream's failure did not fail the document")
 		}
 		return out.Bytes()
 	}
@@ -80,6 +109,13 @@ func TestSplicedStreams(t *testing.T) {
 	if again := build(&splicedStreams{}); !bytes.Equal(spliced, again) {
 		t.Fatal("the same document spliced twice gives different bytes")
 	}
+	later = true
+	if l := build(&splicedStreams{}); !bytes.Equal(spliced, l) {
+		t.Fatal("streams handed over later give another document than streams at hand")
+	}
+	fail = true
+	build(&splicedStreams{})
+	later, fail = false, false
 	if bytes.Contains(spliced, []byte(spliceTag)) {
 		t.Error("a placeholder is left in the document")
 	}

@@ -320,6 +320,12 @@ func registerRawImage(pdf *gofpdf.Fpdf, streams *splicedStreams, name string, im
 			smask = streams.add(im.smask, nil)
 		}
 	}
+	return registerImageInfo(pdf, name, im, data, smask)
+}
+
+// registerImageInfo is registerRawImage with the stream and soft mask fpdf is handed
+// (the image's own or placeholders); im's data and smask are not read.
+func registerImageInfo(pdf *gofpdf.Fpdf, name string, im rawImage, data, smask []byte) error {
 	var buf bytes.Buffer
 	// Room for the streams up front: a megabytes-long picture stream would otherwise
 	// grow the buffer by doubling, copying and clearing each time.
@@ -401,7 +407,15 @@ func writePDFX(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
 type splicedStreams struct {
 	data [][]byte
 	sums [][sha256.Size]byte // of data, for the /ID (pdfxWriter.writeStream)
+	// later delivers, by index, the streams added with addLater (nil for the others):
+	// their data and sums are filled in by resolve.
+	later []func() ([]byte, *[sha256.Size]byte, error)
+	// resolved are called, in order, once resolve has every stream.
+	resolved []func()
 }
+
+// whenResolved has resolve call f once it has every stream.
+func (s *splicedStreams) whenResolved(f func()) { s.resolved = append(s.resolved, f) }
 
 // A placeholder is spliceTag and the stream's index in eight decimal digits.
 const (
@@ -418,7 +432,40 @@ func (s *splicedStreams) add(data []byte, sum *[sha256.Size]byte) []byte {
 	}
 	s.data = append(s.data, data)
 	s.sums = append(s.sums, *sum)
+	s.later = append(s.later, nil)
 	return fmt.Appendf(nil, "%s%0*d", spliceTag, spliceDigits, len(s.data)-1)
+}
+
+// addLater is add for a stream still being made: get waits for it and returns it,
+// with its SHA-256 or nil. splice calls get before writing anything.
+func (s *splicedStreams) addLater(get func() ([]byte, *[sha256.Size]byte, error)) []byte {
+	s.data = append(s.data, nil)
+	s.sums = append(s.sums, [sha256.Size]byte{})
+	s.later = append(s.later, get)
+	return fmt.Appendf(nil, "%s%0*d", spliceTag, spliceDigits, len(s.data)-1)
+}
+
+// resolve waits for the streams added with addLater and fills in their data and sums.
+func (s *splicedStreams) resolve() error {
+	for i, get := range s.later {
+		if get == nil {
+			continue
+		}
+		data, sum, err := get()
+		if err != nil {
+			return err
+		}
+		if sum == nil {
+			h := sha256.Sum256(data)
+			sum = &h
+		}
+		s.data[i], s.sums[i], s.later[i] = data, *sum, nil
+	}
+	for _, f := range s.resolved {
+		f()
+	}
+	s.resolved = nil
+	return nil
 }
 
 // spliceEdit replaces doc[at:end] by with; with sum set, with is a picture stream of
@@ -439,6 +486,9 @@ func (s *splicedStreams) splice(doc []byte, x *pdfxWriter) error {
 		before    = ">>\nstream\n"
 		after     = "\nendstream"
 	)
+	if err := s.resolve(); err != nil {
+		return err
+	}
 	var edits []spliceEdit
 	used := make([]bool, len(s.data))
 	pattern := []byte(before + spliceTag)

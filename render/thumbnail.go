@@ -44,8 +44,11 @@ func (r *Renderer) thumbOfScene(ctx context.Context, s *Scene) image.Image {
 
 // thumbScene is s at the thumbnail's size, nil without thumbnails. The layers are
 // copied because rasterizing drops each picture after drawing it, and the print
-// file still needs them; taken before the print raster is drawn, the copy keeps the
-// pictures for the preview drawn after it.
+// file still needs them. It does not wait for pictures still being decoded: its
+// caller does (a CMYK vector PDF's thumbnail goroutine; renderScene draws a png's
+// preview after the print raster, which waited for them, so the copy taken before
+// still holds the pictures). It has none of the scene's warnings, so that it may be
+// drawn while the scene's backend adds to them, and nothing to compress ahead.
 func (r *Renderer) thumbScene(s *Scene) *Scene {
 	if r.thumbPx <= 0 {
 		return nil
@@ -56,9 +59,7 @@ func (r *Renderer) thumbScene(s *Scene) *Scene {
 	if t.WidthPx == 0 {
 		return nil
 	}
-	// Drawn once the print raster has waited for the pictures, with nothing to
-	// compress ahead.
-	t.awaitMedia, t.finalRows = nil, nil
+	t.awaitMedia, t.finalRows, t.Warnings = nil, nil, nil
 	return &t
 }
 
