@@ -10,14 +10,16 @@ import (
 	"github.com/printworker/printworker/hub/model"
 )
 
-// pdfStructure is the order in which a PDF writes its fonts and images: each font's
-// /BaseFont and each image's size, as they come in the file.
-var pdfStructure = regexp.MustCompile(`/BaseFont /\S+|/Subtype /Image\s*/Width \d+\s*/Height \d+|\d+ 0 obj`)
+// pdfStructure is the order in which a PDF writes its fonts, images and page boxes:
+// each font's /BaseFont, each image's size and each box's name, as they come in the
+// file.
+var pdfStructure = regexp.MustCompile(`/BaseFont /\S+|/Subtype /Image\s*/Width \d+\s*/Height \d+|\d+ 0 obj|/(?:Trim|Bleed)Box`)
 
 // TestPDFStructureReproducible: the same design writes its fonts and images in the
 // same order, with the same object numbers, every time (sRGB and PDF/X): fpdf writes
 // them in map order unless its catalog sort is on (newPDF), and several fonts on a
-// page came out in a different order on each run. The bytes are not compared: fpdf's
+// page came out in a different order on each run. Likewise a PDF/X page's TrimBox and
+// BleedBox (trimBeforeBleed). The bytes are not compared: fpdf's
 // font subsetter still picks among code points sharing a glyph in map order, which
 // changes a few bytes of an embedded subset (docs/rendering.md, "PDF").
 func TestPDFStructureReproducible(t *testing.T) {

@@ -372,14 +372,12 @@ func (r *Renderer) writePrintPDF(pdf *gofpdf.Fpdf, streams *splicedStreams, w io
 }
 
 // writePDFX writes a PDF/X document through pdfxWriter with the picture streams
-// spliced in (streams may be nil when fpdf holds them itself).
+// spliced in (streams may be nil when fpdf holds them itself) and its pages' boxes
+// in a fixed order.
 func writePDFX(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
 	x := newPDFXWriter(w)
 	if streams == nil {
-		if err := writePDF(pdf, x); err != nil {
-			return err
-		}
-		return x.flush()
+		streams = &splicedStreams{}
 	}
 	// Without the pictures fpdf's document is small (fonts, page content, the
 	// profile): held whole, so that the splices and the offsets they move are known
@@ -388,10 +386,45 @@ func writePDFX(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
 	if err := writePDF(pdf, &doc); err != nil {
 		return err
 	}
+	trimBeforeBleed(doc.Bytes())
 	if err := streams.splice(doc.Bytes(), x); err != nil {
 		return err
 	}
 	return x.flush()
+}
+
+// trimBeforeBleed puts each page's /TrimBox line before its /BleedBox line in an
+// fpdf document. fpdf writes a page's boxes in Go map order (putpages ranges over
+// pageBoxes[n]), so a PDF/X page came out as one of two byte sequences at random,
+// and the trailer /ID that hashes the document with it. Swapping two lines of a page
+// dictionary moves no offset.
+func trimBeforeBleed(doc []byte) {
+	bleed, trim := []byte("\n/BleedBox ["), []byte("\n/TrimBox [")
+	for i := 0; ; {
+		j := bytes.Index(doc[i:], bleed)
+		if j < 0 {
+			return
+		}
+		j += i + 1 // the BleedBox line's start
+		k := bytes.IndexByte(doc[j:], '\n')
+		if k < 0 {
+			return
+		}
+		k += j // the newline ending it
+		if !bytes.HasPrefix(doc[k:], trim) {
+			i = k
+			continue
+		}
+		l := bytes.IndexByte(doc[k+1:], '\n')
+		if l < 0 {
+			return
+		}
+		l += k + 1 // the newline ending the TrimBox line
+		swapped := make([]byte, 0, l-j)
+		swapped = append(append(append(swapped, doc[k+1:l]...), '\n'), doc[j:k]...)
+		copy(doc[j:l], swapped)
+		i = l
+	}
 }
 
 // splicedStreams keeps a CMYK document's picture streams out of fpdf. fpdf would copy

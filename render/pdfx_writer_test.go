@@ -65,3 +65,32 @@ func TestPatchWritersAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// trimBeforeBleed gives one byte sequence whichever order fpdf wrote a page's boxes
+// in, moving nothing else.
+func TestTrimBeforeBleed(t *testing.T) {
+	const trim, bleed = "/TrimBox [9.00 9.00 283.46 283.46]", "/BleedBox [0.00 0.00 301.46 301.46]"
+	page := func(a, b string) string {
+		return "3 0 obj\n<</Type /Page\n/Parent 1 0 R\n/MediaBox [0 0 301.46 301.46]\n" + a + "\n" + b + "\n/Resources 2 0 R\n>>\nendobj\n"
+	}
+	want := page(trim, bleed) + "stream\n/BleedBox [x]\n/Other\nendstream\n" + page(trim, bleed)
+	for _, in := range []string{
+		page(trim, bleed) + "stream\n/BleedBox [x]\n/Other\nendstream\n" + page(trim, bleed),
+		page(bleed, trim) + "stream\n/BleedBox [x]\n/Other\nendstream\n" + page(trim, bleed),
+		page(bleed, trim) + "stream\n/BleedBox [x]\n/Other\nendstream\n" + page(bleed, trim),
+	} {
+		doc := []byte(in)
+		trimBeforeBleed(doc)
+		if string(doc) != want {
+			t.Errorf("trimBeforeBleed(%q) =\n%q, want\n%q", in, doc, want)
+		}
+	}
+	// A document ending inside the lines is left alone.
+	for _, in := range []string{"\n/BleedBox [1]", "\n/BleedBox [1]\n/TrimBox [2]"} {
+		doc := []byte(in)
+		trimBeforeBleed(doc)
+		if string(doc) != in {
+			t.Errorf("trimBeforeBleed(%q) = %q", in, doc)
+		}
+	}
+}
