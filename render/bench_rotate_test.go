@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"image"
-	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -19,14 +18,7 @@ import (
 // time per draw, steadier than wall time on a shared machine.
 func BenchmarkPicture300dpi(b *testing.B) {
 	const n, out, canvas = 2000, 2400, 3400
-	rng := rand.New(rand.NewPCG(5, 6))
-	ycc := image.NewYCbCr(image.Rect(0, 0, n, n), image.YCbCrSubsampleRatio420)
-	for i := range ycc.Y {
-		ycc.Y[i] = uint8(i%n/8 + rng.IntN(20))
-	}
-	for i := range ycc.Cb {
-		ycc.Cb[i], ycc.Cr[i] = uint8(100+rng.IntN(20)), uint8(140+rng.IntN(20))
-	}
+	ycc := benchPhoto(n, n, 5)
 	dst := image.NewRGBA(image.Rect(0, 0, canvas, canvas))
 	for _, deg := range []float64{0, 30, 60, 90} {
 		b.Run(fmt.Sprintf("rot=%g", deg), func(b *testing.B) {

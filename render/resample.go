@@ -180,21 +180,26 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y i
 }
 
 // rowPlan is the horizontal pass of scaleOpaque: each output column's taps, and the
-// runs of columns that resampleRowRGBBlocks computes (four or five taps, weights
-// fitting 16 bits, the 16 bytes it loads inside a row of srcLen+rowPad bytes), with
-// their byte offsets and pairTaps weights (24 a column). Without the SIMD kernel there
-// are no runs.
+// runs of columns that the SIMD kernels compute, with their byte offsets: runs of four
+// or five taps for resampleRowRGBBlocks (weights fitting 16 bits, the 16 bytes it
+// loads inside a row of srcLen+rowPad bytes), pairTaps weights (24 a column) in wts;
+// runs of six taps or more (a shrink) for resampleRowRGBGroups, groupTaps weights
+// (16*groups a column) in gwts. Without the SIMD kernels there are no runs.
 type rowPlan struct {
-	cols []fixedTaps
-	runs []tapRun
-	offs []int32
-	wts  []int16
+	cols   []fixedTaps
+	runs   []tapRun
+	offs   []int32
+	wts    []int16
+	groups int
+	gwts   []int16
 }
 
 // tapRun is a run of columns [i0, i1) of a rowPlan: all of four taps (taps 4), or of
 // four and five (taps 5, four-tap columns with a zero fifth weight), as a slight
-// shrink gives (the 600-dpi poster: 5100 source columns to 4958).
-type tapRun struct{ i0, i1, taps int }
+// shrink gives (the 600-dpi poster: 5100 source columns to 4958); or, groups > 0, of
+// six taps or more, at most 4*groups (taps the most of them), as a stronger shrink
+// gives (the thumbnails: about 26 taps).
+type tapRun struct{ i0, i1, taps, groups int }
 
 // rowPad is the padding after an RGB row that resampleRowRGB reads: 16 bytes loaded
 // for a last column's 12.
@@ -207,18 +212,59 @@ func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
 	}
 	p.offs = make([]int32, len(cols))
 	p.wts = make([]int16, 24*len(cols))
-	fits := func(i int) bool {
-		c := &cols[i]
-		return 3*c.start+16 <= srcLen+rowPad && pairTaps(c.w, p.wts[24*i:24*i+24])
+	// One group count for the whole row: the widest column's (a shrink's columns
+	// differ by one tap at most, edge columns have fewer).
+	most := 0
+	for i := range cols {
+		if n := len(cols[i].w); n >= 6 {
+			most = max(most, n)
+		}
 	}
-	for i := 0; i < len(cols); i++ {
-		if !fits(i) {
+	if haveShrinkSIMD() {
+		p.groups = (most + 3) / 4
+	}
+	p.gwts = make([]int16, 16*p.groups*len(cols))
+	g := p.groups
+	// kind is the kernel that computes column i (setting its offset and weights): 1
+	// resampleRowRGBBlocks, 2 resampleRowRGBGroups, 0 neither (the Go loop).
+	kind := func(i int) int {
+		c := &cols[i]
+		if len(c.w) <= 5 {
+			if 3*c.start+16 <= srcLen+rowPad && pairTaps(c.w, p.wts[24*i:24*i+24]) {
+				p.offs[i] = int32(3 * c.start)
+				return 1
+			}
+			return 0
+		}
+		if g == 0 {
+			return 0
+		}
+		// The kernel reads the 4g pixels from ws on (and 4 bytes more): from the
+		// column's first tap, or further left where that would pass the row's end
+		// (last, the byte offset of the last window inside the row).
+		last := srcLen + rowPad - 12*g - 4
+		ws := min(c.start, last/3)
+		if last < 0 || ws < c.start+len(c.w)-4*g {
+			return 0
+		}
+		if !groupTaps(c.w, c.start-ws, p.gwts[16*g*i:16*g*(i+1)]) {
+			return 0
+		}
+		p.offs[i] = int32(3 * ws)
+		return 2
+	}
+	for i := 0; i < len(cols); {
+		k := kind(i)
+		if k == 0 {
+			i++
 			continue
 		}
 		r := tapRun{i0: i, taps: 4}
+		if k == 2 {
+			r.groups = g
+		}
 		j := i
-		for ; j < len(cols) && fits(j); j++ {
-			p.offs[j] = int32(3 * cols[j].start)
+		for ; j < len(cols) && (j == i || kind(j) == k); j++ {
 			r.taps = max(r.taps, len(cols[j].w))
 		}
 		r.i1 = j
@@ -228,15 +274,55 @@ func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
 	return p
 }
 
+// groupTaps writes the weights w, whose first tap is pixel sh of a window of 4*groups
+// pixels (len(out) = 16*groups), in the order of resampleRowRGBGroups
+// (resample_shrink_amd64.s): for each pair of groups of four taps, the (0, 1) pairs of
+// the first then the second group, the (2, 3) pairs of the first then the second,
+// each pair four times; an odd last group its (0, 1) then its (2, 3) pairs. The
+// window's other taps weigh zero. It reports false, leaving the column to the Go loop,
+// when a weight does not fit 16 bits (VPMADDWD's operands).
+func groupTaps(w []int32, sh int, out []int16) bool {
+	for _, v := range w {
+		if v != int32(int16(v)) {
+			return false
+		}
+	}
+	groups := len(out) / 16
+	wt := func(t int) int16 {
+		if t -= sh; t >= 0 && t < len(w) {
+			return int16(w[t])
+		}
+		return 0
+	}
+	for g := range groups {
+		// Where the (0, 1) and (2, 3) pairs of group g go.
+		at01, at23 := 32*(g/2)+8*(g%2), 32*(g/2)+16+8*(g%2)
+		if g == groups-1 && g%2 == 0 {
+			at23 = at01 + 8
+		}
+		for c := range 4 {
+			out[at01+2*c], out[at01+2*c+1] = wt(4*g), wt(4*g+1)
+			out[at23+2*c], out[at23+2*c+1] = wt(4*g+2), wt(4*g+3)
+		}
+	}
+	return true
+}
+
 // resampleRowRGB resamples one RGB source row (padded by rowPad) to the output
-// columns, at 2^iBits: the plan's runs with the SIMD kernel (about 20 instructions a
-// column instead of 90: docs/benchmarks.md, "Rotated pictures, fourth round"), the
-// other columns with resampleColsRGB.
+// columns, at 2^iBits: the plan's runs with the SIMD kernels (about 20 instructions a
+// column of four taps instead of 90: docs/benchmarks.md, "Rotated pictures, fourth
+// round"; "Shrinking pictures" for the wider ones), the other columns with
+// resampleColsRGB.
 func resampleRowRGB(out []int32, src []uint8, p *rowPlan) {
 	at := 0
 	for _, r := range p.runs {
 		resampleColsRGB(out, src, p.cols, at, r.i0)
-		resampleRowRGBBlocks(out[3*r.i0:3*r.i1], src, p.offs[r.i0:r.i1], p.wts[24*r.i0:24*r.i1], r.i1-r.i0, r.taps)
+		if r.groups > 0 {
+			g := 16 * r.groups
+			resampleRowRGBGroups(out[3*r.i0:3*r.i1], src, p.offs[r.i0:r.i1], p.gwts[g*r.i0:g*r.i1], r.i1-r.i0, r.groups)
+		} else {
+			resampleRowRGBBlocks(out[3*r.i0:3*r.i1], src, p.offs[r.i0:r.i1], p.wts[24*r.i0:24*r.i1], r.i1-r.i0, r.taps)
+		}
 		at = r.i1
 	}
 	resampleColsRGB(out, src, p.cols, at, len(p.cols))
@@ -290,10 +376,16 @@ func combine4(dp []uint8, t0, t1, t2, t3 []int32, w []int32) {
 }
 
 // combineN is the vertical pass for any number of taps (shrinking widens the kernel;
-// edges cut it).
+// edges cut it): its first pixels in blocks on amd64 (resample_shrink_amd64.s, the
+// same arithmetic, so the same bytes), the rest in Go.
 func combineN(dp []uint8, taps [][]int32, w []int32) {
+	combineNCols(dp, taps, w, combineNBlocks(dp, taps, w))
+}
+
+// combineNCols is combineN in Go for the pixels from i0 on.
+func combineNCols(dp []uint8, taps [][]int32, w []int32, i0 int) {
 	n := len(dp) / 4
-	for i := range n {
+	for i := i0; i < n; i++ {
 		j := 3 * i
 		var r, g, b int32
 		for k, t := range taps {
@@ -372,12 +464,18 @@ func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 				ci := m.COffset(b.Min.X, b.Min.Y+y)
 				cb, cr := m.Cb[ci:][:(w+1)/2], m.Cr[ci:][:(w+1)/2]
 				x := 0
+				if haveShrinkSIMD() && len(out) >= 3*w+4 {
+					// Eight pixels at a time (yccHalfBlocksAVX2: it stores 4 bytes past
+					// a block, within out's padding, rowPad).
+					nb := w / 8
+					yccHalfBlocksAVX2(out[:24*nb+4], yrow[:8*nb], cb[:4*nb], cr[:4*nb], nb)
+					x = 8 * nb
+				}
 				if haveResampleSIMD() && len(out) >= 3*w+4 {
-					// Four pixels at a time (yccHalfBlocks, RGB: it stores 4 bytes
-					// past a block, within out's padding, rowPad).
-					nb := w / 4
-					yccHalfBlocks(out[:12*nb+4], yrow[:4*nb], cb[:2*nb], cr[:2*nb], nb, 12)
-					x = 4 * nb
+					// Four pixels at a time (yccHalfBlocks, RGB, padded the same).
+					nb := (w - x) / 4
+					yccHalfBlocks(out[3*x:][:12*nb+4], yrow[x:][:4*nb], cb[x/2:][:2*nb], cr[x/2:][:2*nb], nb, 12)
+					x += 4 * nb
 				}
 				out = out[:3*w]
 				// color.YCbCrToRGB's arithmetic inlined, its chroma terms computed once

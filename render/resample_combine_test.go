@@ -16,14 +16,7 @@ func TestCombine4MatchesCombineN(t *testing.T) {
 		for n := range 41 {
 			taps := make([][]int32, 4)
 			for k := range taps {
-				taps[k] = make([]int32, 3*n)
-				for i := range taps[k] {
-					if wide {
-						taps[k][i] = int32(r.Uint32())
-					} else {
-						taps[k][i] = int32(r.IntN(300<<iBits)) - 20<<iBits
-					}
-				}
+				taps[k] = randomInter(r, 3*n, wide)
 			}
 			w := []int32{int32(r.IntN(3000)) - 1500, int32(r.IntN(1 << vBits)), int32(r.IntN(1 << vBits)), int32(r.IntN(3000)) - 1500}
 			if wide {

@@ -100,14 +100,7 @@ func testScaleAxisAligned(t *testing.T, src image.Image, a, e, d, f float64) {
 // and as NRGBA with one translucent pixel (the float path).
 func BenchmarkScaleAxisAligned(b *testing.B) {
 	const n = 2000
-	rng := rand.New(rand.NewPCG(3, 4))
-	ycc := image.NewYCbCr(image.Rect(0, 0, n, n), image.YCbCrSubsampleRatio420)
-	for i := range ycc.Y {
-		ycc.Y[i] = uint8(i%n/8 + rng.IntN(20))
-	}
-	for i := range ycc.Cb {
-		ycc.Cb[i], ycc.Cr[i] = uint8(100+rng.IntN(20)), uint8(140+rng.IntN(20))
-	}
+	ycc := benchPhoto(n, n, 3)
 	opaque := image.NewNRGBA(ycc.Rect)
 	xdraw.Draw(opaque, opaque.Rect, ycc, image.Point{}, xdraw.Src)
 	alpha := image.NewNRGBA(ycc.Rect)

@@ -1,0 +1,44 @@
+//go:build !purego
+
+package render
+
+import "golang.org/x/sys/cpu"
+
+// haveShrinkSIMD reports whether the CPU runs the kernels of resample_shrink_amd64.s
+// (AVX2: two groups of four taps, or 8 pixels, per instruction). Without it, as on
+// CPUs before 2013, newRowPlan makes no runs of wide columns and combineN stays in Go.
+func haveShrinkSIMD() bool { return cpu.X86.HasAVX2 }
+
+// resampleRowRGBGroups is resampleRowRGB's columns of six taps or more, in groups of
+// four (resample_shrink_amd64.s): column j reads src[offs[j]:][:12*groups+4], weights
+// wts[16*groups*j:][:16*groups] (groupTaps), and writes out[3j:3j+3].
+//
+//go:noescape
+func resampleRowRGBGroups(out []int32, src []uint8, offs []int32, wts []int16, n, groups int)
+
+// combineNBlocks computes combineN's first pixels in blocks of 8
+// (resample_shrink_amd64.s) and reports how many it wrote. Every tap row must hold the
+// blocks' values and w a weight a tap, as the Go loop would index them.
+func combineNBlocks(dp []uint8, taps [][]int32, w []int32) int {
+	if len(taps) == 0 || len(w) < len(taps) || !haveShrinkSIMD() {
+		return 0
+	}
+	nb := len(dp) / 32
+	for _, t := range taps {
+		if len(t) < 24*nb {
+			return 0
+		}
+	}
+	combineNBlocksAVX2(dp, taps, w, nb)
+	return 8 * nb
+}
+
+//go:noescape
+func combineNBlocksAVX2(dp []uint8, taps [][]int32, w []int32, n int)
+
+// yccHalfBlocksAVX2 is yccHalfBlocks's RGB form (step 12) on n blocks of eight pixels
+// (resample_shrink_amd64.s): pixels y[8j:8j+8] with chroma cb, cr[4j:4j+4] to
+// dst[24j:], storing 4 bytes past each block.
+//
+//go:noescape
+func yccHalfBlocksAVX2(dst, y, cb, cr []uint8, n int)
