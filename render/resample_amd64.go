@@ -38,6 +38,26 @@ func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int6
 //go:noescape
 func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 
+// columnsRunBlocksAVX2 is columnsRunBlocks four pixels at a time with AVX2 and BMI1
+// (resample_simd_amd64.s): n a multiple of 4, e the position v - 2^32 + 2^21, slotCtl
+// the BEXTR control of the ring's slot (columnsRunAVX2).
+//
+//go:noescape
+func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+
+// rowRunBlocksAVX2 is rowRunBlocks four samples at a time with AVX2 and BMI2
+// (resample_simd_amd64.s) for n samples, a multiple of 4, whose taps all lie inside
+// the row (rowRunInt4 counts them).
+//
+//go:noescape
+func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
+
+// haveRowsAVX2 reports whether the CPU runs rowRunBlocksAVX2.
+func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI2 }
+
+// haveColumnsAVX2 reports whether the CPU runs columnsRunBlocksAVX2.
+func haveColumnsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 }
+
 // haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
 // (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).
 func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }

@@ -17,6 +17,18 @@ func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int6
 func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16) {
 }
 
+func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16) {
+}
+
+func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) {
+}
+
+// haveRowsAVX2 is false without the amd64 assembly.
+func haveRowsAVX2() bool { return false }
+
+// haveColumnsAVX2 is false without the amd64 assembly.
+func haveColumnsAVX2() bool { return false }
+
 // haveResampleSIMD is false without the amd64 assembly.
 func haveResampleSIMD() bool { return false }
 

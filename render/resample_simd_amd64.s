@@ -227,6 +227,17 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 	PADDL   X15, xr;          \
 	PSRAL   $20, xr
 
+// COLARGS loads the arguments columnsRunBlocks and columnsRunBlocksAVX2 share: dp
+// into DI, the column's first value's address into R8, cs in bytes into R10.
+#define COLARGS \
+	MOVQ dp_base+0(FP), DI;     \
+	MOVQ inter_base+24(FP), R8; \
+	MOVQ col+48(FP), R9;        \
+	SHLQ $1, R9;                \
+	ADDQ R9, R8;                \
+	MOVQ cs+56(FP), R10;        \
+	SHLQ $1, R10
+
 // func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 //
 // n wholly covered pixels: pixel j is written opaque to dp[4j:4j+4], sampled at
@@ -234,13 +245,7 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 // values 4s..4s+2 (int16). Two multiply-adds a pixel on pairs of taps (as the
 // horizontal pass), two pixels an iteration, packed and stored together.
 TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
-	MOVQ  dp_base+0(FP), DI
-	MOVQ  inter_base+24(FP), R8
-	MOVQ  col+48(FP), R9
-	SHLQ  $1, R9
-	ADDQ  R9, R8
-	MOVQ  cs+56(FP), R10
-	SHLQ  $1, R10
+	COLARGS
 	MOVQ  mask+64(FP), R11
 	MOVQ  v+72(FP), DX
 	MOVQ  $0x100000000, AX
@@ -399,4 +404,185 @@ halfloop:
 	JNZ       halfloop
 
 halfdone:
+	RET
+
+// The same vertical pass with AVX2 and BMI1 (columnsRunBlocksAVX2): four pixels an
+// iteration, two in each 256-bit register (one a 128-bit lane: VPSHUFB, VPMADDWD and
+// the shifts work lane by lane, as COLPIX on one pixel), and the per-pixel address
+// arithmetic in BEXTR. The position e runs 2^21 (half a weight-table step) ahead of
+// tap 0's row, so that its bits 22..31 are the weight row (lutIndex without the add)
+// and its bits from 32 the slot of tap 0. Where the fraction rounds up to a whole row
+// (weight row 1024 in columnsRunBlocks: 0, 0, 1, 0), e has moved on to the next row
+// and weight row 0 (0, 1, 0, 0): the same pass-1 value times the same weight, the
+// fourth tap's slot (any value, read in the ring's repeated slots) times 0.
+
+// COLLOAD loads one pixel's taps 0, 1 into xa, taps 2, 3 into xb and their pair
+// weights into xwa, xwb (128-bit moves: the low lanes), then steps to the next pixel.
+// DX: e; R8: the column; R10: cs in bytes; R11, R13: BEXTR controls of the slot and
+// the weight row; R12: the step; R9: the weights; SI, BX scratch.
+#define COLADDR \
+	BEXTRQ R11, DX, SI; \
+	BEXTRQ R13, DX, BX; \
+	SHLQ   $5, BX
+
+#define COLSTEP \
+	ADDQ R10, R8; \
+	ADDQ R12, DX
+
+#define COLLOAD(xa, xb, xwa, xwb) \
+	COLADDR;                       \
+	VMOVDQU (R8)(SI*8), xa;        \
+	VMOVDQU 16(R8)(SI*8), xb;      \
+	VMOVDQU (R9)(BX*1), xwa;       \
+	VMOVDQU 16(R9)(BX*1), xwb;     \
+	COLSTEP
+
+// COLLOADHI is COLLOAD into the high lanes of ya, yb, ywa, ywb.
+#define COLLOADHI(ya, yb, ywa, ywb) \
+	COLADDR;                                 \
+	VINSERTI128 $1, (R8)(SI*8), ya, ya;      \
+	VINSERTI128 $1, 16(R8)(SI*8), yb, yb;    \
+	VINSERTI128 $1, (R9)(BX*1), ywa, ywa;    \
+	VINSERTI128 $1, 16(R9)(BX*1), ywb, ywb;  \
+	COLSTEP
+
+// PAIRSUM is the arithmetic of the AVX2 kernels, two pixels or samples at once (one
+// a 128-bit lane): the taps in s0 and s1 shuffled (by k0 into d0, by k1 into d1;
+// d1 first, so that s0 may be s1 and d0) into pairs, multiplied by the pair weights
+// ywa, ywb and added, plus the rounding Y15, shifted right by sh: in d0.
+#define PAIRSUM(k0, s0, d0, k1, s1, d1, ywa, ywb, sh) \
+	VPSHUFB  k1, s1, d1;   \
+	VPSHUFB  k0, s0, d0;   \
+	VPMADDWD ywa, d0, d0;  \
+	VPMADDWD ywb, d1, d1;  \
+	VPADDD   d1, d0, d0;   \
+	VPADDD   Y15, d0, d0;  \
+	VPSRAD   $sh, d0, d0
+
+// COLSUM turns the loaded taps and weights into two pixels' RGB after toByte's
+// rounding shift (int32 lanes 0..2 of each lane; lane 3 zero). Y14: the pair
+// shuffle; Y15: vRound.
+#define COLSUM(ya, yb, ywa, ywb) PAIRSUM(Y14, ya, ya, Y14, yb, yb, ywa, ywb, 20)
+
+// func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+//
+// columnsRunBlocks for n a multiple of 4, with e = v - 2^32 + 2^21 and slotCtl the
+// BEXTR control of the slot (start 32, the ring's mask's bit length).
+TEXT ·columnsRunBlocksAVX2(SB), NOSPLIT, $0-104
+	COLARGS
+	MOVQ  e+64(FP), DX
+	MOVQ  dvi+72(FP), R12
+	MOVQ  n+80(FP), CX
+	MOVQ  slotCtl+88(FP), R11
+	MOVQ  pairs+96(FP), R9
+	// Bits 22..31: start 22, length 10.
+	MOVQ  $0x0a16, R13
+	SHRQ  $2, CX
+	JZ    avxdone
+	VBROADCASTI128 vRound<>(SB), Y15
+	VBROADCASTI128 colPairs16<>(SB), Y14
+	MOVL  $0xff000000, AX
+	MOVQ  AX, X13
+	VPBROADCASTD X13, X13
+
+avxloop:
+	// Pixels j (low lanes of Y0..Y3), j+1 (low lanes of Y4..Y7), j+2 and j+3 (the
+	// high lanes): the packs below then put them in order.
+	COLLOAD(X0, X1, X2, X3)
+	COLLOAD(X4, X5, X6, X7)
+	COLLOADHI(Y0, Y1, Y2, Y3)
+	COLLOADHI(Y4, Y5, Y6, Y7)
+	COLSUM(Y0, Y1, Y2, Y3)
+	COLSUM(Y4, Y5, Y6, Y7)
+	// Lanes: (j, j+1) and (j+2, j+3) as words, then bytes twice over; the two
+	// low quadwords are the four pixels.
+	VPACKSSDW Y4, Y0, Y0
+	VPACKUSWB Y0, Y0, Y0
+	VPERMQ    $0x08, Y0, Y0
+	VPOR      X13, X0, X0
+	VMOVDQU   X0, (DI)
+	ADDQ      $16, DI
+	DECQ      CX
+	JNZ       avxloop
+	VZEROUPPER
+
+avxdone:
+	RET
+
+// The horizontal pass of the rotated path with AVX2 and BMI2 (rowRunBlocksAVX2): four
+// samples an iteration, two in each 256-bit register (one a 128-bit lane, as HSUM on
+// one sample), n of them all inside the row (the caller counts them), so the loop
+// has no bounds test.
+
+// ROWLOAD loads one sample's 16 source bytes into xs and its pair weights into xwa,
+// xwb, then steps: DX the position of tap 0 (32.32), R12 its step, R13 32, R8 the
+// row, R9 the weights; SI, BX scratch.
+#define ROWADDR \
+	SHRXQ R13, DX, SI;   \
+	MOVL  DX, BX;        \
+	ADDQ  $0x200000, BX; \
+	SHRQ  $17, BX;       \
+	ANDQ  $~31, BX;      \
+	ADDQ  R12, DX
+
+#define ROWLOAD(xs, xwa, xwb) \
+	ROWADDR;                  \
+	VMOVDQU (R8)(SI*4), xs;   \
+	VMOVDQU (R9)(BX*1), xwa;  \
+	VMOVDQU 16(R9)(BX*1), xwb
+
+#define ROWLOADHI(ys, ywa, ywb) \
+	ROWADDR;                                \
+	VINSERTI128 $1, (R8)(SI*4), ys, ys;     \
+	VINSERTI128 $1, (R9)(BX*1), ywa, ywa;   \
+	VINSERTI128 $1, 16(R9)(BX*1), ywb, ywb
+
+// ROWSUM is HSUM on the two samples of ys (yt scratch). Y13, Y12: the pair
+// shuffles; Y15: hRound.
+#define ROWSUM(ys, ywa, ywb, yt) PAIRSUM(Y13, ys, ys, Y12, ys, yt, ywa, ywb, 8)
+
+// func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
+//
+// rowRunBlocks for n samples, a multiple of 4, every one with its four taps inside
+// the row: sample s to out[s*ostride:][:4] (the fourth value alpha's, as HTAPS16).
+TEXT ·rowRunBlocksAVX2(SB), NOSPLIT, $0-88
+	MOVQ  out_base+0(FP), DI
+	MOVQ  n+24(FP), CX
+	MOVQ  ostride+32(FP), R10
+	SHLQ  $1, R10
+	LEAQ  (R10)(R10*2), R14
+	MOVQ  row_base+40(FP), R8
+	MOVQ  ui+64(FP), DX
+	MOVQ  $0x100000000, AX
+	SUBQ  AX, DX
+	MOVQ  dui+72(FP), R12
+	MOVQ  pairs+80(FP), R9
+	MOVQ  $32, R13
+	SHRQ  $2, CX
+	JZ    rowavxdone
+	VBROADCASTI128 rgbaPair01<>(SB), Y13
+	VBROADCASTI128 rgbaPair23<>(SB), Y12
+	VBROADCASTI128 hRound<>(SB), Y15
+
+rowavxloop:
+	// Samples s, s+1 in the low lanes of Y0 and Y4, s+2, s+3 in the high ones.
+	ROWLOAD(X0, X1, X2)
+	ROWLOAD(X4, X5, X6)
+	ROWLOADHI(Y0, Y1, Y2)
+	ROWLOADHI(Y4, Y5, Y6)
+	ROWSUM(Y0, Y1, Y2, Y3)
+	ROWSUM(Y4, Y5, Y6, Y7)
+	// Lanes (s, s+1) and (s+2, s+3) as four int16 each.
+	VPACKSSDW   Y4, Y0, Y0
+	VMOVQ       X0, (DI)
+	VPEXTRQ     $1, X0, (DI)(R10*1)
+	VEXTRACTI128 $1, Y0, X1
+	VMOVQ       X1, (DI)(R10*2)
+	VPEXTRQ     $1, X1, (DI)(R14*1)
+	LEAQ        (DI)(R10*4), DI
+	DECQ        CX
+	JNZ         rowavxloop
+	VZEROUPPER
+
+rowavxdone:
 	RET

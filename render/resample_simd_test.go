@@ -57,13 +57,19 @@ func TestResampleRowRGBMatchesGo(t *testing.T) {
 // across the row's ends.
 func TestRowRunInt4MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
-	for range 3000 {
-		rn := r.IntN(40)
+	for iter := range 3000 {
+		// Short rows and runs around the blocks' ends, and long ones (the AVX2
+		// kernel's four-sample blocks).
+		size := 40
+		if iter%2 == 1 {
+			size = 300
+		}
+		rn := r.IntN(size)
 		row := make([]uint8, 4*rn)
 		for i := range row {
 			row[i] = uint8(r.Uint32())
 		}
-		n, ostride := r.IntN(30), 4+r.IntN(4)
+		n, ostride := r.IntN(size*3/4), 4+r.IntN(4)
 		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
 		dui := toFixed32((r.Float64() - 0.5) * 3)
 		got := make([]int16, n*ostride+4)
@@ -75,6 +81,31 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 		wn := rowRunInt4Go(want, n, ostride, row, rn, ui, dui)
 		if gn != wn || !slices.Equal(got, want) {
 			t.Fatalf("rn %d n %d ui %x dui %x: %d samples %v, want %d %v", rn, n, ui, dui, gn, got, wn, want)
+		}
+	}
+}
+
+// insideRun counts the samples rowRunInt4Go's loop takes, forwards, backwards and
+// standing still, from inside and outside the row, near whole pixels.
+func TestInsideRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 40))
+	for iter := range 20000 {
+		rn := 4 + r.IntN(100)
+		n := r.IntN(200)
+		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
+		dui := toFixed32((r.Float64() - 0.5) * 4)
+		switch iter % 4 {
+		case 1:
+			dui &^= 0xffffffff
+		case 2:
+			ui, dui = ui&^0xffffffff-int64(r.IntN(2)), 0
+		}
+		want := 0
+		for v := ui; want < n && v>>32 >= 1 && v>>32 <= int64(rn-3); v += dui {
+			want++
+		}
+		if got := insideRun(n, rn, ui, dui); got != want {
+			t.Fatalf("n %d rn %d ui %x dui %x: %d, want %d", n, rn, ui, dui, got, want)
 		}
 	}
 }
@@ -96,6 +127,13 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 				inter[i] = int16(r.Uint32())
 			}
 		}
+		// The ring's repeated slots hold their slots' values, as drawTransformed
+		// keeps them (mirrorSlot): where a fraction rounds up to a whole row,
+		// columnsRunBlocksAVX2 reads the row's value from its slot where the others
+		// read it from the slot's copy after the ring's end.
+		for s := range 3 {
+			mirrorSlot(inter, bw, cs, ring, s)
+		}
 		mrow := make([]uint8, bw)
 		for i := range mrow {
 			switch r.IntN(4) {
@@ -111,6 +149,11 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		hi := lo + r.IntN(bw-lo+1)
 		vi := toFixed32(1 + r.Float64()*float64(ring))
 		dvi := toFixed32((r.Float64() - 0.5) * 2)
+		if iter%3 == 0 {
+			// Whole-row steps from a fraction that rounds up to the next row: weight
+			// row 1024 at every pixel.
+			vi, dvi = vi|0xfff00000, dvi&^0xffffffff
+		}
 		opacity := 1.0
 		if r.IntN(4) == 0 {
 			opacity = 0.5
