@@ -58,6 +58,12 @@ func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI2 }
 // haveColumnsAVX2 reports whether the CPU runs columnsRunBlocksAVX2.
 func haveColumnsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 }
 
+// gatherStrideBlocks is gatherStride's loop (resample_simd_amd64.s), its indexes
+// checked by the caller.
+//
+//go:noescape
+func gatherStrideBlocks(dst, src []uint8, at, step int)
+
 // haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
 // (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).
 func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }

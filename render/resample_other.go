@@ -29,6 +29,8 @@ func haveRowsAVX2() bool { return false }
 // haveColumnsAVX2 is false without the amd64 assembly.
 func haveColumnsAVX2() bool { return false }
 
+func gatherStrideBlocks(dst, src []uint8, at, step int) {}
+
 // haveResampleSIMD is false without the amd64 assembly.
 func haveResampleSIMD() bool { return false }
 

@@ -586,3 +586,47 @@ rowavxloop:
 
 rowavxdone:
 	RET
+
+// func gatherStrideBlocks(dst, src []uint8, at, step int)
+//
+// dst[i] = src[at + i*step] for every i of dst (gatherStride checks the indexes):
+// a picture's column read for the transposed span fetchers, four bytes a step.
+TEXT ·gatherStrideBlocks(SB), NOSPLIT, $0-64
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), SI
+	ADDQ at+48(FP), SI
+	MOVQ step+56(FP), DX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (DX*4), R9
+	SUBQ $4, CX
+	JLT  gathertail
+
+gatherloop:
+	MOVBLZX (SI), AX
+	MOVB    AX, (DI)
+	MOVBLZX (SI)(DX*1), AX
+	MOVB    AX, 1(DI)
+	MOVBLZX (SI)(DX*2), AX
+	MOVB    AX, 2(DI)
+	MOVBLZX (SI)(R8*1), AX
+	MOVB    AX, 3(DI)
+	ADDQ    R9, SI
+	ADDQ    $4, DI
+	SUBQ    $4, CX
+	JGE     gatherloop
+
+gathertail:
+	ADDQ $4, CX
+	JZ   gatherdone
+
+gatherone:
+	MOVBLZX (SI), AX
+	MOVB    AX, (DI)
+	ADDQ    DX, SI
+	INCQ    DI
+	DECQ    CX
+	JNZ     gatherone
+
+gatherdone:
+	RET

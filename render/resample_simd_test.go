@@ -257,3 +257,30 @@ func TestYCbCrRowFetchMatchesStdlib(t *testing.T) {
 		}
 	}
 }
+
+// gatherStride (four bytes a step where the assembly is) reads what the Go loop
+// reads, forwards and backwards, at every length around its blocks.
+func TestGatherStride(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	src := make([]uint8, 5000)
+	for i := range src {
+		src[i] = uint8(r.Uint32())
+	}
+	for range 2000 {
+		n := r.IntN(40)
+		step := r.IntN(120) - 60
+		at := r.IntN(len(src))
+		if n > 0 {
+			// Keep the last index inside src.
+			at = min(max(at, -step*(n-1)), len(src)-1-max(step*(n-1), 0))
+		}
+		got, want := make([]uint8, n), make([]uint8, n)
+		gatherStride(got, src, at, step)
+		for i := range want {
+			want[i] = src[at+i*step]
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("n %d at %d step %d:\n got %v\nwant %v", n, at, step, got, want)
+		}
+	}
+}

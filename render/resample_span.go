@@ -199,35 +199,38 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 	var cbp, crp [64]uint8
 	for at := 0; at < n; at += len(yp) {
 		c := min(len(yp), n-at)
-		// Four pixels and two chroma pairs a step (a bounds check each, no loop
-		// overhead between them); at is even, so pixel at+i's chroma is at/2 + i/2
-		// samples on.
-		i := 0
-		for ; i+4 <= c; i += 4 {
-			q := yp[i : i+4 : i+4]
-			q[0], q[1], q[2], q[3] = Y[yi], Y[yi+ys], Y[yi+2*ys], Y[yi+3*ys]
-			yi += 4 * ys
-		}
-		for ; i < c; i++ {
-			yp[i] = Y[yi]
-			yi += ys
-		}
+		gatherStride(yp[:c], Y, yi, ys)
+		yi += c * ys
+		// at is even, so pixel at+i's chroma is at/2 + i/2 samples on.
 		nc := (c + 1) / 2
 		cj := ci + (at>>1)*cs
-		k := 0
-		for ; k+2 <= nc; k += 2 {
-			qb, qr := cbp[k:k+2:k+2], crp[k:k+2:k+2]
-			qb[0], qr[0], qb[1], qr[1] = Cb[cj], Cr[cj], Cb[cj+cs], Cr[cj+cs]
-			cj += 2 * cs
-		}
-		if k < nc {
-			cbp[k], crp[k] = Cb[cj], Cr[cj]
-		}
+		gatherStride(cbp[:nc], Cb, cj, cs)
+		gatherStride(crp[:nc], Cr, cj, cs)
 		end := ps * (at + c)
 		if ps == 3 {
 			end += 4
 		}
 		yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], 0)
+	}
+}
+
+// gatherStride sets dst[i] = src[at + i*step] for every i of dst, four bytes a step
+// with gatherStrideBlocks where the assembly is: the Go loop, a bounds check a byte,
+// cost the 60° rotated draw about 70M instructions, a sixth of it (callgrind;
+// docs/benchmarks.md, "Rotated pictures, round two").
+func gatherStride(dst, src []uint8, at, step int) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	// The indexes are linear in i: the first and last inside src, all are.
+	if last := at + (n-1)*step; haveResampleSIMD() && uint(at) < uint(len(src)) && uint(last) < uint(len(src)) {
+		gatherStrideBlocks(dst, src, at, step)
+		return
+	}
+	for i := range dst {
+		dst[i] = src[at]
+		at += step
 	}
 }
 
