@@ -47,13 +47,14 @@ func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, 
 
 // rowRunBlocksAVX2 is rowRunBlocks four samples at a time with AVX2 and BMI2
 // (resample_simd_amd64.s) for n samples, a multiple of 4, whose taps all lie inside
-// the row (rowRunInt4 counts them).
+// the row, those of their positions rounded to the weight table too (rowRunInt4
+// counts them).
 //
 //go:noescape
 func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
 
 // haveRowsAVX2 reports whether the CPU runs rowRunBlocksAVX2.
-func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI2 }
+func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 }
 
 // haveColumnsAVX2 reports whether the CPU runs columnsRunBlocksAVX2.
 func haveColumnsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 }

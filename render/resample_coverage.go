@@ -220,16 +220,28 @@ func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64)
 	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+4 <= len(out) {
 		s := 0
 		if haveRowsAVX2() {
-			// Whole blocks of four of the samples inside (about 15 instructions a
+			// Whole blocks of four of the samples inside (about 13 instructions a
 			// sample instead of 27: docs/benchmarks.md, "Rotated pictures, round
-			// two"), the rest as before.
-			s = insideRun(n, rn, ui, dui) &^ 3
-			if s > 0 {
-				rowRunBlocksAVX2(out, s, ostride, row, ui, dui, &cmLUTPairs)
-				if s == n {
-					return s
+			// two"), the rest as before. rowRunBlocksAVX2 reads a sample's taps
+			// from its position rounded to the weight table: those within 2^-11
+			// of a pixel short of the row's last inside position would read a
+			// pixel past the row's end (times 0). Backwards they come first, and
+			// take rowRunBlocks.
+			end := int64(rn-2) << 32
+			safe := end - 1<<(32-cmLUTBits-1)
+			if dui < 0 {
+				if s = insideRange(n, ui, dui, safe, end); s > 0 {
+					rowRunBlocks(out, s, ostride, row, rn, ui, dui, &cmLUTPairs)
+					ui += int64(s) * dui
 				}
-				ui += int64(s) * dui
+			}
+			if k := insideRange(n-s, ui, dui, 1<<32, safe) &^ 3; k > 0 {
+				rowRunBlocksAVX2(out[s*ostride:], k, ostride, row, ui, dui, &cmLUTPairs)
+				s += k
+				ui += int64(k) * dui
+			}
+			if s == n {
+				return s
 			}
 		}
 		return s + rowRunBlocks(out[s*ostride:], n-s, ostride, row, rn, ui, dui, &cmLUTPairs)
@@ -237,11 +249,11 @@ func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64)
 	return rowRunInt4Go(out, n, ostride, row, rn, ui, dui)
 }
 
-// insideRun is how many samples, of n from position ui (32.32, step dui), have
-// their four taps inside a row of rn pixels (rn >= 4): rowRunInt4Go's loop's count,
-// without the loop (i0 = ui >> 32 from 1 to rn-3).
-func insideRun(n, rn int, ui, dui int64) int {
-	lo, hi := int64(1)<<32, int64(rn-2)<<32
+// insideRange is how many samples, of n from position ui (32.32, step dui), lie in
+// [lo, hi) before the first that does not: with lo 1<<32 and hi (rn-2)<<32,
+// rowRunInt4Go's loop's count for a row of rn pixels (i0 = ui >> 32 from 1 to
+// rn-3), without the loop.
+func insideRange(n int, ui, dui, lo, hi int64) int {
 	if ui < lo || ui >= hi {
 		return 0
 	}

@@ -515,15 +515,17 @@ avxdone:
 // has no bounds test.
 
 // ROWLOAD loads one sample's 16 source bytes into xs and its pair weights into xwa,
-// xwb, then steps: DX the position of tap 0 (32.32), R12 its step, R13 32, R8 the
-// row, R9 the weights; SI, BX scratch.
+// xwb, then steps: DX the position of tap 0 (32.32) plus 2^21, so that its bits
+// 22..31 are the weight row and its bits from 32 tap 0's pixel, as in
+// columnsRunBlocksAVX2 (where the fraction rounds up, the next pixel and weight row 0
+// instead of row 1024: the same pixel times the same weight, a fourth tap one pixel
+// further times 0); R12 the step, R13 32, R11 the BEXTR control of bits 22..31, R8
+// the row, R9 the weights; SI, BX scratch.
 #define ROWADDR \
-	SHRXQ R13, DX, SI;   \
-	MOVL  DX, BX;        \
-	ADDQ  $0x200000, BX; \
-	SHRQ  $17, BX;       \
-	ANDQ  $~31, BX;      \
-	ADDQ  R12, DX
+	SHRXQ  R13, DX, SI; \
+	BEXTRQ R11, DX, BX; \
+	SHLQ   $5, BX;      \
+	ADDQ   R12, DX
 
 #define ROWLOAD(xs, xwa, xwb) \
 	ROWADDR;                  \
@@ -544,7 +546,8 @@ avxdone:
 // func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
 //
 // rowRunBlocks for n samples, a multiple of 4, every one with its four taps inside
-// the row: sample s to out[s*ostride:][:4] (the fourth value alpha's, as HTAPS16).
+// the row, and the fourth tap of its rounded position too (rowRunInt4): sample s to
+// out[s*ostride:][:4] (the fourth value alpha's, as HTAPS16).
 TEXT ·rowRunBlocksAVX2(SB), NOSPLIT, $0-88
 	MOVQ  out_base+0(FP), DI
 	MOVQ  n+24(FP), CX
@@ -553,11 +556,13 @@ TEXT ·rowRunBlocksAVX2(SB), NOSPLIT, $0-88
 	LEAQ  (R10)(R10*2), R14
 	MOVQ  row_base+40(FP), R8
 	MOVQ  ui+64(FP), DX
-	MOVQ  $0x100000000, AX
+	MOVQ  $0x100000000-0x200000, AX
 	SUBQ  AX, DX
 	MOVQ  dui+72(FP), R12
 	MOVQ  pairs+80(FP), R9
 	MOVQ  $32, R13
+	// Bits 22..31: start 22, length 10.
+	MOVQ  $0x0a16, R11
 	SHRQ  $2, CX
 	JZ    rowavxdone
 	VBROADCASTI128 rgbaPair01<>(SB), Y13

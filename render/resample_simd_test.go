@@ -72,6 +72,17 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 		n, ostride := r.IntN(size*3/4), 4+r.IntN(4)
 		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
 		dui := toFixed32((r.Float64() - 0.5) * 3)
+		if iter%3 == 0 {
+			// Whole-pixel steps from a fraction that rounds up to the next pixel
+			// (weight row 1024), up to the row's ends.
+			ui, dui = ui|0xfff00000, dui&^0xffffffff
+			if dui == 0 {
+				dui = 1 << 32
+			}
+			if iter%2 == 1 {
+				dui = -dui
+			}
+		}
 		got := make([]int16, n*ostride+4)
 		for i := range got {
 			got[i] = int16(r.Uint32())
@@ -85,9 +96,9 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 	}
 }
 
-// insideRun counts the samples rowRunInt4Go's loop takes, forwards, backwards and
+// insideRange counts the samples rowRunInt4Go's loop takes, forwards, backwards and
 // standing still, from inside and outside the row, near whole pixels.
-func TestInsideRun(t *testing.T) {
+func TestInsideRange(t *testing.T) {
 	r := rand.New(rand.NewPCG(39, 40))
 	for iter := range 20000 {
 		rn := 4 + r.IntN(100)
@@ -104,7 +115,7 @@ func TestInsideRun(t *testing.T) {
 		for v := ui; want < n && v>>32 >= 1 && v>>32 <= int64(rn-3); v += dui {
 			want++
 		}
-		if got := insideRun(n, rn, ui, dui); got != want {
+		if got := insideRange(n, ui, dui, 1<<32, int64(rn-2)<<32); got != want {
 			t.Fatalf("n %d rn %d ui %x dui %x: %d, want %d", n, rn, ui, dui, got, want)
 		}
 	}
