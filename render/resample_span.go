@@ -189,7 +189,7 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 		// The first pixel has a chroma sample of its own: converted alone, so that
 		// the blocks below start on a pair and only the run's last pixels (fewer
 		// than four) are converted one at a time.
-		yccRowHalf(out[:4], ps, m.Y[yi:yi+1], m.Cb[ci:ci+1], m.Cr[ci:ci+1], 0)
+		yccPixel(out, ps, m.Y[yi], m.Cb[ci], m.Cr[ci])
 		out, yi, ci, n = out[ps:], yi+ys, ci+cs, n-1
 	}
 	// The planes' headers in locals: read through m, they were loaded again for
@@ -240,15 +240,7 @@ func gatherStride(dst, src []uint8, at, step int) {
 // yccHalfBlocks where the CPU has it (about 10 instructions a pixel instead of 65:
 // docs/benchmarks.md, "Rotated pictures, fourth round"), the rest one at a time.
 func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
-	one := func(i, k int) {
-		if ps == 4 {
-			yccToRGBA(buf[4*i:4*i+4], yrow[i], cb[k], cr[k])
-			return
-		}
-		rc, gc, bc := chromaTerms(cb[k], cr[k])
-		q := buf[3*i : 3*i+3 : 3*i+3]
-		q[0], q[1], q[2] = lumaPlusChroma(yrow[i], rc, gc, bc)
-	}
+	one := func(i, k int) { yccPixel(buf[ps*i:], ps, yrow[i], cb[k], cr[k]) }
 	i, k := 0, 0
 	if ph == 1 && len(yrow) > 0 {
 		one(0, 0)
@@ -268,6 +260,17 @@ func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
 	for ; i < len(yrow); i++ {
 		one(i, (i+ph)>>1)
 	}
+}
+
+// yccPixel converts one YCbCr pixel to opaque RGBA (ps 4) or RGB (ps 3) at q.
+func yccPixel(q []uint8, ps int, yv, cb, cr uint8) {
+	if ps == 4 {
+		yccToRGBA(q[:4], yv, cb, cr)
+		return
+	}
+	rc, gc, bc := chromaTerms(cb, cr)
+	q = q[:3:3]
+	q[0], q[1], q[2] = lumaPlusChroma(yv, rc, gc, bc)
 }
 
 // yccToRGBA is color.YCbCrToRGB's arithmetic (JFIF coefficients at 2^16, rounding
