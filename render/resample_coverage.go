@@ -158,16 +158,17 @@ func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 }
 
 // columnsRun writes the n wholly covered pixels of a run whose first is sampled at v
-// from the column at inter[col:] (the SIMD kernels' arguments): four at a time with
-// AVX2 where the CPU has it (about 15 instructions a pixel instead of 26:
-// docs/benchmarks.md, "Rotated pictures, round two"), the rest with columnsRunBlocks.
+// from the column at inter[col:] (the SIMD kernels' arguments): with
+// columnsRunBlocksVEX where the CPU has AVX and BMI1 (about 17 instructions a pixel
+// instead of 26: docs/benchmarks.md, "Rotated pictures, round two"), an odd last
+// pixel and other CPUs with columnsRunBlocks.
 func columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
-	if n4 := n &^ 3; n4 > 0 && haveColumnsAVX2() {
+	if n2 := n &^ 1; n2 > 0 && haveColumnsVEX() {
 		// BEXTR's control: the slot is bits 32 and up of the position, as many as
 		// the mask has (the ring is a power of two).
 		slotCtl := 32 | bits.Len(uint(mask))<<8
-		columnsRunBlocksAVX2(dp[:4*n4], inter, col, cs, v-1<<32+1<<21, dvi, n4, slotCtl, &cmLUTPairs)
-		dp, col, v, n = dp[4*n4:], col+n4*cs, v+int64(n4)*dvi, n-n4
+		columnsRunBlocksVEX(dp[:4*n2], inter, col, cs, v-1<<32+1<<21, dvi, n2, slotCtl, &cmLUTPairs)
+		dp, col, v, n = dp[4*n2:], col+n2*cs, v+int64(n2)*dvi, n-n2
 	}
 	if n > 0 {
 		columnsRunBlocks(dp, inter, col, cs, mask, v, dvi, n, &cmLUTPairs)

@@ -227,7 +227,7 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 	PADDL   X15, xr;          \
 	PSRAL   $20, xr
 
-// COLARGS loads the arguments columnsRunBlocks and columnsRunBlocksAVX2 share: dp
+// COLARGS loads the arguments columnsRunBlocks and columnsRunBlocksVEX share: dp
 // into DI, the column's first value's address into R8, cs in bytes into R10.
 #define COLARGS \
 	MOVQ dp_base+0(FP), DI;     \
@@ -406,45 +406,86 @@ halfloop:
 halfdone:
 	RET
 
-// The same vertical pass with AVX2 and BMI1 (columnsRunBlocksAVX2): four pixels an
-// iteration, two in each 256-bit register (one a 128-bit lane: VPSHUFB, VPMADDWD and
-// the shifts work lane by lane, as COLPIX on one pixel), and the per-pixel address
-// arithmetic in BEXTR. The position e runs 2^21 (half a weight-table step) ahead of
-// tap 0's row, so that its bits 22..31 are the weight row (lutIndex without the add)
-// and its bits from 32 the slot of tap 0. Where the fraction rounds up to a whole row
-// (weight row 1024 in columnsRunBlocks: 0, 0, 1, 0), e has moved on to the next row
-// and weight row 0 (0, 1, 0, 0): the same pass-1 value times the same weight, the
-// fourth tap's slot (any value, read in the ring's repeated slots) times 0.
+// The same vertical pass with AVX (VEX encoding, 128-bit registers) and BMI1
+// (columnsRunBlocksVEX): the per-pixel address arithmetic in BEXTR, the weights
+// read by VPMADDWD itself, four pixels an iteration. The position
+// e runs 2^21 (half a weight-table step) ahead of tap 0's row, so that its bits
+// 22..31 are the weight row (lutIndex without the add) and its bits from 32 the slot
+// of tap 0. Where the fraction rounds up to a whole row (weight row 1024 in
+// columnsRunBlocks: 0, 0, 1, 0), e has moved on to the next row and weight row 0
+// (0, 1, 0, 0): the same pass-1 value times the same weight, the fourth tap's slot
+// (any value, read in the ring's repeated slots) times 0. (Two pixels a 256-bit
+// register with AVX2 took fewer instructions still, but more CPU time on the whole
+// draw: docs/benchmarks.md, "Rotated pictures, round two".)
 
-// COLLOAD loads one pixel's taps 0, 1 into xa, taps 2, 3 into xb and their pair
-// weights into xwa, xwb (128-bit moves: the low lanes), then steps to the next pixel.
-// DX: e; R8: the column; R10: cs in bytes; R11, R13: BEXTR controls of the slot and
-// the weight row; R12: the step; R9: the weights; SI, BX scratch.
-#define COLADDR \
-	BEXTRQ R11, DX, SI; \
-	BEXTRQ R13, DX, BX; \
-	SHLQ   $5, BX
+// COLVEX computes one pixel into xr as COLPIX: DX e, R8 the column, R10 cs in bytes,
+// R11 and R13 the BEXTR controls of the slot and the weight row, R12 the step, R9 the
+// weights, X14 the pair shuffle, X15 vRound; SI, BX and xt scratch. Then it steps.
+#define COLVEX(xr, xt) \
+	BEXTRQ   R11, DX, SI;         \
+	BEXTRQ   R13, DX, BX;         \
+	SHLQ     $5, BX;              \
+	VMOVDQU  (R8)(SI*8), xr;      \
+	VMOVDQU  16(R8)(SI*8), xt;    \
+	VPSHUFB  X14, xr, xr;         \
+	VPSHUFB  X14, xt, xt;         \
+	VPMADDWD (R9)(BX*1), xr, xr;  \
+	VPMADDWD 16(R9)(BX*1), xt, xt; \
+	VPADDD   xt, xr, xr;          \
+	VPADDD   X15, xr, xr;         \
+	VPSRAD   $20, xr, xr;         \
+	ADDQ     R10, R8;             \
+	ADDQ     R12, DX
 
-#define COLSTEP \
-	ADDQ R10, R8; \
-	ADDQ R12, DX
+// func columnsRunBlocksVEX(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+//
+// columnsRunBlocks for n even, with e = v - 2^32 + 2^21 and slotCtl the BEXTR
+// control of the slot (start 32, the ring's mask's bit length).
+TEXT ·columnsRunBlocksVEX(SB), NOSPLIT, $0-104
+	COLARGS
+	MOVQ  e+64(FP), DX
+	MOVQ  dvi+72(FP), R12
+	MOVQ  n+80(FP), CX
+	MOVQ  slotCtl+88(FP), R11
+	MOVQ  pairs+96(FP), R9
+	// Bits 22..31: start 22, length 10.
+	MOVQ  $0x0a16, R13
+	VMOVDQU vRound<>(SB), X15
+	VMOVDQU colPairs16<>(SB), X14
+	MOVQ    $0xff000000ff000000, AX
+	VMOVQ   AX, X13
+	VPUNPCKLQDQ X13, X13, X13
+	SUBQ    $4, CX
+	JLT     vexpair
 
-#define COLLOAD(xa, xb, xwa, xwb) \
-	COLADDR;                       \
-	VMOVDQU (R8)(SI*8), xa;        \
-	VMOVDQU 16(R8)(SI*8), xb;      \
-	VMOVDQU (R9)(BX*1), xwa;       \
-	VMOVDQU 16(R9)(BX*1), xwb;     \
-	COLSTEP
+vexloop:
+	// Four pixels an iteration, packed and stored together.
+	COLVEX(X0, X1)
+	COLVEX(X2, X3)
+	COLVEX(X4, X5)
+	COLVEX(X6, X7)
+	VPACKSSDW X2, X0, X0
+	VPACKSSDW X6, X4, X4
+	VPACKUSWB X4, X0, X0
+	VPOR      X13, X0, X0
+	VMOVDQU   X0, (DI)
+	ADDQ      $16, DI
+	SUBQ      $4, CX
+	JGE       vexloop
 
-// COLLOADHI is COLLOAD into the high lanes of ya, yb, ywa, ywb.
-#define COLLOADHI(ya, yb, ywa, ywb) \
-	COLADDR;                                 \
-	VINSERTI128 $1, (R8)(SI*8), ya, ya;      \
-	VINSERTI128 $1, 16(R8)(SI*8), yb, yb;    \
-	VINSERTI128 $1, (R9)(BX*1), ywa, ywa;    \
-	VINSERTI128 $1, 16(R9)(BX*1), ywb, ywb;  \
-	COLSTEP
+vexpair:
+	// Two left (n is even).
+	ADDQ $4, CX
+	JZ   vexdone
+	COLVEX(X0, X1)
+	COLVEX(X2, X3)
+	VPACKSSDW X2, X0, X0
+	VPACKUSWB X0, X0, X0
+	VPOR      X13, X0, X0
+	VMOVQ     X0, (DI)
+
+vexdone:
+	RET
 
 // PAIRSUM is the arithmetic of the AVX2 kernels, two pixels or samples at once (one
 // a 128-bit lane): the taps in s0 and s1 shuffled (by k0 into d0, by k1 into d1;
@@ -459,56 +500,6 @@ halfdone:
 	VPADDD   Y15, d0, d0;  \
 	VPSRAD   $sh, d0, d0
 
-// COLSUM turns the loaded taps and weights into two pixels' RGB after toByte's
-// rounding shift (int32 lanes 0..2 of each lane; lane 3 zero). Y14: the pair
-// shuffle; Y15: vRound.
-#define COLSUM(ya, yb, ywa, ywb) PAIRSUM(Y14, ya, ya, Y14, yb, yb, ywa, ywb, 20)
-
-// func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
-//
-// columnsRunBlocks for n a multiple of 4, with e = v - 2^32 + 2^21 and slotCtl the
-// BEXTR control of the slot (start 32, the ring's mask's bit length).
-TEXT ·columnsRunBlocksAVX2(SB), NOSPLIT, $0-104
-	COLARGS
-	MOVQ  e+64(FP), DX
-	MOVQ  dvi+72(FP), R12
-	MOVQ  n+80(FP), CX
-	MOVQ  slotCtl+88(FP), R11
-	MOVQ  pairs+96(FP), R9
-	// Bits 22..31: start 22, length 10.
-	MOVQ  $0x0a16, R13
-	SHRQ  $2, CX
-	JZ    avxdone
-	VBROADCASTI128 vRound<>(SB), Y15
-	VBROADCASTI128 colPairs16<>(SB), Y14
-	MOVL  $0xff000000, AX
-	MOVQ  AX, X13
-	VPBROADCASTD X13, X13
-
-avxloop:
-	// Pixels j (low lanes of Y0..Y3), j+1 (low lanes of Y4..Y7), j+2 and j+3 (the
-	// high lanes): the packs below then put them in order.
-	COLLOAD(X0, X1, X2, X3)
-	COLLOAD(X4, X5, X6, X7)
-	COLLOADHI(Y0, Y1, Y2, Y3)
-	COLLOADHI(Y4, Y5, Y6, Y7)
-	COLSUM(Y0, Y1, Y2, Y3)
-	COLSUM(Y4, Y5, Y6, Y7)
-	// Lanes: (j, j+1) and (j+2, j+3) as words, then bytes twice over; the two
-	// low quadwords are the four pixels.
-	VPACKSSDW Y4, Y0, Y0
-	VPACKUSWB Y0, Y0, Y0
-	VPERMQ    $0x08, Y0, Y0
-	VPOR      X13, X0, X0
-	VMOVDQU   X0, (DI)
-	ADDQ      $16, DI
-	DECQ      CX
-	JNZ       avxloop
-	VZEROUPPER
-
-avxdone:
-	RET
-
 // The horizontal pass of the rotated path with AVX2 and BMI2 (rowRunBlocksAVX2): four
 // samples an iteration, two in each 256-bit register (one a 128-bit lane, as HSUM on
 // one sample), n of them all inside the row (the caller counts them), so the loop
@@ -517,7 +508,7 @@ avxdone:
 // ROWLOAD loads one sample's 16 source bytes into xs and its pair weights into xwa,
 // xwb, then steps: DX the position of tap 0 (32.32) plus 2^21, so that its bits
 // 22..31 are the weight row and its bits from 32 tap 0's pixel, as in
-// columnsRunBlocksAVX2 (where the fraction rounds up, the next pixel and weight row 0
+// columnsRunBlocksVEX (where the fraction rounds up, the next pixel and weight row 0
 // instead of row 1024: the same pixel times the same weight, a fourth tap one pixel
 // further times 0); R12 the step, R13 32, R11 the BEXTR control of bits 22..31, R8
 // the row, R9 the weights; SI, BX scratch.
@@ -634,4 +625,68 @@ gatherone:
 	JNZ     gatherone
 
 gatherdone:
+	RET
+
+
+// func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int)
+//
+// gatherStrideBlocks on two planes at once (a picture's Cb and Cr): dst0[i] =
+// src0[at + i*step] and dst1[i] = src1[at + i*step] for every i of dst0 (dst1 as
+// long; gatherStride2 checks the indexes), four of each a step.
+TEXT ·gatherStride2Blocks(SB), NOSPLIT, $0-112
+	MOVQ dst0_base+0(FP), DI
+	MOVQ dst0_len+8(FP), CX
+	MOVQ dst1_base+24(FP), R10
+	MOVQ src0_base+48(FP), SI
+	MOVQ src1_base+72(FP), R11
+	MOVQ at+96(FP), AX
+	ADDQ AX, SI
+	ADDQ AX, R11
+	MOVQ step+104(FP), DX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (DX*4), R9
+	SUBQ $4, CX
+	JLT  gather2tail
+
+gather2loop:
+	MOVBLZX (SI), AX
+	MOVBLZX (R11), BX
+	MOVB    AX, (DI)
+	MOVB    BX, (R10)
+	MOVBLZX (SI)(DX*1), AX
+	MOVBLZX (R11)(DX*1), BX
+	MOVB    AX, 1(DI)
+	MOVB    BX, 1(R10)
+	MOVBLZX (SI)(DX*2), AX
+	MOVBLZX (R11)(DX*2), BX
+	MOVB    AX, 2(DI)
+	MOVB    BX, 2(R10)
+	MOVBLZX (SI)(R8*1), AX
+	MOVBLZX (R11)(R8*1), BX
+	MOVB    AX, 3(DI)
+	MOVB    BX, 3(R10)
+	ADDQ    R9, SI
+	ADDQ    R9, R11
+	ADDQ    $4, DI
+	ADDQ    $4, R10
+	SUBQ    $4, CX
+	JGE     gather2loop
+
+gather2tail:
+	ADDQ $4, CX
+	JZ   gather2done
+
+gather2one:
+	MOVBLZX (SI), AX
+	MOVBLZX (R11), BX
+	MOVB    AX, (DI)
+	MOVB    BX, (R10)
+	ADDQ    DX, SI
+	ADDQ    DX, R11
+	INCQ    DI
+	INCQ    R10
+	DECQ    CX
+	JNZ     gather2one
+
+gather2done:
 	RET

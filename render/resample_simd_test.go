@@ -140,7 +140,7 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		}
 		// The ring's repeated slots hold their slots' values, as drawTransformed
 		// keeps them (mirrorSlot): where a fraction rounds up to a whole row,
-		// columnsRunBlocksAVX2 reads the row's value from its slot where the others
+		// columnsRunBlocksVEX reads the row's value from its slot where the others
 		// read it from the slot's copy after the ring's end.
 		for s := range 3 {
 			mirrorSlot(inter, bw, cs, ring, s)
@@ -269,8 +269,8 @@ func TestYCbCrRowFetchMatchesStdlib(t *testing.T) {
 	}
 }
 
-// gatherStride (four bytes a step where the assembly is) reads what the Go loop
-// reads, forwards and backwards, at every length around its blocks.
+// gatherStride and gatherStride2 (four bytes a step where the assembly is) read what
+// the Go loop reads, forwards and backwards, at every length around their blocks.
 func TestGatherStride(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	src := make([]uint8, 5000)
@@ -292,6 +292,17 @@ func TestGatherStride(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("n %d at %d step %d:\n got %v\nwant %v", n, at, step, got, want)
+		}
+		// Two planes at once: src and src read backwards.
+		rev := slices.Clone(src)
+		slices.Reverse(rev)
+		got0, got1, want1 := make([]uint8, n), make([]uint8, n), make([]uint8, n)
+		gatherStride2(got0, got1, src, rev, at, step)
+		for i := range want1 {
+			want1[i] = rev[at+i*step]
+		}
+		if !bytes.Equal(got0, want) || !bytes.Equal(got1, want1) {
+			t.Fatalf("two planes, n %d at %d step %d:\n got %v %v\nwant %v %v", n, at, step, got0, got1, want, want1)
 		}
 	}
 }
