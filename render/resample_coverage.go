@@ -116,9 +116,10 @@ func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 // columnsRowInt4 is resampleColumnsRowInt's inner loop for pixels lo..hi-1 of a row
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
 // at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
-// wholly covered pixels go to columnsRunBlocks (SSSE3, resample_simd_amd64.s) where
-// the CPU has it: about 27 instructions a pixel instead of 120 (docs/benchmarks.md,
-// "Rotated pictures (fifth round)"); the rest, and other CPUs, to columnsRowInt4Go.
+// wholly covered pixels go to columnsRun (columnsRunBlocksVEX or columnsRunBlocks,
+// resample_simd_amd64.s) where the CPU has SSSE3: about 16 or 27 instructions a pixel
+// instead of 120 (docs/benchmarks.md, "Rotated pictures (fifth round)" and "round
+// two"); the rest, and other CPUs, to columnsRowInt4Go.
 func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)

@@ -487,8 +487,8 @@ vexpair:
 vexdone:
 	RET
 
-// PAIRSUM is the arithmetic of the AVX2 kernels, two pixels or samples at once (one
-// a 128-bit lane): the taps in s0 and s1 shuffled (by k0 into d0, by k1 into d1;
+// PAIRSUM is the arithmetic of the AVX2 kernel, two samples at once (one a 128-bit
+// lane): the taps in s0 and s1 shuffled (by k0 into d0, by k1 into d1;
 // d1 first, so that s0 may be s1 and d0) into pairs, multiplied by the pair weights
 // ywa, ywb and added, plus the rounding Y15, shifted right by sh: in d0.
 #define PAIRSUM(k0, s0, d0, k1, s1, d1, ywa, ywb, sh) \
