@@ -38,6 +38,39 @@ func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int6
 //go:noescape
 func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 
+// columnsRunBlocksVEX is columnsRunBlocks with AVX's encoding and BMI1
+// (resample_simd_amd64.s): n even, e the position v - 2^32 + 2^21, slotCtl the BEXTR
+// control of the ring's slot (columnsRun).
+//
+//go:noescape
+func columnsRunBlocksVEX(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+
+// rowRunBlocksAVX2 is rowRunBlocks four samples at a time with AVX2 and BMI2
+// (resample_simd_amd64.s) for n samples, a multiple of 4, whose taps all lie inside
+// the row, those of their positions rounded to the weight table too (rowRunInt4
+// counts them).
+//
+//go:noescape
+func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
+
+// haveRowsAVX2 reports whether the CPU runs rowRunBlocksAVX2.
+func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 }
+
+// haveColumnsVEX reports whether the CPU runs columnsRunBlocksVEX.
+func haveColumnsVEX() bool { return cpu.X86.HasAVX && cpu.X86.HasBMI1 }
+
+// gatherStrideBlocks is gatherStride's loop (resample_simd_amd64.s), its indexes
+// checked by the caller.
+//
+//go:noescape
+func gatherStrideBlocks(dst, src []uint8, at, step int)
+
+// gatherStride2Blocks is gatherStride2's loop (resample_simd_amd64.s), its indexes
+// checked by the caller.
+//
+//go:noescape
+func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int)
+
 // haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
 // (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).
 func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }

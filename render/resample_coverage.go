@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"image"
 	"math"
+	"math/bits"
 
 	"github.com/printworker/printworker/render/svg"
 )
@@ -115,9 +116,10 @@ func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 // columnsRowInt4 is resampleColumnsRowInt's inner loop for pixels lo..hi-1 of a row
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
 // at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
-// wholly covered pixels go to columnsRunBlocks (SSSE3, resample_simd_amd64.s) where
-// the CPU has it: about 27 instructions a pixel instead of 120 (docs/benchmarks.md,
-// "Rotated pictures (fifth round)"); the rest, and other CPUs, to columnsRowInt4Go.
+// wholly covered pixels go to columnsRun (columnsRunBlocksVEX or columnsRunBlocks,
+// resample_simd_amd64.s) where the CPU has SSSE3: about 16 or 27 instructions a pixel
+// instead of 120 (docs/benchmarks.md, "Rotated pictures (fifth round)" and "round
+// two"); the rest, and other CPUs, to columnsRowInt4Go.
 func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
@@ -133,7 +135,7 @@ func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 			j++
 		}
 		if j > i {
-			columnsRunBlocks(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i, &cmLUTPairs)
+			columnsRun(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i)
 			i = j
 			continue
 		}
@@ -153,7 +155,25 @@ func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
 		return
 	}
-	columnsRunBlocks(dp[4*lo:4*hi], inter, lo*cs, cs, mask, vi+int64(lo)*dvi, dvi, hi-lo, &cmLUTPairs)
+	columnsRun(dp[4*lo:4*hi], inter, lo*cs, cs, mask, vi+int64(lo)*dvi, dvi, hi-lo)
+}
+
+// columnsRun writes the n wholly covered pixels of a run whose first is sampled at v
+// from the column at inter[col:] (the SIMD kernels' arguments): with
+// columnsRunBlocksVEX where the CPU has AVX and BMI1 (about 17 instructions a pixel
+// instead of 26: docs/benchmarks.md, "Rotated pictures, round two"), an odd last
+// pixel and other CPUs with columnsRunBlocks.
+func columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
+	if n2 := n &^ 1; n2 > 0 && haveColumnsVEX() {
+		// BEXTR's control: the slot is bits 32 and up of the position, as many as
+		// the mask has (the ring is a power of two).
+		slotCtl := 32 | bits.Len(uint(mask))<<8
+		columnsRunBlocksVEX(dp[:4*n2], inter, col, cs, v-1<<32+1<<21, dvi, n2, slotCtl, &cmLUTPairs)
+		dp, col, v, n = dp[4*n2:], col+n2*cs, v+int64(n2)*dvi, n-n2
+	}
+	if n > 0 {
+		columnsRunBlocks(dp, inter, col, cs, mask, v, dvi, n, &cmLUTPairs)
+	}
 }
 
 // columnsRowInt4Go is columnsRowInt4 in Go. Wholly covered pixels compute and store
@@ -200,9 +220,55 @@ func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64)
 		return 0
 	}
 	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+4 <= len(out) {
-		return rowRunBlocks(out, n, ostride, row, rn, ui, dui, &cmLUTPairs)
+		s := 0
+		if haveRowsAVX2() {
+			// Whole blocks of four of the samples inside (about 13 instructions a
+			// sample instead of 27: docs/benchmarks.md, "Rotated pictures, round
+			// two"), the rest as before. rowRunBlocksAVX2 reads a sample's taps
+			// from its position rounded to the weight table: those within 2^-11
+			// of a pixel short of the row's last inside position would read a
+			// pixel past the row's end (times 0). Backwards they come first, and
+			// take rowRunBlocks.
+			end := int64(rn-2) << 32
+			safe := end - 1<<(32-cmLUTBits-1)
+			if dui < 0 {
+				if s = insideRange(n, ui, dui, safe, end); s > 0 {
+					rowRunBlocks(out, s, ostride, row, rn, ui, dui, &cmLUTPairs)
+					ui += int64(s) * dui
+				}
+			}
+			if k := insideRange(n-s, ui, dui, 1<<32, safe) &^ 3; k > 0 {
+				rowRunBlocksAVX2(out[s*ostride:], k, ostride, row, ui, dui, &cmLUTPairs)
+				s += k
+				ui += int64(k) * dui
+			}
+			if s == n {
+				return s
+			}
+		}
+		return s + rowRunBlocks(out[s*ostride:], n-s, ostride, row, rn, ui, dui, &cmLUTPairs)
 	}
 	return rowRunInt4Go(out, n, ostride, row, rn, ui, dui)
+}
+
+// insideRange is how many samples, of n from position ui (32.32, step dui), lie in
+// [lo, hi) before the first that does not: with lo 1<<32 and hi (rn-2)<<32,
+// rowRunInt4Go's loop's count for a row of rn pixels (i0 = ui >> 32 from 1 to
+// rn-3), without the loop.
+func insideRange(n int, ui, dui, lo, hi int64) int {
+	if ui < lo || ui >= hi {
+		return 0
+	}
+	var k int64
+	switch {
+	case dui > 0:
+		k = (hi-1-ui)/dui + 1
+	case dui < 0:
+		k = (ui-lo)/-dui + 1
+	default:
+		return n
+	}
+	return int(min(k, int64(n)))
 }
 
 func rowRunInt4Go(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64) int {

@@ -17,6 +17,22 @@ func rowRunBlocks(out []int16, n, ostride int, row []uint8, rn int, ui, dui int6
 func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16) {
 }
 
+func columnsRunBlocksVEX(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16) {
+}
+
+func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) {
+}
+
+// haveRowsAVX2 is false without the amd64 assembly.
+func haveRowsAVX2() bool { return false }
+
+// haveColumnsVEX is false without the amd64 assembly.
+func haveColumnsVEX() bool { return false }
+
+func gatherStrideBlocks(dst, src []uint8, at, step int) {}
+
+func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int) {}
+
 // haveResampleSIMD is false without the amd64 assembly.
 func haveResampleSIMD() bool { return false }
 

@@ -227,6 +227,17 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 	PADDL   X15, xr;          \
 	PSRAL   $20, xr
 
+// COLARGS loads the arguments columnsRunBlocks and columnsRunBlocksVEX share: dp
+// into DI, the column's first value's address into R8, cs in bytes into R10.
+#define COLARGS \
+	MOVQ dp_base+0(FP), DI;     \
+	MOVQ inter_base+24(FP), R8; \
+	MOVQ col+48(FP), R9;        \
+	SHLQ $1, R9;                \
+	ADDQ R9, R8;                \
+	MOVQ cs+56(FP), R10;        \
+	SHLQ $1, R10
+
 // func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 //
 // n wholly covered pixels: pixel j is written opaque to dp[4j:4j+4], sampled at
@@ -234,13 +245,7 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 // values 4s..4s+2 (int16). Two multiply-adds a pixel on pairs of taps (as the
 // horizontal pass), two pixels an iteration, packed and stored together.
 TEXT ·columnsRunBlocks(SB), NOSPLIT, $0-104
-	MOVQ  dp_base+0(FP), DI
-	MOVQ  inter_base+24(FP), R8
-	MOVQ  col+48(FP), R9
-	SHLQ  $1, R9
-	ADDQ  R9, R8
-	MOVQ  cs+56(FP), R10
-	SHLQ  $1, R10
+	COLARGS
 	MOVQ  mask+64(FP), R11
 	MOVQ  v+72(FP), DX
 	MOVQ  $0x100000000, AX
@@ -399,4 +404,289 @@ halfloop:
 	JNZ       halfloop
 
 halfdone:
+	RET
+
+// The same vertical pass with AVX (VEX encoding, 128-bit registers) and BMI1
+// (columnsRunBlocksVEX): the per-pixel address arithmetic in BEXTR, the weights
+// read by VPMADDWD itself, four pixels an iteration. The position
+// e runs 2^21 (half a weight-table step) ahead of tap 0's row, so that its bits
+// 22..31 are the weight row (lutIndex without the add) and its bits from 32 the slot
+// of tap 0. Where the fraction rounds up to a whole row (weight row 1024 in
+// columnsRunBlocks: 0, 0, 1, 0), e has moved on to the next row and weight row 0
+// (0, 1, 0, 0): the same pass-1 value times the same weight, the fourth tap's slot
+// (any value, read in the ring's repeated slots) times 0. (Two pixels a 256-bit
+// register with AVX2 took fewer instructions still, but more CPU time on the whole
+// draw: docs/benchmarks.md, "Rotated pictures, round two".)
+
+// COLVEX computes one pixel into xr as COLPIX: DX e, R8 the column, R10 cs in bytes,
+// R11 and R13 the BEXTR controls of the slot and the weight row, R12 the step, R9 the
+// weights, X14 the pair shuffle, X15 vRound; SI, BX and xt scratch. Then it steps.
+#define COLVEX(xr, xt) \
+	BEXTRQ   R11, DX, SI;         \
+	BEXTRQ   R13, DX, BX;         \
+	SHLQ     $5, BX;              \
+	VMOVDQU  (R8)(SI*8), xr;      \
+	VMOVDQU  16(R8)(SI*8), xt;    \
+	VPSHUFB  X14, xr, xr;         \
+	VPSHUFB  X14, xt, xt;         \
+	VPMADDWD (R9)(BX*1), xr, xr;  \
+	VPMADDWD 16(R9)(BX*1), xt, xt; \
+	VPADDD   xt, xr, xr;          \
+	VPADDD   X15, xr, xr;         \
+	VPSRAD   $20, xr, xr;         \
+	ADDQ     R10, R8;             \
+	ADDQ     R12, DX
+
+// func columnsRunBlocksVEX(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+//
+// columnsRunBlocks for n even, with e = v - 2^32 + 2^21 and slotCtl the BEXTR
+// control of the slot (start 32, the ring's mask's bit length).
+TEXT ·columnsRunBlocksVEX(SB), NOSPLIT, $0-104
+	COLARGS
+	MOVQ  e+64(FP), DX
+	MOVQ  dvi+72(FP), R12
+	MOVQ  n+80(FP), CX
+	MOVQ  slotCtl+88(FP), R11
+	MOVQ  pairs+96(FP), R9
+	// Bits 22..31: start 22, length 10.
+	MOVQ  $0x0a16, R13
+	VMOVDQU vRound<>(SB), X15
+	VMOVDQU colPairs16<>(SB), X14
+	MOVQ    $0xff000000ff000000, AX
+	VMOVQ   AX, X13
+	VPUNPCKLQDQ X13, X13, X13
+	SUBQ    $4, CX
+	JLT     vexpair
+
+vexloop:
+	// Four pixels an iteration, packed and stored together.
+	COLVEX(X0, X1)
+	COLVEX(X2, X3)
+	COLVEX(X4, X5)
+	COLVEX(X6, X7)
+	VPACKSSDW X2, X0, X0
+	VPACKSSDW X6, X4, X4
+	VPACKUSWB X4, X0, X0
+	VPOR      X13, X0, X0
+	VMOVDQU   X0, (DI)
+	ADDQ      $16, DI
+	SUBQ      $4, CX
+	JGE       vexloop
+
+vexpair:
+	// Two left (n is even).
+	ADDQ $4, CX
+	JZ   vexdone
+	COLVEX(X0, X1)
+	COLVEX(X2, X3)
+	VPACKSSDW X2, X0, X0
+	VPACKUSWB X0, X0, X0
+	VPOR      X13, X0, X0
+	VMOVQ     X0, (DI)
+
+vexdone:
+	RET
+
+// PAIRSUM is the arithmetic of the AVX2 kernel, two samples at once (one a 128-bit
+// lane): the taps in s0 and s1 shuffled (by k0 into d0, by k1 into d1;
+// d1 first, so that s0 may be s1 and d0) into pairs, multiplied by the pair weights
+// ywa, ywb and added, plus the rounding Y15, shifted right by sh: in d0.
+#define PAIRSUM(k0, s0, d0, k1, s1, d1, ywa, ywb, sh) \
+	VPSHUFB  k1, s1, d1;   \
+	VPSHUFB  k0, s0, d0;   \
+	VPMADDWD ywa, d0, d0;  \
+	VPMADDWD ywb, d1, d1;  \
+	VPADDD   d1, d0, d0;   \
+	VPADDD   Y15, d0, d0;  \
+	VPSRAD   $sh, d0, d0
+
+// The horizontal pass of the rotated path with AVX2 and BMI2 (rowRunBlocksAVX2): four
+// samples an iteration, two in each 256-bit register (one a 128-bit lane, as HSUM on
+// one sample), n of them all inside the row (the caller counts them), so the loop
+// has no bounds test.
+
+// ROWLOAD loads one sample's 16 source bytes into xs and its pair weights into xwa,
+// xwb, then steps: DX the position of tap 0 (32.32) plus 2^21, so that its bits
+// 22..31 are the weight row and its bits from 32 tap 0's pixel, as in
+// columnsRunBlocksVEX (where the fraction rounds up, the next pixel and weight row 0
+// instead of row 1024: the same pixel times the same weight, a fourth tap one pixel
+// further times 0); R12 the step, R13 32, R11 the BEXTR control of bits 22..31, R8
+// the row, R9 the weights; SI, BX scratch.
+#define ROWADDR \
+	SHRXQ  R13, DX, SI; \
+	BEXTRQ R11, DX, BX; \
+	SHLQ   $5, BX;      \
+	ADDQ   R12, DX
+
+#define ROWLOAD(xs, xwa, xwb) \
+	ROWADDR;                  \
+	VMOVDQU (R8)(SI*4), xs;   \
+	VMOVDQU (R9)(BX*1), xwa;  \
+	VMOVDQU 16(R9)(BX*1), xwb
+
+#define ROWLOADHI(ys, ywa, ywb) \
+	ROWADDR;                                \
+	VINSERTI128 $1, (R8)(SI*4), ys, ys;     \
+	VINSERTI128 $1, (R9)(BX*1), ywa, ywa;   \
+	VINSERTI128 $1, 16(R9)(BX*1), ywb, ywb
+
+// ROWSUM is HSUM on the two samples of ys (yt scratch). Y13, Y12: the pair
+// shuffles; Y15: hRound.
+#define ROWSUM(ys, ywa, ywb, yt) PAIRSUM(Y13, ys, ys, Y12, ys, yt, ywa, ywb, 8)
+
+// func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
+//
+// rowRunBlocks for n samples, a multiple of 4, every one with its four taps inside
+// the row, and the fourth tap of its rounded position too (rowRunInt4): sample s to
+// out[s*ostride:][:4] (the fourth value alpha's, as HTAPS16).
+TEXT ·rowRunBlocksAVX2(SB), NOSPLIT, $0-88
+	MOVQ  out_base+0(FP), DI
+	MOVQ  n+24(FP), CX
+	MOVQ  ostride+32(FP), R10
+	SHLQ  $1, R10
+	LEAQ  (R10)(R10*2), R14
+	MOVQ  row_base+40(FP), R8
+	MOVQ  ui+64(FP), DX
+	MOVQ  $0x100000000-0x200000, AX
+	SUBQ  AX, DX
+	MOVQ  dui+72(FP), R12
+	MOVQ  pairs+80(FP), R9
+	MOVQ  $32, R13
+	// Bits 22..31: start 22, length 10.
+	MOVQ  $0x0a16, R11
+	SHRQ  $2, CX
+	JZ    rowavxdone
+	VBROADCASTI128 rgbaPair01<>(SB), Y13
+	VBROADCASTI128 rgbaPair23<>(SB), Y12
+	VBROADCASTI128 hRound<>(SB), Y15
+
+rowavxloop:
+	// Samples s, s+1 in the low lanes of Y0 and Y4, s+2, s+3 in the high ones.
+	ROWLOAD(X0, X1, X2)
+	ROWLOAD(X4, X5, X6)
+	ROWLOADHI(Y0, Y1, Y2)
+	ROWLOADHI(Y4, Y5, Y6)
+	ROWSUM(Y0, Y1, Y2, Y3)
+	ROWSUM(Y4, Y5, Y6, Y7)
+	// Lanes (s, s+1) and (s+2, s+3) as four int16 each.
+	VPACKSSDW   Y4, Y0, Y0
+	VMOVQ       X0, (DI)
+	VPEXTRQ     $1, X0, (DI)(R10*1)
+	VEXTRACTI128 $1, Y0, X1
+	VMOVQ       X1, (DI)(R10*2)
+	VPEXTRQ     $1, X1, (DI)(R14*1)
+	LEAQ        (DI)(R10*4), DI
+	DECQ        CX
+	JNZ         rowavxloop
+	VZEROUPPER
+
+rowavxdone:
+	RET
+
+// func gatherStrideBlocks(dst, src []uint8, at, step int)
+//
+// dst[i] = src[at + i*step] for every i of dst (gatherStride checks the indexes):
+// a picture's column read for the transposed span fetchers, four bytes a step.
+TEXT ·gatherStrideBlocks(SB), NOSPLIT, $0-64
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), SI
+	ADDQ at+48(FP), SI
+	MOVQ step+56(FP), DX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (DX*4), R9
+	SUBQ $4, CX
+	JLT  gathertail
+
+gatherloop:
+	MOVBLZX (SI), AX
+	MOVB    AX, (DI)
+	MOVBLZX (SI)(DX*1), AX
+	MOVB    AX, 1(DI)
+	MOVBLZX (SI)(DX*2), AX
+	MOVB    AX, 2(DI)
+	MOVBLZX (SI)(R8*1), AX
+	MOVB    AX, 3(DI)
+	ADDQ    R9, SI
+	ADDQ    $4, DI
+	SUBQ    $4, CX
+	JGE     gatherloop
+
+gathertail:
+	ADDQ $4, CX
+	JZ   gatherdone
+
+gatherone:
+	MOVBLZX (SI), AX
+	MOVB    AX, (DI)
+	ADDQ    DX, SI
+	INCQ    DI
+	DECQ    CX
+	JNZ     gatherone
+
+gatherdone:
+	RET
+
+
+// func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int)
+//
+// gatherStrideBlocks on two planes at once (a picture's Cb and Cr): dst0[i] =
+// src0[at + i*step] and dst1[i] = src1[at + i*step] for every i of dst0 (dst1 as
+// long; gatherStride2 checks the indexes), four of each a step.
+TEXT ·gatherStride2Blocks(SB), NOSPLIT, $0-112
+	MOVQ dst0_base+0(FP), DI
+	MOVQ dst0_len+8(FP), CX
+	MOVQ dst1_base+24(FP), R10
+	MOVQ src0_base+48(FP), SI
+	MOVQ src1_base+72(FP), R11
+	MOVQ at+96(FP), AX
+	ADDQ AX, SI
+	ADDQ AX, R11
+	MOVQ step+104(FP), DX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (DX*4), R9
+	SUBQ $4, CX
+	JLT  gather2tail
+
+gather2loop:
+	MOVBLZX (SI), AX
+	MOVBLZX (R11), BX
+	MOVB    AX, (DI)
+	MOVB    BX, (R10)
+	MOVBLZX (SI)(DX*1), AX
+	MOVBLZX (R11)(DX*1), BX
+	MOVB    AX, 1(DI)
+	MOVB    BX, 1(R10)
+	MOVBLZX (SI)(DX*2), AX
+	MOVBLZX (R11)(DX*2), BX
+	MOVB    AX, 2(DI)
+	MOVB    BX, 2(R10)
+	MOVBLZX (SI)(R8*1), AX
+	MOVBLZX (R11)(R8*1), BX
+	MOVB    AX, 3(DI)
+	MOVB    BX, 3(R10)
+	ADDQ    R9, SI
+	ADDQ    R9, R11
+	ADDQ    $4, DI
+	ADDQ    $4, R10
+	SUBQ    $4, CX
+	JGE     gather2loop
+
+gather2tail:
+	ADDQ $4, CX
+	JZ   gather2done
+
+gather2one:
+	MOVBLZX (SI), AX
+	MOVBLZX (R11), BX
+	MOVB    AX, (DI)
+	MOVB    BX, (R10)
+	ADDQ    DX, SI
+	ADDQ    DX, R11
+	INCQ    DI
+	INCQ    R10
+	DECQ    CX
+	JNZ     gather2one
+
+gather2done:
 	RET

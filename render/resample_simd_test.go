@@ -57,15 +57,32 @@ func TestResampleRowRGBMatchesGo(t *testing.T) {
 // across the row's ends.
 func TestRowRunInt4MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
-	for range 3000 {
-		rn := r.IntN(40)
+	for iter := range 3000 {
+		// Short rows and runs around the blocks' ends, and long ones (the AVX2
+		// kernel's four-sample blocks).
+		size := 40
+		if iter%2 == 1 {
+			size = 300
+		}
+		rn := r.IntN(size)
 		row := make([]uint8, 4*rn)
 		for i := range row {
 			row[i] = uint8(r.Uint32())
 		}
-		n, ostride := r.IntN(30), 4+r.IntN(4)
+		n, ostride := r.IntN(size*3/4), 4+r.IntN(4)
 		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
 		dui := toFixed32((r.Float64() - 0.5) * 3)
+		if iter%3 == 0 {
+			// Whole-pixel steps from a fraction that rounds up to the next pixel
+			// (weight row 1024), up to the row's ends.
+			ui, dui = ui|0xfff00000, dui&^0xffffffff
+			if dui == 0 {
+				dui = 1 << 32
+			}
+			if iter%2 == 1 {
+				dui = -dui
+			}
+		}
 		got := make([]int16, n*ostride+4)
 		for i := range got {
 			got[i] = int16(r.Uint32())
@@ -75,6 +92,31 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 		wn := rowRunInt4Go(want, n, ostride, row, rn, ui, dui)
 		if gn != wn || !slices.Equal(got, want) {
 			t.Fatalf("rn %d n %d ui %x dui %x: %d samples %v, want %d %v", rn, n, ui, dui, gn, got, wn, want)
+		}
+	}
+}
+
+// insideRange counts the samples rowRunInt4Go's loop takes, forwards, backwards and
+// standing still, from inside and outside the row, near whole pixels.
+func TestInsideRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(39, 40))
+	for iter := range 20000 {
+		rn := 4 + r.IntN(100)
+		n := r.IntN(200)
+		ui := toFixed32(r.Float64()*float64(rn+4) - 2)
+		dui := toFixed32((r.Float64() - 0.5) * 4)
+		switch iter % 4 {
+		case 1:
+			dui &^= 0xffffffff
+		case 2:
+			ui, dui = ui&^0xffffffff-int64(r.IntN(2)), 0
+		}
+		want := 0
+		for v := ui; want < n && v>>32 >= 1 && v>>32 <= int64(rn-3); v += dui {
+			want++
+		}
+		if got := insideRange(n, ui, dui, 1<<32, int64(rn-2)<<32); got != want {
+			t.Fatalf("n %d rn %d ui %x dui %x: %d, want %d", n, rn, ui, dui, got, want)
 		}
 	}
 }
@@ -96,6 +138,13 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 				inter[i] = int16(r.Uint32())
 			}
 		}
+		// The ring's repeated slots hold their slots' values, as drawTransformed
+		// keeps them (mirrorSlot): where a fraction rounds up to a whole row,
+		// columnsRunBlocksVEX reads the row's value from its slot where the others
+		// read it from the slot's copy after the ring's end.
+		for s := range 3 {
+			mirrorSlot(inter, bw, cs, ring, s)
+		}
 		mrow := make([]uint8, bw)
 		for i := range mrow {
 			switch r.IntN(4) {
@@ -111,6 +160,11 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		hi := lo + r.IntN(bw-lo+1)
 		vi := toFixed32(1 + r.Float64()*float64(ring))
 		dvi := toFixed32((r.Float64() - 0.5) * 2)
+		if iter%3 == 0 {
+			// Whole-row steps from a fraction that rounds up to the next row: weight
+			// row 1024 at every pixel.
+			vi, dvi = vi|0xfff00000, dvi&^0xffffffff
+		}
 		opacity := 1.0
 		if r.IntN(4) == 0 {
 			opacity = 0.5
@@ -211,6 +265,44 @@ func TestYCbCrRowFetchMatchesStdlib(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// gatherStride and gatherStride2 (four bytes a step where the assembly is) read what
+// the Go loop reads, forwards and backwards, at every length around their blocks.
+func TestGatherStride(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	src := make([]uint8, 5000)
+	for i := range src {
+		src[i] = uint8(r.Uint32())
+	}
+	for range 2000 {
+		n := r.IntN(40)
+		step := r.IntN(120) - 60
+		at := r.IntN(len(src))
+		if n > 0 {
+			// Keep the last index inside src.
+			at = min(max(at, -step*(n-1)), len(src)-1-max(step*(n-1), 0))
+		}
+		got, want := make([]uint8, n), make([]uint8, n)
+		gatherStride(got, src, at, step)
+		for i := range want {
+			want[i] = src[at+i*step]
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("n %d at %d step %d:\n got %v\nwant %v", n, at, step, got, want)
+		}
+		// Two planes at once: src and src read backwards.
+		rev := slices.Clone(src)
+		slices.Reverse(rev)
+		got0, got1, want1 := make([]uint8, n), make([]uint8, n), make([]uint8, n)
+		gatherStride2(got0, got1, src, rev, at, step)
+		for i := range want1 {
+			want1[i] = rev[at+i*step]
+		}
+		if !bytes.Equal(got0, want) || !bytes.Equal(got1, want1) {
+			t.Fatalf("two planes, n %d at %d step %d:\n got %v %v\nwant %v %v", n, at, step, got0, got1, want, want1)
 		}
 	}
 }

@@ -189,7 +189,7 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 		// The first pixel has a chroma sample of its own: converted alone, so that
 		// the blocks below start on a pair and only the run's last pixels (fewer
 		// than four) are converted one at a time.
-		yccRowHalf(out[:4], ps, m.Y[yi:yi+1], m.Cb[ci:ci+1], m.Cr[ci:ci+1], 0)
+		yccPixel(out, ps, m.Y[yi], m.Cb[ci], m.Cr[ci])
 		out, yi, ci, n = out[ps:], yi+ys, ci+cs, n-1
 	}
 	// The planes' headers in locals: read through m, they were loaded again for
@@ -199,35 +199,56 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 	var cbp, crp [64]uint8
 	for at := 0; at < n; at += len(yp) {
 		c := min(len(yp), n-at)
-		// Four pixels and two chroma pairs a step (a bounds check each, no loop
-		// overhead between them); at is even, so pixel at+i's chroma is at/2 + i/2
-		// samples on.
-		i := 0
-		for ; i+4 <= c; i += 4 {
-			q := yp[i : i+4 : i+4]
-			q[0], q[1], q[2], q[3] = Y[yi], Y[yi+ys], Y[yi+2*ys], Y[yi+3*ys]
-			yi += 4 * ys
-		}
-		for ; i < c; i++ {
-			yp[i] = Y[yi]
-			yi += ys
-		}
+		gatherStride(yp[:c], Y, yi, ys)
+		yi += c * ys
+		// at is even, so pixel at+i's chroma is at/2 + i/2 samples on.
 		nc := (c + 1) / 2
 		cj := ci + (at>>1)*cs
-		k := 0
-		for ; k+2 <= nc; k += 2 {
-			qb, qr := cbp[k:k+2:k+2], crp[k:k+2:k+2]
-			qb[0], qr[0], qb[1], qr[1] = Cb[cj], Cr[cj], Cb[cj+cs], Cr[cj+cs]
-			cj += 2 * cs
-		}
-		if k < nc {
-			cbp[k], crp[k] = Cb[cj], Cr[cj]
-		}
+		gatherStride2(cbp[:nc], crp[:nc], Cb, Cr, cj, cs)
 		end := ps * (at + c)
 		if ps == 3 {
 			end += 4
 		}
 		yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], 0)
+	}
+}
+
+// gatherStride sets dst[i] = src[at + i*step] for every i of dst, four bytes a step
+// with gatherStrideBlocks where the assembly is: the Go loop, a bounds check a byte,
+// cost the 60° rotated draw about 70M instructions, a sixth of it (callgrind;
+// docs/benchmarks.md, "Rotated pictures, round two").
+func gatherStride(dst, src []uint8, at, step int) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	// The indexes are linear in i: the first and last inside src, all are.
+	if last := at + (n-1)*step; haveResampleSIMD() && uint(at) < uint(len(src)) && uint(last) < uint(len(src)) {
+		gatherStrideBlocks(dst, src, at, step)
+		return
+	}
+	for i := range dst {
+		dst[i] = src[at]
+		at += step
+	}
+}
+
+// gatherStride2 is gatherStride on two planes (a picture's Cb and Cr) with the same
+// indexes, dst1 as long as dst0: one loop, half the calls (about 3M instructions a
+// 60° draw).
+func gatherStride2(dst0, dst1, src0, src1 []uint8, at, step int) {
+	n := len(dst0)
+	dst1 = dst1[:n]
+	if n == 0 {
+		return
+	}
+	if last := at + (n-1)*step; haveResampleSIMD() && uint(at) < uint(min(len(src0), len(src1))) && uint(last) < uint(min(len(src0), len(src1))) {
+		gatherStride2Blocks(dst0, dst1, src0, src1, at, step)
+		return
+	}
+	for i := range dst0 {
+		dst0[i], dst1[i] = src0[at], src1[at]
+		at += step
 	}
 }
 
@@ -237,15 +258,7 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 // yccHalfBlocks where the CPU has it (about 10 instructions a pixel instead of 65:
 // docs/benchmarks.md, "Rotated pictures, fourth round"), the rest one at a time.
 func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
-	one := func(i, k int) {
-		if ps == 4 {
-			yccToRGBA(buf[4*i:4*i+4], yrow[i], cb[k], cr[k])
-			return
-		}
-		rc, gc, bc := chromaTerms(cb[k], cr[k])
-		q := buf[3*i : 3*i+3 : 3*i+3]
-		q[0], q[1], q[2] = lumaPlusChroma(yrow[i], rc, gc, bc)
-	}
+	one := func(i, k int) { yccPixel(buf[ps*i:], ps, yrow[i], cb[k], cr[k]) }
 	i, k := 0, 0
 	if ph == 1 && len(yrow) > 0 {
 		one(0, 0)
@@ -265,6 +278,17 @@ func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
 	for ; i < len(yrow); i++ {
 		one(i, (i+ph)>>1)
 	}
+}
+
+// yccPixel converts one YCbCr pixel to opaque RGBA (ps 4) or RGB (ps 3) at q.
+func yccPixel(q []uint8, ps int, yv, cb, cr uint8) {
+	if ps == 4 {
+		yccToRGBA(q[:4], yv, cb, cr)
+		return
+	}
+	rc, gc, bc := chromaTerms(cb, cr)
+	q = q[:3:3]
+	q[0], q[1], q[2] = lumaPlusChroma(yv, rc, gc, bc)
 }
 
 // yccToRGBA is color.YCbCrToRGB's arithmetic (JFIF coefficients at 2^16, rounding
