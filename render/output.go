@@ -43,11 +43,12 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 		// are compressed ahead (pngenc.Ahead, Scene.finalRows). Not for a soft
 		// proof, which rewrites every pixel after drawing.
 		var ahead *pngenc.Ahead
+		opaque := opaqueCanvas(s)
 		if s.awaitMedia != nil && !r.print.CMYK() {
 			s.finalRows = func(canvas *image.RGBA, y0, y1 int) {
 				if ahead == nil {
 					var err error
-					if ahead, err = pngenc.NewAhead(canvas, r.pngOptions(s.DPI)); err != nil {
+					if ahead, err = pngenc.NewAhead(canvas, r.pngOptions(s.DPI, opaque)); err != nil {
 						// Encode reports the same error.
 						return
 					}
@@ -73,7 +74,7 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 		if ahead != nil {
 			err = ahead.Encode(ctx, cw)
 		} else {
-			err = r.encodePNG(ctx, cw, canvas, s.DPI)
+			err = r.encodePNG(ctx, cw, canvas, s.DPI, opaque)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
@@ -296,10 +297,30 @@ func (r *Renderer) opaquePNG(ctx context.Context, s *Scene) (*bytes.Buffer, erro
 	}
 	flattenOnWhite(canvas)
 	var buf bytes.Buffer
-	if err := r.encodePNG(ctx, &buf, canvas, s.DPI); err != nil {
+	if err := r.encodePNG(ctx, &buf, canvas, s.DPI, true); err != nil {
 		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
 	return &buf, nil
+}
+
+// opaqueCanvas reports whether the scene's raster is opaque in every pixel because
+// one of its layers is an opaque fill over the whole canvas: every layer composites
+// Over, which never lowers a pixel's alpha, so what the fill made opaque stays so
+// whatever is drawn after it (pngenc checks each row as it encodes it all the same).
+func opaqueCanvas(s *Scene) bool {
+	toPx := s.ToPixel()
+	all := image.Rect(0, 0, s.WidthPx, s.HeightPx)
+	for i := range s.Layers {
+		l := &s.Layers[i]
+		if l.Kind != LayerFill || l.Fill == nil || l.Fill.Color.A != 255 || l.Opacity != 1 {
+			continue
+		}
+		clip := pixelRect(toPx, l.Clip).Intersect(all)
+		if all.In(pixelRect(toPx.Mul(l.Transform), l.Fill.Rect).Intersect(clip)) {
+			return true
+		}
+	}
+	return false
 }
 
 // flattenOnWhite composites the canvas over white in place, leaving it opaque.
@@ -318,13 +339,15 @@ func flattenOnWhite(img *image.RGBA) {
 
 // encodePNG writes img as an 8-bit PNG (RGB when every pixel is opaque, RGBA
 // otherwise) with its dpi in a pHYs chunk, compressing row strips on all workers.
-func (r *Renderer) encodePNG(ctx context.Context, w io.Writer, img image.Image, dpi float64) error {
-	return pngenc.EncodeContext(ctx, w, img, r.pngOptions(dpi))
+// opaque declares every pixel opaque (opaqueCanvas), sparing the encoder a scan of
+// the whole image.
+func (r *Renderer) encodePNG(ctx context.Context, w io.Writer, img image.Image, dpi float64, opaque bool) error {
+	return pngenc.EncodeContext(ctx, w, img, r.pngOptions(dpi, opaque))
 }
 
 // pngOptions are the encoder's settings for a PNG at dpi.
-func (r *Renderer) pngOptions(dpi float64) pngenc.Options {
-	opt := pngenc.Options{DPI: dpi, Workers: r.opts.Workers, SRGB: r.print.CMYK()}
+func (r *Renderer) pngOptions(dpi float64, opaque bool) pngenc.Options {
+	opt := pngenc.Options{DPI: dpi, Workers: r.opts.Workers, SRGB: r.print.CMYK(), Opaque: opaque}
 	if r.opts.PNGSpeed == PNGSpeedFastest {
 		opt.Level = pngenc.LevelHuffmanOnly
 	}

@@ -171,11 +171,53 @@ func TestPNGAheadSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
-		if err := r.encodePNG(context.Background(), &want, canvas, s.DPI); err != nil {
+		if err := r.encodePNG(context.Background(), &want, canvas, s.DPI, false); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Errorf("%s: RenderView wrote %d bytes differing from the finished canvas's %d", tc.design, got.Len(), want.Len())
+		}
+	}
+}
+
+// opaqueCanvas: an opaque fill over the whole canvas, wherever it is in the layers,
+// makes it opaque; a translucent, faded or partial fill does not.
+func TestOpaqueCanvas(t *testing.T) {
+	r := newRenderer(t, Options{})
+	base, _, _ := aheadScene(t, r)
+	b := base.Box
+	fill := func(rc Rect, c color.NRGBA, opacity float64) Layer {
+		return Layer{Kind: LayerFill, Clip: b, Opacity: opacity, Transform: svg.Identity, Fill: &FillLayer{Rect: rc, Color: c}}
+	}
+	opaque, translucent := color.NRGBA{10, 20, 30, 255}, color.NRGBA{10, 20, 30, 254}
+	for _, tc := range []struct {
+		name   string
+		layers []Layer
+		want   bool
+	}{
+		{"opaque fill over the box", []Layer{fill(b, opaque, 1)}, true},
+		{"opaque fill above a picture", []Layer{base.Layers[1], fill(b, opaque, 1)}, true},
+		{"translucent colour", []Layer{fill(b, translucent, 1)}, false},
+		{"layer opacity", []Layer{fill(b, opaque, 0.99)}, false},
+		{"a strip short", []Layer{fill(Rect{X: b.X, Y: b.Y, W: b.W, H: b.H * 0.98}, opaque, 1)}, false},
+		{"no fill", []Layer{base.Layers[1]}, false},
+	} {
+		s := *base
+		s.Layers = tc.layers
+		if got := opaqueCanvas(&s); got != tc.want {
+			t.Errorf("%s: opaqueCanvas = %v, want %v", tc.name, got, tc.want)
+		}
+		if !tc.want {
+			continue
+		}
+		canvas, err := r.Rasterize(context.Background(), &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 3; i < len(canvas.Pix); i += 4 {
+			if canvas.Pix[i] != 255 {
+				t.Fatalf("%s: pixel %d has alpha %d", tc.name, i/4, canvas.Pix[i])
+			}
 		}
 	}
 }

@@ -146,7 +146,9 @@ func (a *Ahead) stop() map[int]strip {
 func (a *Ahead) Encode(ctx context.Context, w io.Writer) error {
 	pre := a.stop()
 	var src source
-	if a.opaqueBut(pre) {
+	if a.cfg.opaque {
+		src = declaredOpaqueSource(a.img)
+	} else if a.opaqueBut(pre) {
 		src = opaqueRGBASource(a.img)
 	} else {
 		src = newSource(a.img, a.cfg.workers)

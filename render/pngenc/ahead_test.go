@@ -113,3 +113,44 @@ func TestAheadDiscardAndErrors(t *testing.T) {
 		t.Error("NewAhead with negative workers: no error")
 	}
 }
+
+// Options.Opaque: an opaque *image.RGBA gives the bytes the scan would; a translucent
+// pixel fails the encoding (never an RGB file that dropped it), compressed ahead or
+// not; other image types ignore the declaration.
+func TestOpaqueDeclared(t *testing.T) {
+	img := noisy("rgba", 45, 70, "opaque", 5).(*image.RGBA)
+	opt := Options{StripRows: 8}
+	want := encodeBytes(t, img, opt)
+	opt.Opaque = true
+	if got := encodeBytes(t, img, opt); !bytes.Equal(got, want) {
+		t.Error("declared opaque: bytes differ from the scanned encoding")
+	}
+	a, err := NewAhead(img, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Final(0, 30)
+	var buf bytes.Buffer
+	if err := a.Encode(context.Background(), &buf); err != nil || !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("Ahead, declared opaque: err %v, same bytes %v", err, bytes.Equal(buf.Bytes(), want))
+	}
+
+	for _, row := range []int{0, 33, 69} {
+		bad := noisy("rgba", 45, 70, "opaque", 5).(*image.RGBA)
+		bad.Pix[bad.PixOffset(44, row)+3] = 0xfe
+		var ie *InputError
+		if err := Encode(&bytes.Buffer{}, bad, opt); !errors.As(err, &ie) {
+			t.Errorf("translucent pixel in row %d: %v, want an *InputError", row, err)
+		}
+		a, _ := NewAhead(bad, opt)
+		a.Final(0, 70)
+		if err := a.Encode(context.Background(), &bytes.Buffer{}); !errors.As(err, &ie) {
+			t.Errorf("Ahead, translucent pixel in row %d: %v, want an *InputError", row, err)
+		}
+	}
+
+	nrgba := noisy("nrgba", 20, 20, "mixed", 2)
+	if got, want := encodeBytes(t, nrgba, opt), encodeBytes(t, nrgba, Options{StripRows: 8}); !bytes.Equal(got, want) {
+		t.Error("an *image.NRGBA declared opaque is not encoded as without the declaration")
+	}
+}

@@ -24,6 +24,9 @@ type source struct {
 	// copy), or scratch filled in. scratch has width*bpp bytes. The returned slice is
 	// only read, never written.
 	row func(y int, scratch []byte) []byte
+	// check, when set, reports whether row y agrees with the colour type; it runs
+	// right after row, while the row is in cache (declaredOpaqueSource).
+	check func(y int) bool
 }
 
 // newSource picks the row reader for img: fast paths for the types a renderer produces,
@@ -107,6 +110,15 @@ func opaqueRGBASource(m *image.RGBA) source {
 			return dst
 		},
 	}
+}
+
+// declaredOpaqueSource is opaqueRGBASource for an image the caller declares opaque
+// (Options.Opaque), each row checked as it is read.
+func declaredOpaqueSource(m *image.RGBA) source {
+	s := opaqueRGBASource(m)
+	w := m.Rect.Dx()
+	s.check = func(y int) bool { return opaqueRows(m.Pix, m.Stride, w, y, y+1, nil) }
+	return s
 }
 
 // rawSource reads tightly or loosely packed 8-bit pixels (bpp bytes each) from pix.
