@@ -40,11 +40,12 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 	switch s.Type {
 	case model.ExportPNG:
 		// While a picture decodes, the rows it and the layers above it leave alone
-		// are compressed ahead (pngenc.Ahead, Scene.finalRows). Not for a soft
+		// are compressed ahead (pngenc.Ahead, Scene.finalRows), when an opaque
+		// background makes the file RGB whatever is drawn later. Not for a soft
 		// proof, which rewrites every pixel after drawing.
 		var ahead *pngenc.Ahead
 		opaque := opaqueCanvas(s)
-		if s.awaitMedia != nil && !r.print.CMYK() {
+		if opaque && s.awaitMedia != nil && !r.print.CMYK() {
 			s.finalRows = func(canvas *image.RGBA, y0, y1 int) {
 				if ahead == nil {
 					var err error

@@ -13,10 +13,10 @@ import (
 // once the whole canvas is final: byte for byte the file EncodeContext writes, since
 // a strip's bytes depend on its rows and the row above them only.
 //
-// Strips are compressed ahead only while the canvas can be written as RGB, every
-// pixel opaque (a print canvas on a background colour): a strip whose rows are not
-// is left to Encode, which writes RGBA and drops the strips compressed ahead if any
-// pixel turns out translucent.
+// The image must be declared opaque (Options.Opaque, as a renderer knows of a
+// canvas under an opaque background): the file is RGB, and a strip's bytes do not
+// wait on the colour type of rows not yet drawn. Each row is checked as it is
+// compressed, ahead or not; a translucent one fails Encode.
 //
 // One goroutine compresses the strips ahead, one at a time, so that it takes at most
 // one core from the drawing it overlaps.
@@ -42,6 +42,9 @@ func NewAhead(img *image.RGBA, opt Options) (*Ahead, error) {
 	cfg, err := opt.resolve()
 	if err != nil {
 		return nil, err
+	}
+	if !cfg.opaque {
+		return nil, &InputError{Reason: "compressing ahead needs an image declared opaque (Options.Opaque)"}
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if err := checkSize(w, h); err != nil {
@@ -94,8 +97,7 @@ func (a *Ahead) stripFinal(i int) bool {
 
 // work compresses the queued strips until the queue is empty or the Ahead stops.
 func (a *Ahead) work() {
-	src := opaqueRGBASource(a.img)
-	sw := newStripWorker(src, a.cfg, klauspostFlate)
+	sw := newStripWorker(declaredOpaqueSource(a.img), a.cfg, klauspostFlate)
 	defer sw.release()
 	n := len(a.queued)
 	for {
@@ -109,18 +111,10 @@ func (a *Ahead) work() {
 		a.queue = a.queue[1:]
 		a.mu.Unlock()
 
-		y0, y1 := i*a.strip, min(a.rows, (i+1)*a.strip)
-		if !opaqueRows(a.img.Pix, a.img.Stride, a.img.Rect.Dx(), y0, y1, nil) {
-			// The file will be RGBA: nothing compressed ahead as RGB can be used.
-			a.mu.Lock()
-			a.stopped = true
-			a.running = false
-			a.mu.Unlock()
-			return
-		}
 		s := sw.compress(i, n)
 		a.mu.Lock()
 		if s.err != nil {
+			// A translucent row: Encode meets it again and reports it.
 			a.stopped = true
 		} else {
 			a.done[i] = s
@@ -144,43 +138,7 @@ func (a *Ahead) stop() map[int]strip {
 // Encode writes the image, every row of which is now final, to w as EncodeContext
 // does, compressing the strips not compressed ahead on all workers.
 func (a *Ahead) Encode(ctx context.Context, w io.Writer) error {
-	pre := a.stop()
-	var src source
-	if a.cfg.opaque {
-		src = declaredOpaqueSource(a.img)
-	} else if a.opaqueBut(pre) {
-		src = opaqueRGBASource(a.img)
-	} else {
-		src = newSource(a.img, a.cfg.workers)
-		release(pre)
-		pre = nil
-	}
-	return encodeWith(ctx, w, src, a.cfg, klauspostFlate, pre)
-}
-
-// opaqueBut reports whether every pixel outside the strips of pre is opaque: those
-// were found opaque before they were compressed, and their rows are final.
-func (a *Ahead) opaqueBut(pre map[int]strip) bool {
-	m := a.img
-	w := m.Rect.Dx()
-	for y0 := 0; y0 < a.rows; {
-		if _, ok := pre[y0/a.strip]; ok {
-			y0 += a.strip
-			continue
-		}
-		y1 := y0
-		for y1 < a.rows {
-			if _, ok := pre[y1/a.strip]; ok {
-				break
-			}
-			y1 = min(a.rows, y1+a.strip)
-		}
-		if !opaqueParallel(m.Pix[y0*m.Stride:], m.Stride, w, y1-y0, a.cfg.workers) {
-			return false
-		}
-		y0 = y1
-	}
-	return true
+	return encodeWith(ctx, w, declaredOpaqueSource(a.img), a.cfg, klauspostFlate, a.stop())
 }
 
 // Discard ends the work ahead when the image will not be encoded (its drawing

@@ -10,42 +10,36 @@ import (
 )
 
 // Compressing strips ahead, whatever rows are declared final and in whatever order,
-// writes the same bytes as encoding the finished image at once.
+// writes the same bytes as encoding the finished image at once (translucent pixels:
+// TestOpaqueDeclared).
 func TestAheadSameBytes(t *testing.T) {
 	const w, h, stripRows = 61, 100, 8 // 13 strips, the last one short
 	type span struct{ y0, y1 int }
 	for _, tc := range []struct {
 		name  string
 		spans []span
-		// translucent: a row given one translucent pixel (-1: none).
-		translucent int
 		// ahead: the number of strips expected compressed ahead.
 		ahead int
 	}{
-		{"nothing final", nil, -1, 0},
-		{"everything at once", []span{{0, h}}, -1, 13},
-		{"top and bottom", []span{{0, 20}, {60, h}}, -1, 2 + 5},
+		{"nothing final", nil, 0},
+		{"everything at once", []span{{0, h}}, 13},
+		{"top and bottom", []span{{0, 20}, {60, h}}, 2 + 5},
 		// Strip 7 (rows 56..63) needs row 55 above it, which is not final.
-		{"bottom from a strip's first row", []span{{56, h}}, -1, 5},
+		{"bottom from a strip's first row", []span{{56, h}}, 5},
 		{"row by row, bottom up", func() (s []span) {
 			for y := h - 1; y >= 0; y-- {
 				s = append(s, span{y, y + 1})
 			}
 			return
-		}(), -1, 13},
-		{"overlapping and out of range", []span{{-5, 30}, {10, 50}, {90, 200}, {40, 41}}, -1, 6 + 1},
-		{"translucent pixel in a final strip", []span{{0, h}}, 33, -1},
-		{"translucent pixel outside the final rows", []span{{0, 20}}, 70, -1},
+		}(), 13},
+		{"overlapping and out of range", []span{{-5, 30}, {10, 50}, {90, 200}, {40, 41}}, 6 + 1},
 	} {
 		for _, workers := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(t *testing.T) {
 				img := noisy("rgba", w, h, "opaque", 11).(*image.RGBA)
-				if tc.translucent >= 0 {
-					img.Pix[img.PixOffset(17, tc.translucent)+3] = 0x80
-					img.Pix[img.PixOffset(17, tc.translucent)] = 0x40
-				}
 				opt := Options{StripRows: stripRows, Workers: workers, DPI: 300}
 				want := encodeBytes(t, img, opt)
+				opt.Opaque = true
 
 				a, err := NewAhead(img, opt)
 				if err != nil {
@@ -59,7 +53,7 @@ func TestAheadSameBytes(t *testing.T) {
 				a.mu.Lock()
 				got := len(a.done)
 				a.mu.Unlock()
-				if tc.ahead >= 0 && got != tc.ahead {
+				if got != tc.ahead {
 					t.Errorf("%d strips compressed ahead, want %d", got, tc.ahead)
 				}
 				var buf bytes.Buffer
@@ -79,7 +73,10 @@ func TestAheadSameBytes(t *testing.T) {
 // cancelled context or a failing writer ends Encode with their errors.
 func TestAheadDiscardAndErrors(t *testing.T) {
 	img := noisy("rgba", 40, 64, "opaque", 3).(*image.RGBA)
-	opt := Options{StripRows: 4}
+	if _, err := NewAhead(img, Options{StripRows: 4}); err == nil {
+		t.Error("NewAhead of an image not declared opaque: no error")
+	}
+	opt := Options{StripRows: 4, Opaque: true}
 	a, err := NewAhead(img, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +106,7 @@ func TestAheadDiscardAndErrors(t *testing.T) {
 	if _, err := NewAhead(image.NewRGBA(image.Rect(0, 0, 0, 5)), opt); err == nil {
 		t.Error("NewAhead of an empty image: no error")
 	}
-	if _, err := NewAhead(img, Options{Workers: -1}); err == nil {
+	if _, err := NewAhead(img, Options{Workers: -1, Opaque: true}); err == nil {
 		t.Error("NewAhead with negative workers: no error")
 	}
 }
