@@ -22,9 +22,19 @@ func FuzzEventsFile(f *testing.F) {
 		if verr == nil {
 			return
 		}
+		// The error names stores and shows URLs, which may contain a secret's text
+		// by chance (a URL of zeros, a secret of zeros): only what is left once
+		// they are taken out must not show it.
+		msg := verr.Error()
+		for store, eps := range stores {
+			for _, e := range eps {
+				msg = strings.ReplaceAll(msg, e.URL, "")
+			}
+			msg = strings.ReplaceAll(msg, store, "")
+		}
 		for _, eps := range stores {
 			for _, e := range eps {
-				if len(e.Secret) >= 12 && strings.Contains(verr.Error(), e.Secret) {
+				if len(e.Secret) >= 12 && strings.Contains(msg, e.Secret) {
 					t.Fatalf("error %q shows a secret", verr)
 				}
 			}
