@@ -15,8 +15,10 @@ import (
 // by render/jpegdec (docs/benchmarks.md, "JPEG decoding"): the T-shirt's 2000 x 2000
 // photo whole and down to row 1697, the rows its render reads (the export box crops the
 // rest), and the poster's 5100 x 7200 photo (written by go run ./bench/gen; skipped when
-// absent), which its render reads whole. Run with -test.cpu 1,2: jpegdec's inverse DCT
-// runs on a second goroutine.
+// absent), which its render reads whole. jpegdec's inverse DCT runs on a second
+// goroutine: compare GOMAXPROCS=1 with GOMAXPROCS=2 set in the environment, one run
+// each (-test.cpu 1,2 would measure its first entry at the default GOMAXPROCS, as
+// for every b.Loop benchmark: docs/benchmarks.md, "Speed: sixth round").
 func BenchmarkJPEGDecode(b *testing.B) {
 	photos := []struct {
 		name, file string

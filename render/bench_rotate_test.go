@@ -13,9 +13,12 @@ import (
 // BenchmarkPicture300dpi draws a 2000x2000 photo (a decoded JPEG: YCbCr 4:2:0) at 8 in
 // square at 300 dpi (2400x2400 output pixels) into a 3400x3400 canvas, unrotated and
 // rotated by 30°, 60° (pass 1 then runs along source columns) and 90° at the same
-// scale, on every core (Options.Workers = GOMAXPROCS, so -cpu 1,2 compares one core
-// with two). docs/benchmarks.md, "Rotated pictures". cpu-ms/op is the process's CPU
-// time per draw, steadier than wall time on a shared machine.
+// scale, on every core (Options.Workers = GOMAXPROCS). To compare one core with two,
+// run the binary twice with GOMAXPROCS=1 and GOMAXPROCS=2 in the environment: a b.Loop
+// benchmark takes its first -cpu entry at the default GOMAXPROCS (docs/benchmarks.md,
+// "Speed: sixth round"), so -cpu 1,2 measured two procs twice. docs/benchmarks.md,
+// "Rotated pictures". cpu-ms/op is the process's CPU time per draw, steadier than wall
+// time on a shared machine.
 func BenchmarkPicture300dpi(b *testing.B) {
 	const n, out, canvas = 2000, 2400, 3400
 	ycc := benchPhoto(n, n, 5)
