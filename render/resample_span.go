@@ -16,7 +16,9 @@ import (
 
 // spanFetcher writes pixels [x0, x1) of row y of a source (the window of the picture
 // the draw reads, transposed when pass 1 runs along source columns) as opaque RGBA
-// bytes (alpha 255), and returns them: either buf filled, or a view into the source.
+// bytes (alpha 255), and returns them: either a part of buf, or a view into the
+// source. buf's capacity holds spanPad bytes more than the span's, which the fetcher
+// may overwrite.
 type spanFetcher func(y, x0, x1 int, buf []uint8) []uint8
 
 // opaqueSpanFetcher returns the spanFetcher of src's window win (coordinates from src's
@@ -29,7 +31,7 @@ func opaqueSpanFetcher(src image.Image, win image.Rectangle, swap bool) spanFetc
 	ox, oy := b.Min.X+win.Min.X, b.Min.Y+win.Min.Y
 	switch m := src.(type) {
 	case *image.YCbCr:
-		return yccSpanFetcher(m, ox, oy, swap)
+		return yccSpanFetcher(m, ox, oy, swap, true)
 	case *orientedView:
 		// win is in the view's coordinates (its bounds start at 0, 0).
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
@@ -100,7 +102,9 @@ func rgbaSpanFetcher(pix []uint8, stride, off int, swap bool) spanFetcher {
 // yccSpanFetcher converts spans of a YCbCr image whose window origin is (ox, oy) in
 // image coordinates, with the same arithmetic as image/draw's conversion
 // (color.YCbCrToRGB), so the output does not depend on which path converted it.
-func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
+// Unless padded (buf with spanPad bytes of room, the span anywhere in it: a
+// spanFetcher), a row is written from buf[0] and nothing past it.
+func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 	// The common JPEG layouts (4:2:0 and 4:2:2: one chroma sample per two pixels of a
 	// row) read chroma by index; COffset's arithmetic per pixel otherwise.
 	fast := (m.SubsampleRatio == image.YCbCrSubsampleRatio420 || m.SubsampleRatio == image.YCbCrSubsampleRatio422) &&
@@ -114,6 +118,11 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 				// Image column x has chroma column x/2 (coordinates >= 0): pixel
 				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
 				ph := (ox + x0) & 1
+				if padded {
+					if row := yccSpanBlocks(m, buf, m.YOffset(ox+x0, oy+y), ci, ph, x1-x0); row != nil {
+						return row
+					}
+				}
 				n := (ph + x1 - x0 + 1) / 2
 				yccRowHalf(buf, 4, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
 				return buf
@@ -148,6 +157,33 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 		return buf
 	}
 }
+
+// yccSpanBlocks converts the n pixels of a 4:2:0 or 4:2:2 row span whose first is
+// m.Y[yi] with chroma m.Cb, m.Cr[ci] (ph 1 when it is the second of its chroma pair)
+// in whole blocks of eight from the first pixel of that pair on, into buf (which
+// must hold a block more than the span: spanPad), and returns the span's pixels, or
+// nil when the CPU lacks AVX2 or the blocks would read past a plane or write past
+// buf's capacity. The blocks read and convert up to 8 pixels past the span (the
+// rest of the row, or the next row's first: nothing reads them) so that no pixel of
+// the span is converted alone: those one-pixel ends cost a 30° draw about 3 % (two
+// a span, with the calls). The span starts at buf[4*ph].
+func yccSpanBlocks(m *image.YCbCr, buf []uint8, yi, ci, ph, n int) []uint8 {
+	if !haveShrinkSIMD() {
+		return nil
+	}
+	yi -= ph
+	nb := (n + ph + 7) / 8
+	if yi < 0 || yi+8*nb > len(m.Y) || ci+4*nb > len(m.Cb) || ci+4*nb > len(m.Cr) || 32*nb > cap(buf) {
+		return nil
+	}
+	all := buf[:32*nb]
+	yccHalfBlocksAVX2RGBA(all, m.Y[yi:yi+8*nb], m.Cb[ci:ci+4*nb], m.Cr[ci:ci+4*nb], nb)
+	return all[4*ph : 4*(ph+n)]
+}
+
+// spanPad is the bytes a span buffer holds beyond its span's pixels for
+// yccSpanBlocks's whole blocks.
+const spanPad = 32 + 4
 
 // gatherable420 reports whether gatherYCC420 reads m: 4:2:0 chroma (a sample per two
 // pixels along either axis) and coordinates >= 0, where image column x has chroma
@@ -263,6 +299,14 @@ func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
 	if ph == 1 && len(yrow) > 0 {
 		one(0, 0)
 		i, k = 1, 1
+	}
+	if ps == 4 && haveShrinkSIMD() {
+		// Eight pixels at a time (half the time of four a block, which took a
+		// quarter of a 30° draw: docs/benchmarks.md, "Rotated pictures, sixth
+		// round"); k stays (i+ph)/2.
+		nb := (len(yrow) - i) / 8
+		yccHalfBlocksAVX2RGBA(buf[4*i:4*(i+8*nb)], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
+		i, k = i+8*nb, k+4*nb
 	}
 	if haveResampleSIMD() {
 		// RGB blocks store 4 bytes past their 12 (into the next pixel, written after,

@@ -280,3 +280,39 @@ func TestResampleRowIntRunsMatchSamples(t *testing.T) {
 		}
 	}
 }
+
+// Spans of a 4:2:0 or 4:2:2 row converted in whole blocks (yccSpanBlocks, with a
+// buffer of spanPad more bytes) are the pixels converted one at a time, from either
+// phase of a chroma pair, for every length, at the planes' ends too.
+func TestYCCSpanBlocksMatchPixels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, r := range []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio422} {
+		m := image.NewYCbCr(image.Rect(1, 2, 70, 13), r)
+		for i := range m.Y {
+			m.Y[i] = uint8(rng.IntN(256))
+		}
+		for i := range m.Cb {
+			m.Cb[i], m.Cr[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+		}
+		fetch := opaqueSpanFetcher(m, image.Rect(0, 0, m.Rect.Dx(), m.Rect.Dy()), false)
+		buf := make([]uint8, 4*m.Rect.Dx()+spanPad)
+		for y := range m.Rect.Dy() {
+			for x0 := range m.Rect.Dx() {
+				for x1 := x0 + 1; x1 <= m.Rect.Dx(); x1++ {
+					got := fetch(y, x0, x1, buf)
+					if len(got) != 4*(x1-x0) {
+						t.Fatalf("row %d [%d, %d): %d bytes", y, x0, x1, len(got))
+					}
+					for x := x0; x < x1; x++ {
+						px, py := m.Rect.Min.X+x, m.Rect.Min.Y+y
+						yi, ci := m.YOffset(px, py), m.COffset(px, py)
+						wr, wg, wb := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+						if q := got[4*(x-x0) : 4*(x-x0)+4]; q[0] != wr || q[1] != wg || q[2] != wb || q[3] != 255 {
+							t.Fatalf("%v row %d [%d, %d) pixel %d: %v, want %d %d %d 255", r, y, x0, x1, x, q, wr, wg, wb)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -355,8 +355,8 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					// where those are the source's (sourceSpan), so the values are
 					// those of the whole row.
 					lo, hi := sourceSpan(u0, u0+float64(bw-1)/a, kx, sw)
-					if cap(spanBuf) < 4*(hi-lo) {
-						spanBuf = make([]uint8, 4*(hi-lo))
+					if cap(spanBuf) < 4*(hi-lo)+spanPad {
+						spanBuf = make([]uint8, 4*(hi-lo)+spanPad)
 					}
 					row := fetchSpan(y, lo, hi, spanBuf)
 					ks := kx
