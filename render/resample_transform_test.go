@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/printworker/printworker/render/svg"
@@ -189,5 +190,22 @@ func TestRotatedEdgeCoverage(t *testing.T) {
 	}
 	if worst > 8 {
 		t.Errorf("alpha off the covered area by up to %d levels", worst)
+	}
+}
+
+// roundHalfAway rounds as math.Round at halves, just beside them, at the 32.32
+// positions' extremes and at random.
+func TestRoundHalfAway(t *testing.T) {
+	xs := []float64{0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+		math.Nextafter(0.5, 1), math.Nextafter(-0.5, -1), 1 << 52, -1 << 52, 1<<52 - 0.5, -(1<<52 - 0.5),
+		1<<51 + 0.5, -(1<<51 + 0.5), math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 100000 {
+		xs = append(xs, (rng.Float64()-0.5)*(1<<53), (rng.Float64()-0.5)*64, float64(rng.IntN(1<<20))+0.5, -float64(rng.IntN(1<<20))-0.5)
+	}
+	for _, x := range xs {
+		if got, want := roundHalfAway(x), int64(math.Round(x)); got != want {
+			t.Fatalf("roundHalfAway(%v) = %d, want %d", x, got, want)
+		}
 	}
 }
