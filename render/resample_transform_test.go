@@ -209,3 +209,32 @@ func TestRoundHalfAway(t *testing.T) {
 		}
 	}
 }
+
+// clampedTaps4 gives the taps and rounded weights of kernel1D.taps and
+// fixedTapWeights for an enlarging kernel, at positions inside, near and far beyond
+// both ends of rows of every small length.
+func TestClampedTaps4MatchesTaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	idx, w := make([]int, 8), make([]float32, 8)
+	var wi [8]int32
+	for _, n := range []int{1, 2, 3, 4, 5, 9, 300} {
+		k := newKernel(1.7, n)
+		vs := []int64{-4 << 32, -4<<32 - 1, -4<<32 + 1, int64(n+3) << 32, int64(n+3)<<32 + 1, int64(n+3)<<32 - 1, -1 << 52, 1 << 52}
+		for range 20000 {
+			vs = append(vs, int64(rng.Uint64()>>20)-1<<43+int64(n)<<31, rng.Int64N(int64(n+12)<<32)-8<<32)
+		}
+		for _, v := range vs {
+			m := k.taps(fromFixed32(v), idx, w)
+			fixedTapWeights(w[:m], wi[:m])
+			t0, L := clampedTaps4(v, n)
+			if m != 4 {
+				t.Fatalf("n %d, v %d: taps gave %d taps", n, v, m)
+			}
+			for j := range 4 {
+				if got := min(max(t0+j, 0), n-1); got != idx[j] || cmLUTRounded[L][j] != wi[j] {
+					t.Fatalf("n %d, v %d (%v): tap %d is %d weight %d, want %d weight %d", n, v, fromFixed32(v), j, got, cmLUTRounded[L][j], idx[j], wi[j])
+				}
+			}
+		}
+	}
+}
