@@ -168,17 +168,108 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 // the span is converted alone: those one-pixel ends cost a 30° draw about 3 % (two
 // a span, with the calls). The span starts at buf[4*ph].
 func yccSpanBlocks(m *image.YCbCr, buf []uint8, yi, ci, ph, n int) []uint8 {
+	return yccPlaneBlocks(m.Y, m.Cb, m.Cr, buf, yi, ci, ph, n)
+}
+
+// yccPlaneBlocks is yccSpanBlocks on planes Y, Cb, Cr (a row's chroma a sample per
+// two pixels).
+func yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
 	if !haveShrinkSIMD() {
 		return nil
 	}
 	yi -= ph
 	nb := (n + ph + 7) / 8
-	if yi < 0 || yi+8*nb > len(m.Y) || ci+4*nb > len(m.Cb) || ci+4*nb > len(m.Cr) || 32*nb > cap(buf) {
+	if yi < 0 || ci < 0 || yi+8*nb > len(Y) || ci+4*nb > len(Cb) || ci+4*nb > len(Cr) || 32*nb > cap(buf) {
 		return nil
 	}
 	all := buf[:32*nb]
-	yccHalfBlocksAVX2RGBA(all, m.Y[yi:yi+8*nb], m.Cb[ci:ci+4*nb], m.Cr[ci:ci+4*nb], nb)
+	yccHalfBlocksAVX2RGBA(all, Y[yi:yi+8*nb], Cb[ci:ci+4*nb], Cr[ci:ci+4*nb], nb)
 	return all[4*ph : 4*(ph+n)]
+}
+
+// transpose8 copies eight columns of a plane into eight planes: dst[c*ls + r] =
+// src[at + r*stride + c] for c < 8 and r < rows, whole groups of eight rows with
+// transpose8Blocks (an 8x8 byte transpose) where the indexes allow.
+func transpose8(dst, src []uint8, at, stride, rows, ls int) {
+	r := 0
+	if n := rows / 8; n > 0 && haveResampleSIMD() && at >= 0 && stride > 0 && at+(8*n-1)*stride+8 <= len(src) && ls >= rows && 7*ls+rows <= len(dst) {
+		transpose8Blocks(dst, src, at, stride, n, ls)
+		r = 8 * n
+	}
+	for ; r < rows; r++ {
+		p := src[at+r*stride : at+r*stride+8 : at+r*stride+8]
+		for c, v := range p {
+			dst[c*ls+r] = v
+		}
+	}
+}
+
+// columnBlockFetcher returns, for the transposed spans of a 4:2:0 picture
+// (opaqueSpanFetcher's rows are the picture's columns: row y is image column ox+y,
+// pixel i image row oy+x0+i), a spanFetcher for one band worker that reads the
+// picture sixteen columns at a time: the block of sixteen columns around a requested
+// one is copied, over the rows requested and a margin, into sixteen contiguous planes
+// (and its eight chroma columns into eight) by 8x8 byte transposes
+// (transpose8Blocks), and the next requests of those columns (the band's next
+// source rows) are converted from the planes. Gathering each column down the picture
+// (gatherYCC420, gatherStrideBlocks) took about 2.7 instructions a byte and each
+// chroma column twice: about a fifth of a 60° draw (docs/benchmarks.md, "Rotated
+// pictures, sixth round"). Spans the blocks do not serve (the picture's last
+// columns, an odd first row) take fallback. It returns nil where m is not
+// gatherable420 or the CPU lacks AVX2.
+func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher) spanFetcher {
+	if !gatherable420(m) || !haveShrinkSIMD() {
+		return nil
+	}
+	// Rows copied beyond those requested, each way: a band's span drifts by a few
+	// rows a column.
+	const margin = 48
+	r := m.Rect
+	// The block held: columns [xb, xb+16), rows [rb0, rb1) (rb0 even), planes of
+	// stride ls (luma) and lc (chroma), each with room for the conversion's reads
+	// past a span's end.
+	xb, rb0, rb1, ls, lc := -1, 0, 0, 0, 0
+	var yt, cbt, crt []uint8
+	load := func(x, r0, r1 int) bool {
+		xb = x &^ 15
+		rb0, rb1 = max(r.Min.Y, r0-margin), min(r.Max.Y, r1+margin)
+		rb0 += rb0 & 1
+		if xb < r.Min.X || xb+16 > r.Max.X || r0 < rb0 || r1 > rb1 {
+			xb = -1
+			return false
+		}
+		rows, crows := rb1-rb0, (rb1-rb0+1)/2
+		ls, lc = rows+16, crows+8
+		// Grown by doubling: a band's spans lengthen as it goes.
+		if cap(yt) < 16*ls {
+			yt = make([]uint8, 32*ls)
+		}
+		if cap(cbt) < 8*lc {
+			cbt, crt = make([]uint8, 16*lc), make([]uint8, 16*lc)
+		}
+		yt, cbt, crt = yt[:16*ls], cbt[:8*lc], crt[:8*lc]
+		at := m.YOffset(xb, rb0)
+		transpose8(yt, m.Y, at, m.YStride, rows, ls)
+		transpose8(yt[8*ls:], m.Y, at+8, m.YStride, rows, ls)
+		ci := m.COffset(xb, rb0)
+		transpose8(cbt, m.Cb, ci, m.CStride, crows, lc)
+		transpose8(crt, m.Cr, ci, m.CStride, crows, lc)
+		return true
+	}
+	return func(y, x0, x1 int, buf []uint8) []uint8 {
+		x, r0, r1 := ox+y, oy+x0, oy+x1
+		if (x&^15 != xb || r0 < rb0 || r1 > rb1) && !load(x, r0, r1) {
+			return fallback(y, x0, x1, buf)
+		}
+		k, ph := x-xb, r0&1
+		// Pixel r0's luma is row r0-rb0 of plane k, its chroma row r0/2 - rb0/2
+		// of plane k/2.
+		yi, ci := k*ls+r0-rb0, (k>>1)*lc+(r0>>1)-(rb0>>1)
+		if row := yccPlaneBlocks(yt, cbt, crt, buf, yi, ci, ph, x1-x0); row != nil {
+			return row
+		}
+		return fallback(y, x0, x1, buf)
+	}
 }
 
 // spanPad is the bytes a span buffer holds beyond its span's pixels for

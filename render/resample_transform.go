@@ -319,6 +319,14 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 		var acc []float64
 		idx := make([]int, max(kx.maxTaps(), ky.maxTaps()))
 		w := make([]float32, len(idx))
+		fetchSpan := fetchSpan
+		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {
+			// Past 45°: the picture's columns read sixteen at a time, for this
+			// worker.
+			if f := columnBlockFetcher(m, m.Rect.Min.X+win.Min.X, m.Rect.Min.Y+win.Min.Y, fetchSpan); f != nil {
+				fetchSpan = f
+			}
+		}
 		return func(l0, l1, _, _ int) {
 			bx0, bx1 := area.Min.X+l0*colsPerLine, min(area.Max.X, area.Min.X+l1*colsPerLine)
 			ya, yb, r0, r1 := rows(bx0, bx1)
