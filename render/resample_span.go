@@ -399,6 +399,12 @@ func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
 		yccHalfBlocksAVX2RGBA(buf[4*i:4*(i+8*nb)], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
 		i, k = i+8*nb, k+4*nb
 	}
+	if ps == 3 && haveShrinkSIMD() {
+		// RGB eight at a time, storing 4 bytes past each block as below.
+		nb := (len(yrow) - i) / 8
+		yccHalfBlocksAVX2(buf[3*i:3*(i+8*nb)+4], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
+		i, k = i+8*nb, k+4*nb
+	}
 	if haveResampleSIMD() {
 		// RGB blocks store 4 bytes past their 12 (into the next pixel, written after,
 		// or buf's 4 more bytes).
