@@ -192,7 +192,11 @@ func yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
 // transpose8Blocks (an 8x8 byte transpose) where the indexes allow.
 func transpose8(dst, src []uint8, at, stride, rows, ls int) {
 	r := 0
-	if n := rows / 8; n > 0 && haveResampleSIMD() && at >= 0 && stride > 0 && at+(8*n-1)*stride+8 <= len(src) && ls >= rows && 7*ls+rows <= len(dst) {
+	// The first and last rows read bound the others (stride may be negative: a
+	// column read upwards).
+	n := rows / 8
+	last := at + (8*n-1)*stride
+	if n > 0 && haveResampleSIMD() && min(at, last) >= 0 && max(at, last)+8 <= len(src) && ls >= rows && 7*ls+rows <= len(dst) {
 		transpose8Blocks(dst, src, at, stride, n, ls)
 		r = 8 * n
 	}
