@@ -82,3 +82,10 @@ func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }
 //
 //go:noescape
 func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)
+
+// transpose8Blocks copies eight columns of 8n rows of a picture plane into eight
+// planes (resample_simd_amd64.s): byte c of the 8 at src[at + r*stride:] to
+// dst[c*ls + r]. The caller checks the indexes.
+//
+//go:noescape
+func transpose8Blocks(dst, src []uint8, at, stride, n, ls int)

@@ -198,3 +198,53 @@ func (v *orientedView) run(out []uint8, ps, x, y, dx, dy, n int) {
 	sdx, sdy := v.step(dx, dy)
 	gatherYCC420(out, ps, v.src, sx, sy, sdx, sdy, n)
 }
+
+// columnRows returns a row fetcher for one band worker of the separable path when
+// the view is turned (swap: its rows are the window's columns, read downwards or,
+// flipped, upwards): the sixteen columns around a requested one are copied whole
+// into contiguous planes by 8x8 byte transposes (transpose8, chroma's eight columns
+// too) and the next rows of the block (the band's next source rows) converted from
+// there, as columnBlockFetcher does for the rotated path, instead of gathering each
+// column down the picture (gatherYCC420). Columns outside whole blocks of the
+// picture take fallback.
+func (v *orientedView) columnRows(fallback func(y int, out []uint8)) func(y int, out []uint8) {
+	m, r := v.src, v.src.Rect
+	n := v.win.Dy()
+	// The run of a row: source rows from rtop, a step s (±1) apart; pixel i's
+	// chroma is the (i+ph)/2-th from ctop's, in the same direction.
+	rtop, s := r.Min.Y+v.win.Min.Y, 1
+	if v.flipY {
+		rtop, s = rtop+n-1, -1
+	}
+	ph := rtop & 1
+	if s < 0 {
+		ph = (rtop + 1) & 1
+	}
+	nc := (ph + n + 1) / 2
+	ls, lc := n+16, nc+8
+	var yt, cbt, crt []uint8
+	xb := -1
+	return func(y int, out []uint8) {
+		x, _ := v.point(0, y)
+		if x&^15 != xb {
+			xb = x &^ 15
+			if xb < r.Min.X || xb+16 > r.Max.X || len(out) < 3*n+4 {
+				xb = -1
+				fallback(y, out)
+				return
+			}
+			if yt == nil {
+				yt, cbt, crt = make([]uint8, 16*ls), make([]uint8, 8*lc), make([]uint8, 8*lc)
+			}
+			at := m.YOffset(xb, rtop)
+			transpose8(yt, m.Y, at, s*m.YStride, n, ls)
+			transpose8(yt[8*ls:], m.Y, at+8, s*m.YStride, n, ls)
+			ci := m.COffset(xb, rtop)
+			// Chroma rows from rtop's: (ph + n + 1) / 2 of them cover the run.
+			transpose8(cbt, m.Cb, ci, s*m.CStride, nc, lc)
+			transpose8(crt, m.Cr, ci, s*m.CStride, nc, lc)
+		}
+		k := x - xb
+		yccRowHalf(out[:3*n+4], 3, yt[k*ls:k*ls+n], cbt[(k>>1)*lc:(k>>1)*lc+nc], crt[(k>>1)*lc:(k>>1)*lc+nc], ph)
+	}
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
@@ -217,6 +218,50 @@ func TestOrientedViewDrawsAsCopy(t *testing.T) {
 			r.drawPicture(want, clip, n, pictureLayer(orientedRGBA(src, image.Rect(0, 0, w, h), swap, flipX, flipY), opacity))
 			if string(got.Pix) != string(want.Pix) {
 				t.Errorf("%v opacity %g: drawn through the view differs from the copy", rot, opacity)
+			}
+		}
+	}
+}
+
+// A turned view's rows read sixteen columns at a time (columnRows, one fetcher
+// reused down the rows as a band worker uses it, forwards and in jumps) are the rows
+// the gather reads, byte for byte, for the four turned orientations, windows at odd
+// origins and columns outside whole blocks (which fall back).
+func TestOrientedViewColumnRowsMatchGather(t *testing.T) {
+	for _, tc := range []struct {
+		org  image.Point
+		w, h int
+		win  image.Rectangle
+	}{
+		{image.Pt(3, 5), 150, 83, image.Rect(1, 2, 140, 81)},
+		{image.Pt(2, 0), 71, 130, image.Rect(2, 1, 69, 130)},
+		{image.Pt(0, 0), 40, 17, image.Rect(0, 0, 40, 17)},
+	} {
+		src := ycc420Source(tc.org.X, tc.org.Y, tc.w, tc.h)
+		for o := 4; o < 8; o++ {
+			flipX, flipY := o&2 != 0, o&1 != 0
+			v := newOrientedView(src, tc.win, true, flipX, flipY).(*orientedView)
+			ref := opaqueRowFetcher(v)
+			fallbacks := 0
+			rows := v.columnRows(func(y int, out []uint8) { fallbacks++; ref(y, out) })
+			ow, oh := v.Bounds().Dx(), v.Bounds().Dy()
+			got, want := make([]uint8, 3*ow+rowPad), make([]uint8, 3*ow+rowPad)
+			order := make([]int, 0, 2*oh)
+			for y := range oh {
+				order = append(order, y)
+			}
+			for y := range oh {
+				order = append(order, (y*37)%oh)
+			}
+			for _, y := range order {
+				rows(y, got)
+				ref(y, want)
+				if !bytes.Equal(got[:3*ow], want[:3*ow]) {
+					t.Fatalf("%v flipX=%v flipY=%v: row %d differs from the gather", tc.win, flipX, flipY, y)
+				}
+			}
+			if haveShrinkSIMD() && fallbacks == len(order) {
+				t.Errorf("%v flipX=%v flipY=%v: every row fell back", tc.win, flipX, flipY)
 			}
 		}
 	}

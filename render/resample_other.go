@@ -37,3 +37,5 @@ func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int) {}
 func haveResampleSIMD() bool { return false }
 
 func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int) {}
+
+func transpose8Blocks(dst, src []uint8, at, stride, n, ls int) {}

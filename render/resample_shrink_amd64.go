@@ -42,3 +42,10 @@ func combineNBlocksAVX2(dp []uint8, taps [][]int32, w []int32, n int)
 //
 //go:noescape
 func yccHalfBlocksAVX2(dst, y, cb, cr []uint8, n int)
+
+// yccHalfBlocksAVX2RGBA is yccHalfBlocksAVX2 to opaque RGBA (yccHalfBlocks's step
+// 16) (resample_shrink_amd64.s): pixels y[8j:8j+8] with chroma cb, cr[4j:4j+4] to
+// dst[32j:32j+32].
+//
+//go:noescape
+func yccHalfBlocksAVX2RGBA(dst, y, cb, cr []uint8, n int)

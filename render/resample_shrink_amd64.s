@@ -245,59 +245,102 @@ GLOBL shrinkYccRGB<>(SB), RODATA|NOPTR, $16
 	VPUNPCKLBW  x, x, x;    \
 	VPMOVZXBD   x, y
 
+// YCCARGS loads yccHalfBlocksAVX2's and yccHalfBlocksAVX2RGBA's arguments (dst in
+// DI, y in SI, cb in R8, cr in R9, n in CX) and the conversion's constants (Y8..Y13),
+// or jumps to done when n is 0.
+#define YCCARGS(done) \
+	MOVQ         dst_base+0(FP), DI;             \
+	MOVQ         y_base+24(FP), SI;              \
+	MOVQ         cb_base+48(FP), R8;             \
+	MOVQ         cr_base+72(FP), R9;             \
+	MOVQ         n+96(FP), CX;                   \
+	TESTQ        CX, CX;                         \
+	JZ           done;                           \
+	VPBROADCASTD shrinkYcc128<>(SB), Y8;         \
+	VPBROADCASTD shrinkYccY<>(SB), Y9;           \
+	VPBROADCASTD shrinkYccCrR<>(SB), Y10;        \
+	VPBROADCASTD shrinkYccCbG<>(SB), Y11;        \
+	VPBROADCASTD shrinkYccCrG<>(SB), Y12;        \
+	VPBROADCASTD shrinkYccCbB<>(SB), Y13
+
+// YCC8 converts the eight pixels at (SI), their chroma at (R8) and (R9), into Y3:
+// per half, four pixels' bytes in the order the shuffle Y15 makes of r0..r3 g0..g3
+// b0..b3 and the four packed from the int32 lanes of yb beside blue (Y1: blue again;
+// Y14: alpha). Then it steps SI, R8, R9.
+#define YCC8(yb) \
+	VPMOVZXBD (SI), Y0;      \
+	CHROMA8(R8, X1, Y1);     \
+	CHROMA8(R9, X2, Y2);     \
+	VPMULLD   Y9, Y0, Y0;    \
+	VPSUBD    Y8, Y1, Y1;    \
+	VPSUBD    Y8, Y2, Y2;    \
+	VPMULLD   Y10, Y2, Y3;   \
+	VPADDD    Y0, Y3, Y3;    \
+	VPMULLD   Y11, Y1, Y4;   \
+	VPMULLD   Y12, Y2, Y5;   \
+	VPSUBD    Y4, Y0, Y6;    \
+	VPSUBD    Y5, Y6, Y6;    \
+	VPMULLD   Y13, Y1, Y1;   \
+	VPADDD    Y0, Y1, Y1;    \
+	VPSRAD    $16, Y3, Y3;   \
+	VPSRAD    $16, Y6, Y6;   \
+	VPSRAD    $16, Y1, Y1;   \
+	VPACKSSDW Y6, Y3, Y3;    \
+	VPACKSSDW yb, Y1, Y1;    \
+	VPACKUSWB Y1, Y3, Y3;    \
+	VPSHUFB   Y15, Y3, Y3;   \
+	ADDQ      $8, SI;        \
+	ADDQ      $4, R8;        \
+	ADDQ      $4, R9
+
 // func yccHalfBlocksAVX2(dst, y, cb, cr []uint8, n int)
 //
 // n blocks of eight pixels whose chroma is shared by pairs (4:2:0 and 4:2:2 rows):
 // pixels y[8j:8j+8] with chroma cb, cr[4j:4j+4], to dst[24j:] as RGB. Each block
 // stores 28 bytes, the last four zeros that the next block overwrites, so dst must
-// hold 4 more after the last block's 24.
+// hold 4 more after the last block's 24. Per pixel: y * 0x10101, cb - 128, cr - 128;
+// r = y + 91881 cr, g = y - 22554 cb - 46802 cr, b = y + 116130 cb, each >> 16.
 TEXT ·yccHalfBlocksAVX2(SB), NOSPLIT, $0-104
-	MOVQ         dst_base+0(FP), DI
-	MOVQ         y_base+24(FP), SI
-	MOVQ         cb_base+48(FP), R8
-	MOVQ         cr_base+72(FP), R9
-	MOVQ         n+96(FP), CX
-	TESTQ        CX, CX
-	JZ           yccdone
-	VPBROADCASTD shrinkYcc128<>(SB), Y8
-	VPBROADCASTD shrinkYccY<>(SB), Y9
-	VPBROADCASTD shrinkYccCrR<>(SB), Y10
-	VPBROADCASTD shrinkYccCbG<>(SB), Y11
-	VPBROADCASTD shrinkYccCrG<>(SB), Y12
-	VPBROADCASTD shrinkYccCbB<>(SB), Y13
+	YCCARGS(yccdone)
 	VBROADCASTI128 shrinkYccRGB<>(SB), Y15
 
 yccloop:
-	VPMOVZXBD (SI), Y0
-	CHROMA8(R8, X1, Y1)
-	CHROMA8(R9, X2, Y2)
-	VPMULLD   Y9, Y0, Y0 // y * 0x10101
-	VPSUBD    Y8, Y1, Y1 // cb - 128
-	VPSUBD    Y8, Y2, Y2 // cr - 128
-	VPMULLD   Y10, Y2, Y3
-	VPADDD    Y0, Y3, Y3 // r
-	VPMULLD   Y11, Y1, Y4
-	VPMULLD   Y12, Y2, Y5
-	VPSUBD    Y4, Y0, Y6
-	VPSUBD    Y5, Y6, Y6 // g
-	VPMULLD   Y13, Y1, Y1
-	VPADDD    Y0, Y1, Y1 // b
-	VPSRAD    $16, Y3, Y3
-	VPSRAD    $16, Y6, Y6
-	VPSRAD    $16, Y1, Y1
-	VPACKSSDW Y6, Y3, Y3 // per half: r0..r3, g0..g3
-	VPACKSSDW Y1, Y1, Y1 // per half: b0..b3 twice
-	VPACKUSWB Y1, Y3, Y3
-	VPSHUFB   Y15, Y3, Y3
-	VMOVDQU   X3, (DI)
+	YCC8(Y1)
+	VMOVDQU      X3, (DI)
 	VEXTRACTI128 $1, Y3, 12(DI)
-	ADDQ      $24, DI
-	ADDQ      $8, SI
-	ADDQ      $4, R8
-	ADDQ      $4, R9
-	DECQ      CX
-	JNZ       yccloop
+	ADDQ         $24, DI
+	DECQ         CX
+	JNZ          yccloop
 	VZEROUPPER
 
 yccdone:
+	RET
+
+// Bytes R0..R3 G0..G3 B0..B3 A0..A3 of a half to R0 G0 B0 A0 R1 ... A3.
+DATA shrinkYccRGBA<>+0(SB)/8, $0x0d0905010c080400
+DATA shrinkYccRGBA<>+8(SB)/8, $0x0f0b07030e0a0602
+GLOBL shrinkYccRGBA<>(SB), RODATA|NOPTR, $16
+DATA shrinkYccAlpha<>+0(SB)/4, $0x000000ff
+GLOBL shrinkYccAlpha<>(SB), RODATA|NOPTR, $4
+
+// func yccHalfBlocksAVX2RGBA(dst, y, cb, cr []uint8, n int)
+//
+// yccHalfBlocksAVX2 to opaque RGBA: n blocks of eight pixels y[8j:8j+8] with chroma
+// cb, cr[4j:4j+4] to dst[32j:32j+32] (the rotated path's source spans,
+// resample_span.go), the same arithmetic; alpha 255 packed beside blue as
+// yccHalfBlocks does with step 16.
+TEXT ·yccHalfBlocksAVX2RGBA(SB), NOSPLIT, $0-104
+	YCCARGS(yccadone)
+	VPBROADCASTD   shrinkYccAlpha<>(SB), Y14
+	VBROADCASTI128 shrinkYccRGBA<>(SB), Y15
+
+yccaloop:
+	YCC8(Y14)
+	VMOVDQU Y3, (DI)
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     yccaloop
+	VZEROUPPER
+
+yccadone:
 	RET

@@ -59,34 +59,42 @@ func TestCombineNBlocksKernel(t *testing.T) {
 	}
 }
 
-// yccHalfBlocksAVX2 converts as color.YCbCrToRGB for every (y, cb, cr), and stores
-// nothing past a row's last block but its four bytes of padding.
+// yccHalfBlocksAVX2 (RGB, 3 bytes a pixel) and yccHalfBlocksAVX2RGBA (4, alpha 255)
+// convert as color.YCbCrToRGB for every (y, cb, cr), and store nothing past a row's
+// last block but the RGB form's four bytes of padding.
 func TestYCCHalfBlocksAVX2MatchesStdlib(t *testing.T) {
 	if !haveShrinkSIMD() {
 		t.Skip("no AVX2")
 	}
-	ys := make([]uint8, 256)
-	for i := range ys {
-		ys[i] = uint8(i)
-	}
-	cb, cr := make([]uint8, 128), make([]uint8, 128)
-	out := make([]uint8, 3*256+4+1)
-	for c := range 1 << 16 {
-		// Chroma pairs differ within a block: cb from c, cr from c rotated, each
-		// pair (pixels 2k, 2k+1) sharing its own.
-		for k := range cb {
-			cb[k], cr[k] = uint8(c+k), uint8(c>>8+3*k)
+	for _, c := range []struct {
+		ps, pad int
+		conv    func(dst, y, cb, cr []uint8, n int)
+	}{{3, 4, yccHalfBlocksAVX2}, {4, 0, yccHalfBlocksAVX2RGBA}} {
+		ys := make([]uint8, 256)
+		for i := range ys {
+			ys[i] = uint8(i)
 		}
-		out[3*256+4] = 7
-		yccHalfBlocksAVX2(out[:3*256+4], ys, cb, cr, 32)
-		for x, yv := range ys {
-			wr, wg, wb := color.YCbCrToRGB(yv, cb[x/2], cr[x/2])
-			if q := out[3*x : 3*x+3]; q[0] != wr || q[1] != wg || q[2] != wb {
-				t.Fatalf("y %d cb %d cr %d: %v, want %d %d %d", yv, cb[x/2], cr[x/2], q, wr, wg, wb)
+		cb, cr := make([]uint8, 128), make([]uint8, 128)
+		end := c.ps*256 + c.pad
+		out := make([]uint8, end+1)
+		for k := range 1 << 16 {
+			// Chroma pairs differ within a block: cb from k, cr from k rotated, each
+			// pair (pixels 2j, 2j+1) sharing its own.
+			for j := range cb {
+				cb[j], cr[j] = uint8(k+j), uint8(k>>8+3*j)
 			}
-		}
-		if out[3*256+4] != 7 {
-			t.Fatal("stored past the padding")
+			out[end] = 7
+			c.conv(out[:end], ys, cb, cr, 32)
+			for x, yv := range ys {
+				wr, wg, wb := color.YCbCrToRGB(yv, cb[x/2], cr[x/2])
+				q := out[c.ps*x : c.ps*x+c.ps]
+				if q[0] != wr || q[1] != wg || q[2] != wb || (c.ps == 4 && q[3] != 255) {
+					t.Fatalf("%d bytes a pixel: y %d cb %d cr %d: %v, want %d %d %d", c.ps, yv, cb[x/2], cr[x/2], q, wr, wg, wb)
+				}
+			}
+			if out[end] != 7 {
+				t.Fatalf("%d bytes a pixel: stored past the padding", c.ps)
+			}
 		}
 	}
 }

@@ -13,3 +13,5 @@ func resampleRowRGBGroups(out []int32, src []uint8, offs []int32, wts []int16, n
 func combineNBlocks(dp []uint8, taps [][]int32, w []int32) int { return 0 }
 
 func yccHalfBlocksAVX2(dst, y, cb, cr []uint8, n int) {}
+
+func yccHalfBlocksAVX2RGBA(dst, y, cb, cr []uint8, n int) {}

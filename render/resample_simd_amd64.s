@@ -690,3 +690,69 @@ gather2one:
 
 gather2done:
 	RET
+
+// func transpose8Blocks(dst, src []uint8, at, stride, n, ls int)
+//
+// The 8 bytes at src[at + r*stride:] of rows r = 0..8n-1 (eight columns of a
+// picture) to eight planes: byte c of row r to dst[c*ls + r]. Eight rows an
+// iteration: an 8x8 byte transpose in three rounds of unpacks (bytes, words,
+// doublewords), each plane's eight rows stored as one quadword. The caller checks
+// the indexes (columnBlockFetcher, resample_span.go).
+TEXT ·transpose8Blocks(SB), NOSPLIT, $0-80
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	ADDQ at+48(FP), SI
+	MOVQ stride+56(FP), DX
+	MOVQ n+64(FP), CX
+	MOVQ ls+72(FP), R10
+	LEAQ (R10)(R10*2), R11 // 3 ls
+	LEAQ (R10)(R10*4), R12 // 5 ls
+	LEAQ (R11)(R10*4), R13 // 7 ls
+	LEAQ (DX)(DX*2), R8    // 3 stride
+	TESTQ CX, CX
+	JZ    tdone
+
+tloop:
+	MOVQ (SI), X0
+	MOVQ (SI)(DX*1), X1
+	MOVQ (SI)(DX*2), X2
+	MOVQ (SI)(R8*1), X3
+	LEAQ (SI)(DX*4), SI
+	MOVQ (SI), X4
+	MOVQ (SI)(DX*1), X5
+	MOVQ (SI)(DX*2), X6
+	MOVQ (SI)(R8*1), X7
+	LEAQ (SI)(DX*4), SI
+	// Rows a..h: pairs (a, b), (c, d), (e, f), (g, h) by column.
+	PUNPCKLBW X1, X0
+	PUNPCKLBW X3, X2
+	PUNPCKLBW X5, X4
+	PUNPCKLBW X7, X6
+	// Quads a..d and e..h by column: columns 0..3 and 4..7.
+	MOVO      X0, X1
+	PUNPCKLWL X2, X0
+	PUNPCKHWL X2, X1
+	MOVO      X4, X5
+	PUNPCKLWL X6, X4
+	PUNPCKHWL X6, X5
+	// Eights by column: columns (0, 1), (2, 3), (4, 5), (6, 7).
+	MOVO       X0, X2
+	PUNPCKLLQ  X4, X0
+	PUNPCKHLQ  X4, X2
+	MOVO       X1, X3
+	PUNPCKLLQ  X5, X1
+	PUNPCKHLQ  X5, X3
+	MOVQ       X0, (DI)
+	MOVHPS     X0, (DI)(R10*1)
+	MOVQ       X2, (DI)(R10*2)
+	MOVHPS     X2, (DI)(R11*1)
+	MOVQ       X1, (DI)(R10*4)
+	MOVHPS     X1, (DI)(R12*1)
+	MOVQ       X3, (DI)(R11*2)
+	MOVHPS     X3, (DI)(R13*1)
+	ADDQ       $8, DI
+	DECQ       CX
+	JNZ        tloop
+
+tdone:
+	RET

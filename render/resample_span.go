@@ -16,7 +16,9 @@ import (
 
 // spanFetcher writes pixels [x0, x1) of row y of a source (the window of the picture
 // the draw reads, transposed when pass 1 runs along source columns) as opaque RGBA
-// bytes (alpha 255), and returns them: either buf filled, or a view into the source.
+// bytes (alpha 255), and returns them: either a part of buf, or a view into the
+// source. buf's capacity holds spanPad bytes more than the span's, which the fetcher
+// may overwrite.
 type spanFetcher func(y, x0, x1 int, buf []uint8) []uint8
 
 // opaqueSpanFetcher returns the spanFetcher of src's window win (coordinates from src's
@@ -29,7 +31,7 @@ func opaqueSpanFetcher(src image.Image, win image.Rectangle, swap bool) spanFetc
 	ox, oy := b.Min.X+win.Min.X, b.Min.Y+win.Min.Y
 	switch m := src.(type) {
 	case *image.YCbCr:
-		return yccSpanFetcher(m, ox, oy, swap)
+		return yccSpanFetcher(m, ox, oy, swap, true)
 	case *orientedView:
 		// win is in the view's coordinates (its bounds start at 0, 0).
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
@@ -100,7 +102,9 @@ func rgbaSpanFetcher(pix []uint8, stride, off int, swap bool) spanFetcher {
 // yccSpanFetcher converts spans of a YCbCr image whose window origin is (ox, oy) in
 // image coordinates, with the same arithmetic as image/draw's conversion
 // (color.YCbCrToRGB), so the output does not depend on which path converted it.
-func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
+// Unless padded (buf with spanPad bytes of room, the span anywhere in it: a
+// spanFetcher), a row is written from buf[0] and nothing past it.
+func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 	// The common JPEG layouts (4:2:0 and 4:2:2: one chroma sample per two pixels of a
 	// row) read chroma by index; COffset's arithmetic per pixel otherwise.
 	fast := (m.SubsampleRatio == image.YCbCrSubsampleRatio420 || m.SubsampleRatio == image.YCbCrSubsampleRatio422) &&
@@ -114,6 +118,11 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 				// Image column x has chroma column x/2 (coordinates >= 0): pixel
 				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
 				ph := (ox + x0) & 1
+				if padded {
+					if row := yccSpanBlocks(m, buf, m.YOffset(ox+x0, oy+y), ci, ph, x1-x0); row != nil {
+						return row
+					}
+				}
 				n := (ph + x1 - x0 + 1) / 2
 				yccRowHalf(buf, 4, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
 				return buf
@@ -148,6 +157,128 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap bool) spanFetcher {
 		return buf
 	}
 }
+
+// yccSpanBlocks converts the n pixels of a 4:2:0 or 4:2:2 row span whose first is
+// m.Y[yi] with chroma m.Cb, m.Cr[ci] (ph 1 when it is the second of its chroma pair)
+// in whole blocks of eight from the first pixel of that pair on, into buf (which
+// must hold a block more than the span: spanPad), and returns the span's pixels, or
+// nil when the CPU lacks AVX2 or the blocks would read past a plane or write past
+// buf's capacity. The blocks read and convert up to 8 pixels past the span (the
+// rest of the row, or the next row's first: nothing reads them) so that no pixel of
+// the span is converted alone: those one-pixel ends cost a 30° draw about 3 % (two
+// a span, with the calls). The span starts at buf[4*ph].
+func yccSpanBlocks(m *image.YCbCr, buf []uint8, yi, ci, ph, n int) []uint8 {
+	return yccPlaneBlocks(m.Y, m.Cb, m.Cr, buf, yi, ci, ph, n)
+}
+
+// yccPlaneBlocks is yccSpanBlocks on planes Y, Cb, Cr (a row's chroma a sample per
+// two pixels).
+func yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
+	if !haveShrinkSIMD() {
+		return nil
+	}
+	yi -= ph
+	nb := (n + ph + 7) / 8
+	if yi < 0 || ci < 0 || yi+8*nb > len(Y) || ci+4*nb > len(Cb) || ci+4*nb > len(Cr) || 32*nb > cap(buf) {
+		return nil
+	}
+	all := buf[:32*nb]
+	yccHalfBlocksAVX2RGBA(all, Y[yi:yi+8*nb], Cb[ci:ci+4*nb], Cr[ci:ci+4*nb], nb)
+	return all[4*ph : 4*(ph+n)]
+}
+
+// transpose8 copies eight columns of a plane into eight planes: dst[c*ls + r] =
+// src[at + r*stride + c] for c < 8 and r < rows, whole groups of eight rows with
+// transpose8Blocks (an 8x8 byte transpose) where the indexes allow.
+func transpose8(dst, src []uint8, at, stride, rows, ls int) {
+	r := 0
+	// The first and last rows read bound the others (stride may be negative: a
+	// column read upwards).
+	n := rows / 8
+	last := at + (8*n-1)*stride
+	if n > 0 && haveResampleSIMD() && min(at, last) >= 0 && max(at, last)+8 <= len(src) && ls >= rows && 7*ls+rows <= len(dst) {
+		transpose8Blocks(dst, src, at, stride, n, ls)
+		r = 8 * n
+	}
+	for ; r < rows; r++ {
+		p := src[at+r*stride : at+r*stride+8 : at+r*stride+8]
+		for c, v := range p {
+			dst[c*ls+r] = v
+		}
+	}
+}
+
+// columnBlockFetcher returns, for the transposed spans of a 4:2:0 picture
+// (opaqueSpanFetcher's rows are the picture's columns: row y is image column ox+y,
+// pixel i image row oy+x0+i), a spanFetcher for one band worker that reads the
+// picture sixteen columns at a time: the block of sixteen columns around a requested
+// one is copied, over the rows requested and a margin, into sixteen contiguous planes
+// (and its eight chroma columns into eight) by 8x8 byte transposes
+// (transpose8Blocks), and the next requests of those columns (the band's next
+// source rows) are converted from the planes. Gathering each column down the picture
+// (gatherYCC420, gatherStrideBlocks) took about 2.7 instructions a byte and each
+// chroma column twice: about a fifth of a 60° draw (docs/benchmarks.md, "Rotated
+// pictures, sixth round"). Spans the blocks do not serve (the picture's last
+// columns, an odd first row) take fallback. It returns nil where m is not
+// gatherable420 or the CPU lacks AVX2.
+func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher) spanFetcher {
+	if !gatherable420(m) || !haveShrinkSIMD() {
+		return nil
+	}
+	// Rows copied beyond those requested, each way: a band's span drifts by a few
+	// rows a column.
+	const margin = 48
+	r := m.Rect
+	// The block held: columns [xb, xb+16), rows [rb0, rb1) (rb0 even), planes of
+	// stride ls (luma) and lc (chroma), each with room for the conversion's reads
+	// past a span's end.
+	xb, rb0, rb1, ls, lc := -1, 0, 0, 0, 0
+	var yt, cbt, crt []uint8
+	load := func(x, r0, r1 int) bool {
+		xb = x &^ 15
+		rb0, rb1 = max(r.Min.Y, r0-margin), min(r.Max.Y, r1+margin)
+		rb0 += rb0 & 1
+		if xb < r.Min.X || xb+16 > r.Max.X || r0 < rb0 || r1 > rb1 {
+			xb = -1
+			return false
+		}
+		rows, crows := rb1-rb0, (rb1-rb0+1)/2
+		ls, lc = rows+16, crows+8
+		// Grown by doubling: a band's spans lengthen as it goes.
+		if cap(yt) < 16*ls {
+			yt = make([]uint8, 32*ls)
+		}
+		if cap(cbt) < 8*lc {
+			cbt, crt = make([]uint8, 16*lc), make([]uint8, 16*lc)
+		}
+		yt, cbt, crt = yt[:16*ls], cbt[:8*lc], crt[:8*lc]
+		at := m.YOffset(xb, rb0)
+		transpose8(yt, m.Y, at, m.YStride, rows, ls)
+		transpose8(yt[8*ls:], m.Y, at+8, m.YStride, rows, ls)
+		ci := m.COffset(xb, rb0)
+		transpose8(cbt, m.Cb, ci, m.CStride, crows, lc)
+		transpose8(crt, m.Cr, ci, m.CStride, crows, lc)
+		return true
+	}
+	return func(y, x0, x1 int, buf []uint8) []uint8 {
+		x, r0, r1 := ox+y, oy+x0, oy+x1
+		if (x&^15 != xb || r0 < rb0 || r1 > rb1) && !load(x, r0, r1) {
+			return fallback(y, x0, x1, buf)
+		}
+		k, ph := x-xb, r0&1
+		// Pixel r0's luma is row r0-rb0 of plane k, its chroma row r0/2 - rb0/2
+		// of plane k/2.
+		yi, ci := k*ls+r0-rb0, (k>>1)*lc+(r0>>1)-(rb0>>1)
+		if row := yccPlaneBlocks(yt, cbt, crt, buf, yi, ci, ph, x1-x0); row != nil {
+			return row
+		}
+		return fallback(y, x0, x1, buf)
+	}
+}
+
+// spanPad is the bytes a span buffer holds beyond its span's pixels for
+// yccSpanBlocks's whole blocks.
+const spanPad = 32 + 4
 
 // gatherable420 reports whether gatherYCC420 reads m: 4:2:0 chroma (a sample per two
 // pixels along either axis) and coordinates >= 0, where image column x has chroma
@@ -263,6 +394,20 @@ func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
 	if ph == 1 && len(yrow) > 0 {
 		one(0, 0)
 		i, k = 1, 1
+	}
+	if ps == 4 && haveShrinkSIMD() {
+		// Eight pixels at a time (half the time of four a block, which took a
+		// quarter of a 30° draw: docs/benchmarks.md, "Rotated pictures, sixth
+		// round"); k stays (i+ph)/2.
+		nb := (len(yrow) - i) / 8
+		yccHalfBlocksAVX2RGBA(buf[4*i:4*(i+8*nb)], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
+		i, k = i+8*nb, k+4*nb
+	}
+	if ps == 3 && haveShrinkSIMD() {
+		// RGB eight at a time, storing 4 bytes past each block as below.
+		nb := (len(yrow) - i) / 8
+		yccHalfBlocksAVX2(buf[3*i:3*(i+8*nb)+4], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
+		i, k = i+8*nb, k+4*nb
 	}
 	if haveResampleSIMD() {
 		// RGB blocks store 4 bytes past their 12 (into the next pixel, written after,

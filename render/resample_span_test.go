@@ -280,3 +280,120 @@ func TestResampleRowIntRunsMatchSamples(t *testing.T) {
 		}
 	}
 }
+
+// Spans of a 4:2:0 or 4:2:2 row converted in whole blocks (yccSpanBlocks, with a
+// buffer of spanPad more bytes) are the pixels converted one at a time, from either
+// phase of a chroma pair, for every length, at the planes' ends too.
+func TestYCCSpanBlocksMatchPixels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, r := range []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio422} {
+		m := image.NewYCbCr(image.Rect(1, 2, 70, 13), r)
+		for i := range m.Y {
+			m.Y[i] = uint8(rng.IntN(256))
+		}
+		for i := range m.Cb {
+			m.Cb[i], m.Cr[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+		}
+		fetch := opaqueSpanFetcher(m, image.Rect(0, 0, m.Rect.Dx(), m.Rect.Dy()), false)
+		buf := make([]uint8, 4*m.Rect.Dx()+spanPad)
+		for y := range m.Rect.Dy() {
+			for x0 := range m.Rect.Dx() {
+				for x1 := x0 + 1; x1 <= m.Rect.Dx(); x1++ {
+					got := fetch(y, x0, x1, buf)
+					if len(got) != 4*(x1-x0) {
+						t.Fatalf("row %d [%d, %d): %d bytes", y, x0, x1, len(got))
+					}
+					for x := x0; x < x1; x++ {
+						px, py := m.Rect.Min.X+x, m.Rect.Min.Y+y
+						yi, ci := m.YOffset(px, py), m.COffset(px, py)
+						wr, wg, wb := color.YCbCrToRGB(m.Y[yi], m.Cb[ci], m.Cr[ci])
+						if q := got[4*(x-x0) : 4*(x-x0)+4]; q[0] != wr || q[1] != wg || q[2] != wb || q[3] != 255 {
+							t.Fatalf("%v row %d [%d, %d) pixel %d: %v, want %d %d %d 255", r, y, x0, x1, x, q, wr, wg, wb)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The column-block fetcher of a band worker (columnBlockFetcher) returns the
+// transposed spans the column gather returns, byte for byte: sweeps along columns
+// forwards and backwards as bands read them, random jumps, spans at the picture's
+// edges and its last columns (which fall back), odd origins.
+func TestColumnBlockFetcherMatchesGather(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, rect := range []image.Rectangle{image.Rect(0, 0, 67, 90), image.Rect(3, 5, 70, 101), image.Rect(1, 1, 40, 33), image.Rect(0, 0, 300, 211)} {
+		m := image.NewYCbCr(rect, image.YCbCrSubsampleRatio420)
+		for i := range m.Y {
+			m.Y[i] = uint8(rng.IntN(256))
+		}
+		for i := range m.Cb {
+			m.Cb[i], m.Cr[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+		}
+		win := image.Rect(0, 0, rect.Dx(), rect.Dy())
+		gather := opaqueSpanFetcher(m, win, true)
+		fallbacks, calls := 0, 0
+		blocks := columnBlockFetcher(m, rect.Min.X, rect.Min.Y, func(y, x0, x1 int, buf []uint8) []uint8 {
+			fallbacks++
+			return gather(y, x0, x1, buf)
+		})
+		if blocks == nil {
+			t.Skip("no AVX2")
+		}
+		got, want := make([]uint8, 4*rect.Dy()+spanPad), make([]uint8, 4*rect.Dy()+spanPad)
+		check := func(y, x0, x1 int) {
+			calls++
+			g, w := blocks(y, x0, x1, got), gather(y, x0, x1, want)
+			if !bytes.Equal(g, w) {
+				t.Fatalf("%v: column %d rows [%d, %d): blocks differ from the gather", rect, y, x0, x1)
+			}
+		}
+		// Sweeps: a span drifting along the rows as the column advances.
+		for _, dir := range []int{1, -1} {
+			for k := range rect.Dx() {
+				y := k
+				if dir < 0 {
+					y = rect.Dx() - 1 - k
+				}
+				x0 := min(rect.Dy()-1, k/3)
+				check(y, x0, min(rect.Dy(), x0+5+k%11))
+			}
+		}
+		for range 3000 {
+			y := rng.IntN(rect.Dx())
+			x0 := rng.IntN(rect.Dy())
+			check(y, x0, x0+1+rng.IntN(rect.Dy()-x0))
+		}
+		// The blocks serve the columns of whole blocks of sixteen inside the
+		// picture (a third of the narrowest one's).
+		if fallbacks > calls*3/4 {
+			t.Errorf("%v: %d of %d spans fell back", rect, fallbacks, calls)
+		}
+	}
+}
+
+// transpose8 (8x8 byte transposes where the indexes allow) copies eight columns
+// into eight planes as the byte loop does, for every row count.
+func TestTranspose8(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	src := make([]uint8, 40*70)
+	for i := range src {
+		src[i] = uint8(rng.IntN(256))
+	}
+	for rows := range 70 {
+		for _, at := range []int{0, 3, 31} {
+			ls := rows + 5
+			got, want := make([]uint8, 8*ls), make([]uint8, 8*ls)
+			transpose8(got, src, at, 40, rows, ls)
+			for r := range rows {
+				for c := range 8 {
+					want[c*ls+r] = src[at+r*40+c]
+				}
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d rows from %d: planes differ from the byte loop", rows, at)
+			}
+		}
+	}
+}

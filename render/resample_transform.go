@@ -319,6 +319,14 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 		var acc []float64
 		idx := make([]int, max(kx.maxTaps(), ky.maxTaps()))
 		w := make([]float32, len(idx))
+		fetchSpan := fetchSpan
+		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {
+			// Past 45°: the picture's columns read sixteen at a time, for this
+			// worker.
+			if f := columnBlockFetcher(m, m.Rect.Min.X+win.Min.X, m.Rect.Min.Y+win.Min.Y, fetchSpan); f != nil {
+				fetchSpan = f
+			}
+		}
 		return func(l0, l1, _, _ int) {
 			bx0, bx1 := area.Min.X+l0*colsPerLine, min(area.Max.X, area.Min.X+l1*colsPerLine)
 			ya, yb, r0, r1 := rows(bx0, bx1)
@@ -355,8 +363,8 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					// where those are the source's (sourceSpan), so the values are
 					// those of the whole row.
 					lo, hi := sourceSpan(u0, u0+float64(bw-1)/a, kx, sw)
-					if cap(spanBuf) < 4*(hi-lo) {
-						spanBuf = make([]uint8, 4*(hi-lo))
+					if cap(spanBuf) < 4*(hi-lo)+spanPad {
+						spanBuf = make([]uint8, 4*(hi-lo)+spanPad)
 					}
 					row := fetchSpan(y, lo, hi, spanBuf)
 					ks := kx
@@ -375,8 +383,12 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			// Pass 2 and Over compositing, row by row for contiguous stores. v is linear:
 			// v(X, Y) = v(bx0, Y) + (X - bx0) dvdx.
 			span := float64(bw-1) * dvdx
+			// vAt(bx0, Y) with its column term computed once a band: the same
+			// operations in the same order, so the same value, one division a row
+			// fewer.
+			sx := b * (float64(bx0) + 0.5 - e) / a
 			for Y := ya; Y < yb; Y++ {
-				v0 := vAt(float64(bx0), float64(Y))
+				v0 := (float64(Y)+0.5-f-sx)*a/det - 0.5
 				lo, hi := v0, v0+span
 				if lo > hi {
 					lo, hi = hi, lo
@@ -403,7 +415,18 @@ func sourceSpan(u0, u1 float64, k kernel1D, n int) (lo, hi int) {
 		u0, u1 = u1, u0
 	}
 	pad := int(math.Ceil(k.support)) + 1
-	lim := func(v float64) int { return int(math.Max(-1e9, math.Min(1e9, math.Floor(v)))) }
+	// math.Max and math.Min are calls on amd64 (about 1 % of a rotated draw, which
+	// calls this for every source row of every band): the same clamp in
+	// comparisons, NaN passing through as it did.
+	lim := func(v float64) int {
+		v = math.Floor(v)
+		if v < -1e9 {
+			v = -1e9
+		} else if v > 1e9 {
+			v = 1e9
+		}
+		return int(v)
+	}
 	lo, hi = max(0, lim(u0)-pad), min(n, lim(u1)+pad+1)
 	if hi <= lo {
 		if lim(u1) < 0 {
@@ -578,6 +601,32 @@ var cmLUTInt = func() (t [cmLUTSteps + 1][4]int32) {
 	return
 }()
 
+// cmLUTRounded is cmLUT with each weight rounded to hBits as fixedTapWeights rounds
+// the generic taps' weights (without cmLUTInt's correction of their sum).
+var cmLUTRounded = func() (t [cmLUTSteps + 1][4]int32) {
+	for i := range t {
+		fixedTapWeights(cmLUT[i][:], t[i][:])
+	}
+	return
+}()
+
+// clampedTaps4 is, for an enlarging kernel (stretch 1) over n pixels at the 32.32
+// position v, what kernel1D.taps and fixedTapWeights give: taps t0..t0+3, each
+// clamped to [0, n), with the weights cmLUTRounded[L]. Those took a float position,
+// its clamps and four float roundings a sample: about 5 % of a 60° draw's time
+// (pprof), spent on the pixels whose taps cross the picture's edges.
+func clampedTaps4(v int64, n int) (t0, L int) {
+	// As taps clamps the position to [-support-2, n+support+1] = [-4, n+3]: a
+	// whole pixel there, weight row 0.
+	switch {
+	case v < -4<<32:
+		return -5, 0
+	case v > int64(n+3)<<32:
+		return n + 2, 0
+	}
+	return int(v>>32) - 1, lutIndex(v)
+}
+
 // cmLUTIntSum is, for each row of cmLUT, the sum of its weights as fixedTapWeights
 // rounds them: a sample whose four taps all clamp to one edge pixel is that pixel
 // times this sum, what the generic taps give to the bit.
@@ -640,7 +689,7 @@ func edgeSampleFixed(ui int64, k kernel1D, n int) (e, L int, ok bool) {
 // fixedTapWeights rounds the float weights of a generic tap set to hBits.
 func fixedTapWeights(w []float32, out []int32) {
 	for j, v := range w {
-		out[j] = int32(math.Round(float64(v) * (1 << hBits)))
+		out[j] = int32(roundHalfAway(float64(v) * (1 << hBits)))
 	}
 }
 
@@ -706,6 +755,17 @@ func resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k 
 			// Every tap is the same edge pixel: its value times the weights' sum.
 			p, sum := row[4*e:4*e+3:4*e+3], cmLUTIntSum[L]
 			r, g, b = sum*int32(p[0]), sum*int32(p[1]), sum*int32(p[2])
+		} else if k.stretch == 1 {
+			// Near the row's ends: four taps clamped to the row (clampedTaps4).
+			t0, L := clampedTaps4(ui, rn)
+			lw := &cmLUTRounded[L]
+			for j := range 4 {
+				at := 4 * min(max(t0+j, 0), rn-1)
+				p := row[at : at+3 : at+3]
+				r += lw[j] * int32(p[0])
+				g += lw[j] * int32(p[1])
+				b += lw[j] * int32(p[2])
+			}
 		} else {
 			// Declared here, zeroed only for the few samples that need it (every
 			// call cleared it: 1M instructions a rotated draw).
@@ -732,7 +792,23 @@ func toFixed32(v float64) int64 {
 	} else if v > 1<<20 {
 		v = 1 << 20
 	}
-	return int64(math.Round(v * (1 << 32)))
+	return roundHalfAway(v * (1 << 32))
+}
+
+// roundHalfAway is int64(math.Round(x)) for |x| <= 2^52 (not NaN): math.Round is a
+// call of some twenty instructions on amd64, and toFixed32 runs for every source row
+// and output row of every band (about 4 % of a 30° draw's time in pprof:
+// docs/benchmarks.md, "Rotated pictures, sixth round"). The conversion truncates
+// toward zero and the remainder x - t is exact at these magnitudes, so comparing it
+// with ±0.5 rounds halves away from zero as math.Round does.
+func roundHalfAway(x float64) int64 {
+	t := int64(x)
+	if f := x - float64(t); f >= 0.5 {
+		t++
+	} else if f <= -0.5 {
+		t--
+	}
+	return t
 }
 
 func fromFixed32(v int64) float64 { return float64(v) / (1 << 32) }
@@ -812,6 +888,18 @@ func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int16, cs, mask, sh, lo
 			p := col[at : at+16 : at+16]
 			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
 			r, g, b = tap4(p, 0, w0, w1, w2, w3), tap4(p, 1, w0, w1, w2, w3), tap4(p, 2, w0, w1, w2, w3)
+		} else if k.stretch == 1 {
+			// Near the source's top or bottom: four taps clamped to its rows
+			// (clampedTaps4).
+			t0, L := clampedTaps4(vi, sh)
+			lw := &cmLUTRounded[L]
+			for j := range 4 {
+				at := 4 * (min(max(t0+j, 0), sh-1) & mask)
+				p := col[at : at+3 : at+3]
+				r += lw[j] * int32(p[0])
+				g += lw[j] * int32(p[1])
+				b += lw[j] * int32(p[2])
+			}
 		} else {
 			m := min(k.taps(fromFixed32(vi), idx, w), len(wi))
 			fixedTapWeights(w[:m], wi[:m])

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/printworker/printworker/render/svg"
@@ -189,5 +190,51 @@ func TestRotatedEdgeCoverage(t *testing.T) {
 	}
 	if worst > 8 {
 		t.Errorf("alpha off the covered area by up to %d levels", worst)
+	}
+}
+
+// roundHalfAway rounds as math.Round at halves, just beside them, at the 32.32
+// positions' extremes and at random.
+func TestRoundHalfAway(t *testing.T) {
+	xs := []float64{0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+		math.Nextafter(0.5, 1), math.Nextafter(-0.5, -1), 1 << 52, -1 << 52, 1<<52 - 0.5, -(1<<52 - 0.5),
+		1<<51 + 0.5, -(1<<51 + 0.5), math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 100000 {
+		xs = append(xs, (rng.Float64()-0.5)*(1<<53), (rng.Float64()-0.5)*64, float64(rng.IntN(1<<20))+0.5, -float64(rng.IntN(1<<20))-0.5)
+	}
+	for _, x := range xs {
+		if got, want := roundHalfAway(x), int64(math.Round(x)); got != want {
+			t.Fatalf("roundHalfAway(%v) = %d, want %d", x, got, want)
+		}
+	}
+}
+
+// clampedTaps4 gives the taps and rounded weights of kernel1D.taps and
+// fixedTapWeights for an enlarging kernel, at positions inside, near and far beyond
+// both ends of rows of every small length.
+func TestClampedTaps4MatchesTaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	idx, w := make([]int, 8), make([]float32, 8)
+	var wi [8]int32
+	for _, n := range []int{1, 2, 3, 4, 5, 9, 300} {
+		k := newKernel(1.7, n)
+		vs := []int64{-4 << 32, -4<<32 - 1, -4<<32 + 1, int64(n+3) << 32, int64(n+3)<<32 + 1, int64(n+3)<<32 - 1, -1 << 52, 1 << 52}
+		for range 20000 {
+			vs = append(vs, int64(rng.Uint64()>>20)-1<<43+int64(n)<<31, rng.Int64N(int64(n+12)<<32)-8<<32)
+		}
+		for _, v := range vs {
+			m := k.taps(fromFixed32(v), idx, w)
+			fixedTapWeights(w[:m], wi[:m])
+			t0, L := clampedTaps4(v, n)
+			if m != 4 {
+				t.Fatalf("n %d, v %d: taps gave %d taps", n, v, m)
+			}
+			for j := range 4 {
+				if got := min(max(t0+j, 0), n-1); got != idx[j] || cmLUTRounded[L][j] != wi[j] {
+					t.Fatalf("n %d, v %d (%v): tap %d is %d weight %d, want %d weight %d", n, v, fromFixed32(v), j, got, cmLUTRounded[L][j], idx[j], wi[j])
+				}
+			}
+		}
 	}
 }
