@@ -119,7 +119,7 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
 				ph := (ox + x0) & 1
 				if padded {
-					if row := yccSpanBlocks(m, buf, m.YOffset(ox+x0, oy+y), ci, ph, x1-x0); row != nil {
+					if row := yccPlaneBlocks(m.Y, m.Cb, m.Cr, buf, m.YOffset(ox+x0, oy+y), ci, ph, x1-x0); row != nil {
 						return row
 					}
 				}
@@ -158,21 +158,16 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 	}
 }
 
-// yccSpanBlocks converts the n pixels of a 4:2:0 or 4:2:2 row span whose first is
-// m.Y[yi] with chroma m.Cb, m.Cr[ci] (ph 1 when it is the second of its chroma pair)
-// in whole blocks of eight from the first pixel of that pair on, into buf (which
-// must hold a block more than the span: spanPad), and returns the span's pixels, or
-// nil when the CPU lacks AVX2 or the blocks would read past a plane or write past
-// buf's capacity. The blocks read and convert up to 8 pixels past the span (the
-// rest of the row, or the next row's first: nothing reads them) so that no pixel of
-// the span is converted alone: those one-pixel ends cost a 30° draw about 3 % (two
+// yccPlaneBlocks converts the n pixels of a 4:2:0 or 4:2:2 row span whose first is
+// Y[yi] with chroma Cb, Cr[ci] (ph 1 when it is the second of its chroma pair) in
+// whole blocks of eight from the first pixel of that pair on, into buf (which must
+// hold a block more than the span: spanPad), and returns the span's pixels, or nil
+// when the CPU lacks AVX2 or the blocks would read past a plane or write past buf's
+// capacity. The planes are a decoded picture's (rows) or a column block's
+// (columnBlockFetcher). The blocks read and convert up to 8 pixels past the span
+// (the rest of the row, or the next row's first: nothing reads them) so that no pixel
+// of the span is converted alone: those one-pixel ends cost a 30° draw about 3 % (two
 // a span, with the calls). The span starts at buf[4*ph].
-func yccSpanBlocks(m *image.YCbCr, buf []uint8, yi, ci, ph, n int) []uint8 {
-	return yccPlaneBlocks(m.Y, m.Cb, m.Cr, buf, yi, ci, ph, n)
-}
-
-// yccPlaneBlocks is yccSpanBlocks on planes Y, Cb, Cr (a row's chroma a sample per
-// two pixels).
 func yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
 	if !haveShrinkSIMD() {
 		return nil
@@ -277,7 +272,7 @@ func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher) spanFe
 }
 
 // spanPad is the bytes a span buffer holds beyond its span's pixels for
-// yccSpanBlocks's whole blocks.
+// yccPlaneBlocks's whole blocks.
 const spanPad = 32 + 4
 
 // gatherable420 reports whether gatherYCC420 reads m: 4:2:0 chroma (a sample per two

@@ -281,7 +281,7 @@ func TestResampleRowIntRunsMatchSamples(t *testing.T) {
 	}
 }
 
-// Spans of a 4:2:0 or 4:2:2 row converted in whole blocks (yccSpanBlocks, with a
+// Spans of a 4:2:0 or 4:2:2 row converted in whole blocks (yccPlaneBlocks, with a
 // buffer of spanPad more bytes) are the pixels converted one at a time, from either
 // phase of a chroma pair, for every length, at the planes' ends too.
 func TestYCCSpanBlocksMatchPixels(t *testing.T) {
