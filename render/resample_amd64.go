@@ -89,3 +89,9 @@ func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)
 //
 //go:noescape
 func transpose8Blocks(dst, src []uint8, at, stride, n, ls int)
+
+// prefetchLines asks the CPU to bring the cache lines of p in (resample_amd64.s): a
+// hint, with no effect on any result.
+//
+//go:noescape
+func prefetchLines(p []uint8)

@@ -79,3 +79,25 @@ loop:
 
 done:
 	RET
+
+// func prefetchLines(p []uint8)
+//
+// PREFETCHT0 on each cache line p spans: a hint (it neither faults nor changes any
+// result). The rotated path asks for the canvas rows and source rows it reaches a few
+// rows later (resample_transform.go, prefetchAhead).
+TEXT ·prefetchLines(SB), NOSPLIT, $0-24
+	MOVQ  p_base+0(FP), SI
+	MOVQ  p_len+8(FP), CX
+	TESTQ CX, CX
+	JZ    pfdone
+	LEAQ  -1(SI)(CX*1), DX
+	ANDQ  $~63, SI
+
+pfloop:
+	PREFETCHT0 (SI)
+	ADDQ  $64, SI
+	CMPQ  SI, DX
+	JLE   pfloop
+
+pfdone:
+	RET

@@ -39,3 +39,6 @@ func haveResampleSIMD() bool { return false }
 func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int) {}
 
 func transpose8Blocks(dst, src []uint8, at, stride, n, ls int) {}
+
+// prefetchLines is a hint the portable build does without.
+func prefetchLines(p []uint8) {}
