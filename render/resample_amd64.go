@@ -53,6 +53,15 @@ func columnsRunBlocksVEX(dp []uint8, inter []int16, col, cs int, e, dvi int64, n
 //go:noescape
 func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16)
 
+// columnsRunBlocksAVX2 is columnsRunBlocksVEX with AVX2 (resample_simd_amd64.s), for n
+// a multiple of 4: a pixel's four taps in one 256-bit load, shuffle and multiply-add.
+//
+//go:noescape
+func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+
+// haveColumnsAVX2 reports whether the CPU runs columnsRunBlocksAVX2.
+func haveColumnsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 }
+
 // haveRowsAVX2 reports whether the CPU runs rowRunBlocksAVX2.
 func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 }
 

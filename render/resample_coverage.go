@@ -164,10 +164,14 @@ func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 // instead of 26: docs/benchmarks.md, "Rotated pictures, round two"), an odd last
 // pixel and other CPUs with columnsRunBlocks.
 func columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
+	// BEXTR's control: the slot is bits 32 and up of the position, as many as the
+	// mask has (the ring is a power of two).
+	slotCtl := 32 | bits.Len(uint(mask))<<8
+	if n4 := n &^ 3; n4 > 0 && haveColumnsAVX2() {
+		columnsRunBlocksAVX2(dp[:4*n4], inter, col, cs, v-1<<32+1<<21, dvi, n4, slotCtl, &cmLUTPairs)
+		dp, col, v, n = dp[4*n4:], col+n4*cs, v+int64(n4)*dvi, n-n4
+	}
 	if n2 := n &^ 1; n2 > 0 && haveColumnsVEX() {
-		// BEXTR's control: the slot is bits 32 and up of the position, as many as
-		// the mask has (the ring is a power of two).
-		slotCtl := 32 | bits.Len(uint(mask))<<8
 		columnsRunBlocksVEX(dp[:4*n2], inter, col, cs, v-1<<32+1<<21, dvi, n2, slotCtl, &cmLUTPairs)
 		dp, col, v, n = dp[4*n2:], col+n2*cs, v+int64(n2)*dvi, n-n2
 	}

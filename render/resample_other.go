@@ -23,6 +23,12 @@ func columnsRunBlocksVEX(dp []uint8, inter []int16, col, cs int, e, dvi int64, n
 func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, pairs *[cmLUTSteps + 1][16]int16) {
 }
 
+func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16) {
+}
+
+// haveColumnsAVX2 is false without the amd64 assembly.
+func haveColumnsAVX2() bool { return false }
+
 // haveRowsAVX2 is false without the amd64 assembly.
 func haveRowsAVX2() bool { return false }
 

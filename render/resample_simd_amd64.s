@@ -756,3 +756,72 @@ tloop:
 
 tdone:
 	RET
+
+// COLAVX is COLVEX on one 256-bit register: a pixel's four taps (32 bytes, slots 0 to
+// 3) loaded at once, taps 0, 1 in the low lane and 2, 3 in the high one, shuffled to
+// pairs by Y14 (colPairs16 in both lanes) and multiplied by the weight row's 32 bytes
+// ((w0, w1) pairs, then (w2, w3) pairs: cmLUTPairs): the two lanes' sums, added later.
+#define COLAVX(y) \
+	BEXTRQ   R11, DX, SI;      \
+	BEXTRQ   R13, DX, BX;      \
+	SHLQ     $5, BX;           \
+	VMOVDQU  (R8)(SI*8), y;    \
+	VPSHUFB  Y14, y, y;        \
+	VPMADDWD (R9)(BX*1), y, y; \
+	ADDQ     R10, R8;          \
+	ADDQ     R12, DX
+
+// LANESUM adds the lanes of two pixels' COLAVX results a and b into d: d's low lane
+// a's, its high lane b's, each rounded and shifted as COLVEX's (t scratch).
+#define LANESUM(a, b, d, t) \
+	VPERM2I128 $0x20, b, a, d; \
+	VPERM2I128 $0x31, b, a, t; \
+	VPADDD     t, d, d;        \
+	VPADDD     Y15, d, d;      \
+	VPSRAD     $20, d, d
+
+// func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
+//
+// columnsRunBlocksVEX with AVX2 for n a multiple of 4: a pixel's taps in one load,
+// shuffle and multiply-add instead of two each, four pixels an iteration. The sums
+// are the same int32 sums (added in the same pairs), so the bytes are the same.
+TEXT ·columnsRunBlocksAVX2(SB), NOSPLIT, $0-104
+	COLARGS
+	MOVQ  e+64(FP), DX
+	MOVQ  dvi+72(FP), R12
+	MOVQ  n+80(FP), CX
+	MOVQ  slotCtl+88(FP), R11
+	MOVQ  pairs+96(FP), R9
+	// Bits 22..31: start 22, length 10.
+	MOVQ  $0x0a16, R13
+	SHRQ  $2, CX
+	JZ    avxcoldone
+	VBROADCASTI128 vRound<>(SB), Y15
+	VBROADCASTI128 colPairs16<>(SB), Y14
+	MOVQ    $0xff000000ff000000, AX
+	VMOVQ   AX, X13
+	VPUNPCKLQDQ X13, X13, X13
+
+avxcolloop:
+	// Pixels p, q, r, s in Y0..Y3; p and r summed into Y4, q and s into Y6, so
+	// that the packs leave them in order.
+	COLAVX(Y0)
+	COLAVX(Y1)
+	COLAVX(Y2)
+	COLAVX(Y3)
+	LANESUM(Y0, Y2, Y4, Y5)
+	LANESUM(Y1, Y3, Y6, Y7)
+	// Words: low lane p, q; high lane r, s. Bytes: p q p q | r s r s.
+	VPACKSSDW Y6, Y4, Y4
+	VPACKUSWB Y4, Y4, Y4
+	// Quadwords 0 and 2: p q r s.
+	VPERMQ    $0x08, Y4, Y4
+	VPOR      X13, X4, X4
+	VMOVDQU   X4, (DI)
+	ADDQ      $16, DI
+	DECQ      CX
+	JNZ       avxcolloop
+	VZEROUPPER
+
+avxcoldone:
+	RET
