@@ -3,6 +3,7 @@ package render
 import (
 	"image"
 	"image/color"
+	"math"
 )
 
 // Source spans for the rotated path. Pass 1 of a column band reads, from each source
@@ -253,14 +254,19 @@ func transpose8(dst, src []uint8, at, stride, rows, ls int) {
 // chroma column twice: about a fifth of a 60° draw (docs/benchmarks.md, "Rotated
 // pictures, sixth round"). Spans the blocks do not serve (the picture's last
 // columns, an odd first row) take fallback. It returns nil where m is not
-// gatherable420 or the CPU lacks AVX2.
-func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher) spanFetcher {
+// gatherable420 or the CPU lacks AVX2. drift is how many rows a band's span moves
+// from one column to the next (either way): the block holds the rows requested plus
+// sixteen columns of that drift and eight more, each way, so that one copy serves
+// the block's sixteen columns. (A fixed 48 each way copied 1.8 times the picture at
+// 60°, where the drift is 0.58.)
+func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher, drift float64) spanFetcher {
 	if !gatherable420(m) || !haveShrinkSIMD() {
 		return nil
 	}
-	// Rows copied beyond those requested, each way: a band's span drifts by a few
-	// rows a column.
-	const margin = 48
+	margin := 64
+	if d := math.Abs(drift); d < 3.5 {
+		margin = int(math.Ceil(16*d)) + 8
+	}
 	r := m.Rect
 	// The block held: columns [xb, xb+16), rows [rb0, rb1) (rb0 even), planes of
 	// stride ls (luma) and lc (chroma), each with room for the conversion's reads

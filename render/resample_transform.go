@@ -335,7 +335,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {
 			// Past 45°: the picture's columns read sixteen at a time, for this
 			// worker.
-			if f := columnBlockFetcher(m, m.Rect.Min.X+win.Min.X, m.Rect.Min.Y+win.Min.Y, fetchSpan); f != nil {
+			if f := columnBlockFetcher(m, m.Rect.Min.X+win.Min.X, m.Rect.Min.Y+win.Min.Y, fetchSpan, c/a); f != nil {
 				fetchSpan = f
 			}
 		}
