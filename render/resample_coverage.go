@@ -116,10 +116,10 @@ func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 // columnsRowInt4 is resampleColumnsRowInt's inner loop for pixels lo..hi-1 of a row
 // when enlarging and every pixel's four taps lie inside the source: pixel i samples
 // at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
-// wholly covered pixels go to columnsRun (columnsRunBlocksVEX or columnsRunBlocks,
-// resample_simd_amd64.s) where the CPU has SSSE3: about 16 or 27 instructions a pixel
-// instead of 120 (docs/benchmarks.md, "Rotated pictures (fifth round)" and "round
-// two"); the rest, and other CPUs, to columnsRowInt4Go.
+// wholly covered pixels go to columnsRun (columnsRunBlocksAVX2, columnsRunBlocksVEX
+// or columnsRunBlocks, resample_simd_amd64.s) where the CPU has SSSE3: about 16 or
+// 27 instructions a pixel instead of 120 (docs/benchmarks.md, "Rotated pictures
+// (fifth round)" and "round two"); the rest, and other CPUs, to columnsRowInt4Go.
 func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
@@ -159,10 +159,12 @@ func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 }
 
 // columnsRun writes the n wholly covered pixels of a run whose first is sampled at v
-// from the column at inter[col:] (the SIMD kernels' arguments): with
-// columnsRunBlocksVEX where the CPU has AVX and BMI1 (about 17 instructions a pixel
-// instead of 26: docs/benchmarks.md, "Rotated pictures, round two"), an odd last
-// pixel and other CPUs with columnsRunBlocks.
+// from the column at inter[col:] (the SIMD kernels' arguments): four at a time with
+// columnsRunBlocksAVX2 where the CPU has AVX2 and BMI1 (a pixel's taps in one 256-bit
+// load: docs/benchmarks.md, "Rotated pictures, seventh round"), a last pair with
+// columnsRunBlocksVEX where it has AVX and BMI1 (about 17 instructions a pixel instead
+// of 26: "Rotated pictures, round two"), an odd last pixel and other CPUs with
+// columnsRunBlocks.
 func columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
 	// BEXTR's control: the slot is bits 32 and up of the position, as many as the
 	// mask has (the ring is a power of two).
