@@ -227,8 +227,9 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 	PADDL   X15, xr;          \
 	PSRAL   $20, xr
 
-// COLARGS loads the arguments columnsRunBlocks and columnsRunBlocksVEX share: dp
-// into DI, the column's first value's address into R8, cs in bytes into R10.
+// COLARGS loads the arguments the pass-2 kernels share (columnsRunBlocks, and
+// through VEXARGS columnsRunBlocksVEX and columnsRunBlocksAVX2): dp into DI, the
+// column's first value's address into R8, cs in bytes into R10.
 #define COLARGS \
 	MOVQ dp_base+0(FP), DI;     \
 	MOVQ inter_base+24(FP), R8; \
@@ -237,6 +238,19 @@ GLOBL colPairs16<>(SB), RODATA|NOPTR, $16
 	ADDQ R9, R8;                \
 	MOVQ cs+56(FP), R10;        \
 	SHLQ $1, R10
+
+// VEXARGS loads the arguments of columnsRunBlocksVEX and columnsRunBlocksAVX2
+// (COLARGS, then e into DX, dvi into R12, n into CX, slotCtl into R11, the weights
+// into R9) and into R13 the BEXTR control of the weight row: bits 22..31 (start 22,
+// length 10).
+#define VEXARGS \
+	COLARGS;                  \
+	MOVQ e+64(FP), DX;        \
+	MOVQ dvi+72(FP), R12;     \
+	MOVQ n+80(FP), CX;        \
+	MOVQ slotCtl+88(FP), R11; \
+	MOVQ pairs+96(FP), R9;    \
+	MOVQ $0x0a16, R13
 
 // func columnsRunBlocks(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int, pairs *[cmLUTSteps + 1][16]int16)
 //
@@ -442,14 +456,7 @@ halfdone:
 // columnsRunBlocks for n even, with e = v - 2^32 + 2^21 and slotCtl the BEXTR
 // control of the slot (start 32, the ring's mask's bit length).
 TEXT ·columnsRunBlocksVEX(SB), NOSPLIT, $0-104
-	COLARGS
-	MOVQ  e+64(FP), DX
-	MOVQ  dvi+72(FP), R12
-	MOVQ  n+80(FP), CX
-	MOVQ  slotCtl+88(FP), R11
-	MOVQ  pairs+96(FP), R9
-	// Bits 22..31: start 22, length 10.
-	MOVQ  $0x0a16, R13
+	VEXARGS
 	VMOVDQU vRound<>(SB), X15
 	VMOVDQU colPairs16<>(SB), X14
 	MOVQ    $0xff000000ff000000, AX
@@ -786,14 +793,7 @@ tdone:
 // shuffle and multiply-add instead of two each, four pixels an iteration. The sums
 // are the same int32 sums (added in the same pairs), so the bytes are the same.
 TEXT ·columnsRunBlocksAVX2(SB), NOSPLIT, $0-104
-	COLARGS
-	MOVQ  e+64(FP), DX
-	MOVQ  dvi+72(FP), R12
-	MOVQ  n+80(FP), CX
-	MOVQ  slotCtl+88(FP), R11
-	MOVQ  pairs+96(FP), R9
-	// Bits 22..31: start 22, length 10.
-	MOVQ  $0x0a16, R13
+	VEXARGS
 	SHRQ  $2, CX
 	JZ    avxcoldone
 	VBROADCASTI128 vRound<>(SB), Y15
