@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"sync"
-	"sync/atomic"
 )
 
 // scaleAxisAligned draws src into dst through an axis-aligned placement (x' = a*x + e,
@@ -164,14 +163,15 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y int) (start, n int), newBand func() func(by0, by1, r0, r1 int)) {
 	bandRows := max(1, min(64, int(256*d)))
 	nBands := (area.Dy() + bandRows - 1) / bandRows
-	var next atomic.Int64
+	q := newBandQueue(nBands, workers)
 	var wg sync.WaitGroup
-	for range max(1, min(workers, nBands)) {
+	for w := range q.runs {
 		wg.Go(func() {
 			band := newBand()
+			t := q.taker(w)
 			for {
-				bi := int(next.Add(1)) - 1
-				if bi >= nBands {
+				bi, ok := t.next()
+				if !ok {
 					return
 				}
 				by0 := area.Min.Y + bi*bandRows

@@ -1,0 +1,69 @@
+package render
+
+import (
+	"sort"
+	"sync"
+	"testing"
+)
+
+// TestBandQueue: every band is handed out once, whatever the workers' race; each
+// worker starts at the front of its own run; and two workers' bands are two runs of
+// neighbours at most (the point of the queue).
+func TestBandQueue(t *testing.T) {
+	for _, tc := range []struct{ n, workers int }{
+		{0, 1}, {0, 4}, {1, 1}, {1, 8}, {5, 8}, {27, 2}, {27, 3}, {100, 4}, {1000, 8},
+	} {
+		for rep := range 20 {
+			q := newBandQueue(tc.n, tc.workers)
+			got := make([][]int, len(q.runs))
+			var wg sync.WaitGroup
+			for w := range q.runs {
+				wg.Go(func() {
+					t := q.taker(w)
+					for {
+						b, ok := t.next()
+						if !ok {
+							return
+						}
+						got[w] = append(got[w], b)
+					}
+				})
+			}
+			wg.Wait()
+			var all []int
+			for w, bands := range got {
+				all = append(all, bands...)
+				// What a worker takes of its own run is that run's front, in order,
+				// before anything else (the rest went to others from the back).
+				lo, hi := tc.n*w/len(q.runs), tc.n*(w+1)/len(q.runs)
+				for i, b := range bands {
+					if b >= lo && b < hi && b != lo+i {
+						t.Errorf("n=%d workers=%d rep %d: worker %d took band %d of its own run %d..%d as its band %d (%v)", tc.n, tc.workers, rep, w, b, lo, hi-1, i, bands)
+						break
+					}
+				}
+				// Runs of neighbours, in the order taken: from the front the bands
+				// go up, from a back they go down. Two workers each take at most two
+				// (its own and the other's tail); more can share a victim's tail.
+				runs := 0
+				for i, b := range bands {
+					if i == 0 || (b != bands[i-1]+1 && b != bands[i-1]-1) {
+						runs++
+					}
+				}
+				if len(q.runs) == 2 && runs > 2 {
+					t.Errorf("n=%d workers=2 rep %d: worker %d took %d runs of neighbours (%v), want at most 2", tc.n, rep, w, runs, bands)
+				}
+			}
+			sort.Ints(all)
+			if len(all) != tc.n {
+				t.Fatalf("n=%d workers=%d: %d bands handed out, want %d", tc.n, tc.workers, len(all), tc.n)
+			}
+			for i, b := range all {
+				if b != i {
+					t.Fatalf("n=%d workers=%d: bands handed out %v, want each of 0..%d once", tc.n, tc.workers, all, tc.n-1)
+				}
+			}
+		}
+	}
+}
