@@ -104,3 +104,26 @@ func transpose8Blocks(dst, src []uint8, at, stride, n, ls int)
 //
 //go:noescape
 func prefetchLines(p []uint8)
+
+// prefetchLinesW is prefetchLines for lines about to be written (resample_amd64.s,
+// PREFETCHW): they come in owned, so a store to a line another core holds does not
+// wait for it to be taken back. Call it where havePrefetchW.
+//
+//go:noescape
+func prefetchLinesW(p []uint8)
+
+func cpuidPrefetchW() bool
+
+// havePrefetchW is whether the CPU has PREFETCHW (AMD since the K8's 3DNow!, Intel
+// since Broadwell); read once, as x/sys/cpu reads its flags.
+var havePrefetchW = cpuidPrefetchW()
+
+// prefetchForWrite asks for the lines of p, which are about to be written: owned
+// where the CPU has PREFETCHW, read otherwise.
+func prefetchForWrite(p []uint8) {
+	if havePrefetchW {
+		prefetchLinesW(p)
+		return
+	}
+	prefetchLines(p)
+}

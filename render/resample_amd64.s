@@ -101,3 +101,45 @@ pfloop:
 
 pfdone:
 	RET
+
+// func prefetchLinesW(p []uint8)
+//
+// prefetchLines with PREFETCHW (0F 0D /1, which the Go assembler does not name): the
+// lines come in owned, ready to be written. The caller checks the CPU has it
+// (havePrefetchW).
+TEXT ·prefetchLinesW(SB), NOSPLIT, $0-24
+	MOVQ  p_base+0(FP), SI
+	MOVQ  p_len+8(FP), CX
+	TESTQ CX, CX
+	JZ    pfwdone
+	LEAQ  -1(SI)(CX*1), DX
+	ANDQ  $~63, SI
+
+pfwloop:
+	BYTE  $0x0F; BYTE $0x0D; BYTE $0x0E // PREFETCHW (SI)
+	ADDQ  $64, SI
+	CMPQ  SI, DX
+	JLE   pfwloop
+
+pfwdone:
+	RET
+
+// func cpuidPrefetchW() bool
+//
+// CPUID leaf 0x80000001, ECX bit 8 (PRFCHW, "3DNowPrefetch"): the CPU has PREFETCHW.
+TEXT ·cpuidPrefetchW(SB), NOSPLIT, $0-1
+	MOVL  $0x80000000, AX
+	CPUID
+	CMPL  AX, $0x80000001
+	JCS   nopfw
+	MOVL  $0x80000001, AX
+	XORL  CX, CX
+	CPUID
+	SHRL  $8, CX
+	ANDL  $1, CX
+	MOVB  CX, ret+0(FP)
+	RET
+
+nopfw:
+	MOVB  $0, ret+0(FP)
+	RET

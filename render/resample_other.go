@@ -48,3 +48,6 @@ func transpose8Blocks(dst, src []uint8, at, stride, n, ls int) {}
 
 // prefetchLines is a hint the portable build does without.
 func prefetchLines(p []uint8) {}
+
+// prefetchForWrite is a hint the portable build does without.
+func prefetchForWrite(p []uint8) {}

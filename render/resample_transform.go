@@ -411,7 +411,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				rr.ensure(max(r0, int(math.Floor(lo-ky.support))-1), min(r1, int(math.Ceil(hi+ky.support))+2), fill)
 				dp, mrow := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw], mask.Pix[(Y-ya)*bw:][:bw]
 				if Y+prefetchAhead < yb {
-					prefetchLines(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
+					prefetchForWrite(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
 				}
 				if opaque {
 					resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
@@ -424,7 +424,9 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 }
 
 // prefetchAhead is how many rows ahead of its work a band asks for the canvas row it
-// will write and the source row it will read (prefetchLines). A band's row is a few
+// will write (prefetchForWrite: owned, so that a line another core wrote last is
+// taken over before the store reaches it) and the source row it will read
+// (prefetchLines). A band's row is a few
 // hundred bytes of a canvas row (13.6 KB at 3400 pixels), so each row it writes lies
 // in another page, and the hardware prefetchers, which follow streams within a page,
 // do not bring it in: a 30° draw's stores and its conversion's loads waited for about
