@@ -29,6 +29,8 @@ type bandRun struct {
 	_    [56]byte
 }
 
+// newBandQueue splits bands 0..n-1 into runs, one a worker; with one run, every
+// worker takes from its front, in turn.
 func newBandQueue(n, workers int) *bandQueue {
 	workers = max(1, min(workers, n))
 	q := &bandQueue{runs: make([]bandRun, workers)}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -63,6 +64,44 @@ func TestBandQueue(t *testing.T) {
 				if b != i {
 					t.Fatalf("n=%d workers=%d: bands handed out %v, want each of 0..%d once", tc.n, tc.workers, all, tc.n-1)
 				}
+			}
+		}
+	}
+}
+
+// TestBandQueueInTurn: with one run, any number of workers take its bands from the
+// front, each once (forEachBand's row bands).
+func TestBandQueueInTurn(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 64, 1000} {
+		q := newBandQueue(n, 1)
+		got := make([][]int, 4)
+		var wg sync.WaitGroup
+		for w := range got {
+			wg.Go(func() {
+				tk := q.taker(0)
+				last := -1
+				for {
+					b, ok := tk.next()
+					if !ok {
+						return
+					}
+					if b <= last {
+						t.Errorf("n=%d: a worker took band %d after %d, want them in order", n, b, last)
+					}
+					last = b
+					got[w] = append(got[w], b)
+				}
+			})
+		}
+		wg.Wait()
+		all := slices.Concat(got...)
+		slices.Sort(all)
+		if len(all) != n {
+			t.Fatalf("n=%d: %d bands handed out", n, len(all))
+		}
+		for i, b := range all {
+			if b != i {
+				t.Fatalf("n=%d: bands handed out %v, want each of 0..%d once", n, all, n-1)
 			}
 		}
 	}

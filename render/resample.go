@@ -47,7 +47,7 @@ func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a,
 	fetch := rowFetcher(src)
 
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
-	forEachBand(area, d, sh, workers, span, func() func(by0, by1, r0, r1 int) {
+	forEachBand(area, d, sh, workers, false, span, func() func(by0, by1, r0, r1 int) {
 		srcRow := make([]float32, 4*sw)
 		var tmp []float32
 		return func(by0, by1, r0, r1 int) {
@@ -123,7 +123,7 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
-	forEachBand(area, d, sh, workers, span, func() func(by0, by1, r0, r1 int) {
+	forEachBand(area, d, sh, workers, false, span, func() func(by0, by1, r0, r1 int) {
 		// Padded: the SIMD kernel loads 16 bytes for a column's 12.
 		srcRow := make([]uint8, 3*sw+rowPad)
 		fetch := newFetch()
@@ -160,15 +160,23 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 // Each goroutine calls newBand once for its own scratch buffers, then runs the
 // returned func on the bands it takes: output rows [by0, by1) and the source rows
 // [r0, r1) they read, as span(y) gives each output row's first tap and tap count.
-func forEachBand(area image.Rectangle, d float64, sh, workers int, span func(y int) (start, n int), newBand func() func(by0, by1, r0, r1 int)) {
+// With inRuns each goroutine takes a run of neighbouring bands of its own (bandQueue):
+// for the rotated path's column bands, whose edges share canvas lines. Row bands,
+// which share none but where they meet, go in turn: in runs, an unrotated two-worker
+// draw took 2 % longer (docs/benchmarks.md, "Rotated pictures, eighth round").
+func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, span func(y int) (start, n int), newBand func() func(by0, by1, r0, r1 int)) {
 	bandRows := max(1, min(64, int(256*d)))
 	nBands := (area.Dy() + bandRows - 1) / bandRows
-	q := newBandQueue(nBands, workers)
+	runs := 1
+	if inRuns {
+		runs = workers
+	}
+	q := newBandQueue(nBands, runs)
 	var wg sync.WaitGroup
-	for w := range q.runs {
+	for w := range max(1, min(workers, nBands)) {
 		wg.Go(func() {
 			band := newBand()
-			t := q.taker(w)
+			t := q.taker(w % len(q.runs))
 			for {
 				bi, ok := t.next()
 				if !ok {

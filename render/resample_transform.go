@@ -323,7 +323,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	// Bands of 64 columns (d = 1): each band computes its own source rows with rows,
 	// so forEachBand's per-line span is not needed.
 	noSpan := func(int) (int, int) { return 0, 0 }
-	forEachBand(transposed, 1, sh, workers, noSpan, func() func(bx0, bx1, _, _ int) {
+	forEachBand(transposed, 1, sh, workers, true, noSpan, func() func(bx0, bx1, _, _ int) {
 		var inter []float32
 		var interInt []int16
 		var spanBuf []uint8
