@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/printworker/printworker/render/svg"
@@ -234,6 +235,33 @@ func TestClampedTaps4MatchesTaps(t *testing.T) {
 				if got := min(max(t0+j, 0), n-1); got != idx[j] || cmLUTRounded[L][j] != wi[j] {
 					t.Fatalf("n %d, v %d (%v): tap %d is %d weight %d, want %d weight %d", n, v, fromFixed32(v), j, got, cmLUTRounded[L][j], idx[j], wi[j])
 				}
+			}
+		}
+	}
+}
+
+// A rotated picture comes out byte for byte the same whatever the number of band
+// workers: how the bands are shared out (bandQueue's runs, the halves of each band
+// that two workers or more draw as separate tasks) changes who computes a pixel,
+// never its value.
+func TestRotatedSameForAnyWorkers(t *testing.T) {
+	src := benchPhoto(700, 500, 9)
+	for _, deg := range []float64{30, 60, 145} {
+		m := svg.Translate(450, 450).Mul(svg.Rotate(deg)).Mul(svg.Scale(1.1, 1.1)).Mul(svg.Translate(-350, -250))
+		var want []uint8
+		for _, workers := range []int{1, 2, 3, 5} {
+			r := newRenderer(t, Options{Workers: workers})
+			dst := image.NewRGBA(image.Rect(0, 0, 900, 900))
+			r.drawPicture(dst, Rect{0, 0, 900, 900}, m, pictureLayer(src, 1))
+			if want == nil {
+				want = dst.Pix
+				if slices.Max(want) == 0 {
+					t.Fatalf("%g°: nothing drawn", deg)
+				}
+				continue
+			}
+			if !slices.Equal(dst.Pix, want) {
+				t.Errorf("%g°: %d workers drew other pixels than one", deg, workers)
 			}
 		}
 	}
