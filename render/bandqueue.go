@@ -12,8 +12,9 @@ import "sync/atomic"
 // canvas row whose start is not 64-byte aligned; the rows of a 3400-pixel canvas
 // alternate) both cores write that line, once every row. In a state the project's
 // 2-vCPU VM fell into for minutes at a time, a rotated draw on two workers cost
-// 1.9-2.0x the unrotated one instead of 1.3x; in runs it cost 1.6-1.75x, and the
-// same in the ordinary state (docs/benchmarks.md, "Rotated pictures, eighth round").
+// 1.9-2.0x the unrotated one instead of 1.3x; in runs about 1.7x (1.6x with the
+// canvas prefetched for writing, prefetchForWrite), unchanged in the ordinary state
+// (docs/benchmarks.md, "Rotated pictures, eighth round").
 // In runs only the bands where runs meet or a run is taken from behind share lines,
 // and the taking from behind still evens out bands of unequal cost (a rotated
 // picture's columns are shorter at its corners).

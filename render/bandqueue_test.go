@@ -2,7 +2,6 @@ package render
 
 import (
 	"slices"
-	"sort"
 	"sync"
 	"testing"
 )
@@ -56,7 +55,7 @@ func TestBandQueue(t *testing.T) {
 					t.Errorf("n=%d workers=2 rep %d: worker %d took %d runs of neighbours (%v), want at most 2", tc.n, rep, w, runs, bands)
 				}
 			}
-			sort.Ints(all)
+			slices.Sort(all)
 			if len(all) != tc.n {
 				t.Fatalf("n=%d workers=%d: %d bands handed out, want %d", tc.n, tc.workers, len(all), tc.n)
 			}

@@ -99,18 +99,12 @@ func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)
 //go:noescape
 func transpose8Blocks(dst, src []uint8, at, stride, n, ls int)
 
-// prefetchLines asks the CPU to bring the cache lines of p in (resample_amd64.s): a
-// hint, with no effect on any result.
+// prefetchLines asks the CPU to bring the cache lines of p in (resample_amd64.s),
+// owned, ready to be written, with write (only where havePrefetchW): a hint, with no
+// effect on any result.
 //
 //go:noescape
-func prefetchLines(p []uint8)
-
-// prefetchLinesW is prefetchLines for lines about to be written (resample_amd64.s,
-// PREFETCHW): they come in owned, so a store to a line another core holds does not
-// wait for it to be taken back. Call it where havePrefetchW.
-//
-//go:noescape
-func prefetchLinesW(p []uint8)
+func prefetchLines(p []uint8, write bool)
 
 func cpuidPrefetchW() bool
 
@@ -119,11 +113,6 @@ func cpuidPrefetchW() bool
 var havePrefetchW = cpuidPrefetchW()
 
 // prefetchForWrite asks for the lines of p, which are about to be written: owned
-// where the CPU has PREFETCHW, read otherwise.
-func prefetchForWrite(p []uint8) {
-	if havePrefetchW {
-		prefetchLinesW(p)
-		return
-	}
-	prefetchLines(p)
-}
+// where the CPU has PREFETCHW, so that a store to a line another core wrote last does
+// not wait for it to be taken back; read otherwise.
+func prefetchForWrite(p []uint8) { prefetchLines(p, havePrefetchW) }

@@ -80,40 +80,29 @@ loop:
 done:
 	RET
 
-// func prefetchLines(p []uint8)
+// func prefetchLines(p []uint8, write bool)
 //
-// PREFETCHT0 on each cache line p spans: a hint (it neither faults nor changes any
-// result). The rotated path asks for the canvas rows and source rows it reaches a few
-// rows later (resample_transform.go, prefetchAhead).
-TEXT ·prefetchLines(SB), NOSPLIT, $0-24
+// A prefetch of each cache line p spans: PREFETCHT0, or with write PREFETCHW (0F 0D
+// /1, which the Go assembler does not name; the caller checks the CPU has it,
+// havePrefetchW), which brings the lines in owned, ready to be written. A hint: it
+// neither faults nor changes any result. The rotated path asks for the canvas rows
+// and source rows it reaches a few rows later (resample_transform.go, prefetchAhead).
+TEXT ·prefetchLines(SB), NOSPLIT, $0-25
 	MOVQ  p_base+0(FP), SI
 	MOVQ  p_len+8(FP), CX
 	TESTQ CX, CX
 	JZ    pfdone
 	LEAQ  -1(SI)(CX*1), DX
 	ANDQ  $~63, SI
+	CMPB  write+24(FP), $0
+	JNE   pfwloop
 
 pfloop:
 	PREFETCHT0 (SI)
 	ADDQ  $64, SI
 	CMPQ  SI, DX
 	JLE   pfloop
-
-pfdone:
 	RET
-
-// func prefetchLinesW(p []uint8)
-//
-// prefetchLines with PREFETCHW (0F 0D /1, which the Go assembler does not name): the
-// lines come in owned, ready to be written. The caller checks the CPU has it
-// (havePrefetchW).
-TEXT ·prefetchLinesW(SB), NOSPLIT, $0-24
-	MOVQ  p_base+0(FP), SI
-	MOVQ  p_len+8(FP), CX
-	TESTQ CX, CX
-	JZ    pfwdone
-	LEAQ  -1(SI)(CX*1), DX
-	ANDQ  $~63, SI
 
 pfwloop:
 	BYTE  $0x0F; BYTE $0x0D; BYTE $0x0E // PREFETCHW (SI)
@@ -121,7 +110,7 @@ pfwloop:
 	CMPQ  SI, DX
 	JLE   pfwloop
 
-pfwdone:
+pfdone:
 	RET
 
 // func cpuidPrefetchW() bool

@@ -47,7 +47,7 @@ func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int) {}
 func transpose8Blocks(dst, src []uint8, at, stride, n, ls int) {}
 
 // prefetchLines is a hint the portable build does without.
-func prefetchLines(p []uint8) {}
+func prefetchLines(p []uint8, write bool) {}
 
 // prefetchForWrite is a hint the portable build does without.
 func prefetchForWrite(p []uint8) {}

@@ -113,7 +113,7 @@ func spanPrefetcher(src image.Image, win image.Rectangle, swap bool) func(y, x0,
 // prefetchIn is prefetchLines on p[at:at+n], nothing where that lies outside p.
 func prefetchIn(p []uint8, at, n int) {
 	if at >= 0 && n > 0 && at+n <= len(p) {
-		prefetchLines(p[at : at+n])
+		prefetchLines(p[at:at+n], false)
 	}
 }
 

@@ -424,14 +424,14 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 }
 
 // prefetchAhead is how many rows ahead of its work a band asks for the canvas row it
-// will write (prefetchForWrite: owned, so that a line another core wrote last is
-// taken over before the store reaches it) and the source row it will read
-// (prefetchLines). A band's row is a few
-// hundred bytes of a canvas row (13.6 KB at 3400 pixels), so each row it writes lies
-// in another page, and the hardware prefetchers, which follow streams within a page,
-// do not bring it in: a 30° draw's stores and its conversion's loads waited for about
-// a fifth of its time (perf annotate). Eight rows are some microseconds of work ahead,
-// within the L1 cache's room (docs/benchmarks.md, "Rotated pictures, seventh round").
+// will write (prefetchForWrite: owned, so that a line another core wrote last is taken
+// over before the store reaches it) and the source row it will read (prefetchLines).
+// A band's row is a few hundred bytes of a canvas row (13.6 KB at 3400 pixels), so
+// each row it writes lies in another page, and the hardware prefetchers, which follow
+// streams within a page, do not bring it in: a 30° draw's stores and its conversion's
+// loads waited for about a fifth of its time (perf annotate). Eight rows are some
+// microseconds of work ahead, within the L1 cache's room (docs/benchmarks.md,
+// "Rotated pictures, seventh round").
 const prefetchAhead = 8
 
 // sourceSpan returns the pixels [lo, hi) of a source row of n pixels that pass 1
