@@ -49,11 +49,14 @@ func verticalSpan(poly []svg.Point, x float64) (lo, hi float64, ok bool) {
 }
 
 // fill255 sets every byte of b to 255 (wholly covered pixels).
-func fill255(b []uint8) {
+func fill255(b []uint8) { fillByte(b, 255) }
+
+// fillByte sets every byte of b to v.
+func fillByte(b []uint8, v uint8) {
 	if len(b) == 0 {
 		return
 	}
-	b[0] = 255
+	b[0] = v
 	for n := 1; n < len(b); n *= 2 {
 		copy(b[n:], b[:n])
 	}

@@ -9,9 +9,11 @@ import (
 	"github.com/printworker/printworker/render/svg"
 )
 
-// The coverage mask with wholly covered rows filled directly equals the one
+// The coverage mask with wholly covered rows left to the caller equals the one
 // rasterized row by row, for rotated pictures cut by clips and bands anywhere
-// (inside, across an edge, past a corner, outside), and the shortcut does skip rows.
+// (inside, across an edge, past a corner, outside): the rows it rasterizes are the
+// same, the rows it reports wholly covered are 255 in the rasterized mask, and the
+// shortcut does skip rows.
 func TestCoverageCoveredRowsShortcut(t *testing.T) {
 	skipped := 0
 	for _, deg := range []float64{0, 7, 30, 45, 90, 150} {
@@ -23,11 +25,16 @@ func TestCoverageCoveredRowsShortcut(t *testing.T) {
 				image.Rect(96, 60, 97, 120), image.Rect(0, 0, 10, 10), image.Rect(60, 85, 124, 95),
 			} {
 				t.Run(fmt.Sprintf("%g°/clip %v/band %v", deg, clip, band), func(t *testing.T) {
-					var acc []float64
+					var cov coverageScratch
 					var got image.Alpha
-					in0, in1 := coverage(&acc, &got, poly, band)
+					in0, in1 := coverage(&cov, &got, poly, band)
 					want := make([]uint8, band.Dx()*band.Dy())
-					coverageRows(&acc, want, poly, band)
+					coverageRows(&cov, want, poly, band)
+					// The rows it left unwritten are those it reports wholly covered.
+					if in0 < in1 {
+						w := band.Dx()
+						fill255(got.Pix[w*(in0-band.Min.Y) : w*(in1-band.Min.Y)])
+					}
 					if !bytes.Equal(got.Pix, want) {
 						t.Fatalf("mask differs from the rasterized one")
 					}
@@ -57,6 +64,78 @@ func TestFill255(t *testing.T) {
 		fill255(b[:n])
 		if !bytes.Equal(b[:n], bytes.Repeat([]uint8{255}, n)) || b[n] != 0 {
 			t.Errorf("fill255 of %d bytes: %v", n, b)
+		}
+	}
+}
+
+// coverageRowsDense is coverageRows as it was before it read only the cells the edges
+// touched: every cell cleared, summed and converted in order.
+func coverageRowsDense(pix []uint8, poly []svg.Point, band image.Rectangle) {
+	w, h := band.Dx(), band.Dy()
+	c := clipPolygon(poly, Rect{X: float64(band.Min.X), Y: float64(band.Min.Y), W: float64(w), H: float64(h)})
+	if len(c) < 3 {
+		clear(pix)
+		return
+	}
+	a := make([]float64, w*h+2)
+	spans := make([]int, 4*h)
+	for i, p := range c {
+		q := c[(i+1)%len(c)]
+		accumulateLine(a, spans, w, h, p.X-float64(band.Min.X), p.Y-float64(band.Min.Y), q.X-float64(band.Min.X), q.Y-float64(band.Min.Y))
+	}
+	sum, last := 0.0, uint8(0)
+	for i := range pix {
+		if d := a[i]; d != 0 {
+			sum += d
+			last = coverageByte(sum)
+		}
+		pix[i] = last
+	}
+}
+
+// coverageRows, which reads only the cells the edges touched and clears only those,
+// gives the dense scan's mask to the bit, band after band through one scratch (so a
+// cell left non-zero by one band would show in the next): polygons rotated at many
+// angles, cut by clips, with edges on pixel boundaries, through the band's last
+// column and last row, and wholly outside.
+func TestCoverageRowsSparse(t *testing.T) {
+	var cov coverageScratch
+	bands := []image.Rectangle{
+		image.Rect(0, 0, 128, 200), image.Rect(40, 20, 168, 90), image.Rect(90, 0, 218, 180),
+		image.Rect(96, 60, 97, 120), image.Rect(0, 0, 10, 10), image.Rect(60, 85, 124, 95),
+		image.Rect(300, 300, 400, 400),
+	}
+	polys := 0
+	for _, deg := range []float64{0, 1, 7, 30, 45, 60, 89, 90, 135, 150, 200, 330} {
+		for _, s := range []float64{0.3, 1, 1.7} {
+			m := svg.Translate(100.3, 90.7).Mul(svg.Rotate(deg)).Mul(svg.Scale(s, s)).Mul(svg.Translate(-40, -30))
+			for _, clip := range []Rect{{0, 0, 300, 300}, {60.5, 40.25, 70, 90.5}, {40, 20, 128, 70}, {0, 0, 168, 90}} {
+				poly := clipPolygon(placedQuad(m, 80, 60), clip)
+				if len(poly) < 3 {
+					continue
+				}
+				polys++
+				for _, band := range bands {
+					got := make([]uint8, band.Dx()*band.Dy())
+					for i := range got {
+						got[i] = 0x5a // every pixel must be written
+					}
+					want := make([]uint8, len(got))
+					coverageRows(&cov, got, poly, band)
+					coverageRowsDense(want, poly, band)
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%g° x%g clip %v band %v: sparse mask differs from the dense one", deg, s, clip, band)
+					}
+				}
+			}
+		}
+	}
+	if polys < 100 {
+		t.Fatalf("only %d polygons: the table lost its cases", polys)
+	}
+	for i, v := range cov.acc {
+		if v != 0 {
+			t.Fatalf("cell %d left %g after the last band", i, v)
 		}
 	}
 }
