@@ -327,7 +327,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 		var inter []float32
 		var interInt []int16
 		var spanBuf []uint8
-		var mask image.Alpha
+		var mask []uint8
 		var cov coverageScratch
 		// The mask row of the rows coverage reports wholly covered, which it leaves
 		// unwritten: bands are at most 64 lines wide.
@@ -413,9 +413,15 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					lo, hi = hi, lo
 				}
 				rr.ensure(max(r0, int(math.Floor(lo-ky.support))-1), min(r1, int(math.Ceil(hi+ky.support))+2), fill)
-				dp, mrow := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw], mask.Pix[(Y-ya)*bw:][:bw]
-				if Y >= full0 && Y < full1 {
+				dp := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw]
+				var mrow []uint8
+				switch {
+				case Y < full0 || full0 >= full1:
+					mrow = mask[(Y-ya)*bw:][:bw]
+				case Y < full1:
 					mrow = fullRow[:bw]
+				default:
+					mrow = mask[(full0-ya+Y-full1)*bw:][:bw]
 				}
 				if Y+prefetchAhead < yb {
 					prefetchForWrite(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
@@ -968,29 +974,34 @@ func blendOpaque(q []uint8, r, g, b int32, cv uint8, opacity float64) {
 	q[3] = uint8(255*f + float32(q[3])*inv + 0.5)
 }
 
-// coverage writes into mask the exact area of each pixel of band that poly covers.
+// coverage writes into mask the exact area of each pixel of band that poly covers,
+// row after row, w bytes a row.
 // golang.org/x/image/vector is not used here: below 512 pixels a side it switches to
 // fixed-point arithmetic that is off by up to a tenth of a pixel's area on slanted
 // edges (65 instead of 91 of 255 on a 30° edge), which a rotated picture's edge shows.
 // It returns the rows [in0, in1) that the polygon covers wholly (in0 >= in1 when
-// none), which it leaves unwritten: their mask is a row of 255s, the caller's, and
-// pass 2 needs no scan of it. Filling them cost a memset of most of the band, about
-// 400 KB a band at 300 dpi, pushed through the cache for nothing.
-func coverage(cov *coverageScratch, mask *image.Alpha, poly []svg.Point, band image.Rectangle) (in0, in1 int) {
-	w, h := band.Dx(), band.Dy()
-	if cap(mask.Pix) < w*h {
-		mask.Pix = make([]uint8, w*h)
-	}
-	mask.Pix, mask.Stride, mask.Rect = mask.Pix[:w*h], w, image.Rect(0, 0, w, h)
-	// Rows the polygon wholly covers across the band are set without rasterizing:
-	// only the rows its edges cross are accumulated (resample_coverage.go).
+// none), which it leaves out of the mask: the rows below them follow the rows above
+// directly. Their mask is a row of 255s, the caller's, and pass 2 needs no scan of
+// it. Writing them cost a memset of most of the band, about 400 KB a band at 300 dpi,
+// pushed through the cache for nothing, and a mask that size a worker each draw.
+func coverage(cov *coverageScratch, mask *[]uint8, poly []svg.Point, band image.Rectangle) (in0, in1 int) {
+	w := band.Dx()
+	// Rows the polygon wholly covers across the band are not rasterized: only the
+	// rows its edges cross are accumulated (resample_coverage.go).
 	in0, in1 = coveredRows(poly, band)
 	if in0 >= in1 {
-		coverageRows(cov, mask.Pix, poly, band)
+		in0, in1 = band.Max.Y, band.Max.Y
+	}
+	above, below := in0-band.Min.Y, band.Max.Y-in1
+	if cap(*mask) < w*(above+below) {
+		*mask = make([]uint8, w*(above+below))
+	}
+	m := (*mask)[:w*(above+below)]
+	coverageRows(cov, m[:w*above], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
+	coverageRows(cov, m[w*above:], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
+	if in0 >= in1 {
 		return 0, 0
 	}
-	coverageRows(cov, mask.Pix[:w*(in0-band.Min.Y)], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
-	coverageRows(cov, mask.Pix[w*(in1-band.Min.Y):], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
 	return in0, in1
 }
 
