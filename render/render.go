@@ -15,6 +15,7 @@ import (
 	"image"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
@@ -144,6 +145,9 @@ type Renderer struct {
 	// (visiblePixels); only TestCMYKPictureCropped sets it, to show that cropping
 	// changes nothing on the printed page.
 	wholePictures bool
+	// bandBufs keeps the rotated path's band worker buffers across draws
+	// (bandbuffers.go), a *sync.Pool; nil: each draw allocates its own.
+	bandBufs bufferPool
 }
 
 // New builds a renderer: the font registry (embedded fonts plus opts.FontDirs) is
@@ -157,7 +161,7 @@ func New(opts Options) (*Renderer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: fonts: %w", err)
 	}
-	return &Renderer{opts: opts, fonts: reg, shapers: newShaperPool(2 * opts.Workers)}, nil
+	return &Renderer{opts: opts, fonts: reg, shapers: newShaperPool(2 * opts.Workers), bandBufs: new(sync.Pool)}, nil
 }
 
 // Fonts returns the font registry in use.

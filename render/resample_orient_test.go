@@ -88,7 +88,7 @@ func TestQuarterTurnMatchesGeneralPath(t *testing.T) {
 				want := image.NewRGBA(got.Rect)
 				r := newRenderer(t, Options{Workers: 3})
 				r.drawPicture(got, clip, m, pictureLayer(src, 1))
-				drawTransformed(want, want.Rect, clipPolygon(placedQuad(m, 80, 60), clip), src, m, 1, 3)
+				drawTransformed(want, want.Rect, clipPolygon(placedQuad(m, 80, 60), clip), src, m, 1, 3, nil)
 				worst, drawn := 0, 0
 				for i := range got.Pix {
 					d := int(got.Pix[i]) - int(want.Pix[i])

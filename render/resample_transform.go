@@ -73,13 +73,13 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 				image.Rect(inner.Max.X, inner.Min.Y, area.Max.X, inner.Max.Y),
 			} {
 				if !ring.Empty() {
-					drawTransformed(dst, ring, poly, src, m, 1, r.opts.Workers)
+					drawTransformed(dst, ring, poly, src, m, 1, r.opts.Workers, r.bandBufs)
 				}
 			}
 			return
 		}
 	}
-	drawTransformed(dst, area, poly, src, m, l.Opacity, r.opts.Workers)
+	drawTransformed(dst, area, poly, src, m, l.Opacity, r.opts.Workers, r.bandBufs)
 }
 
 // placedQuad is the source rectangle (0, 0, w, h) mapped by m: four corners in order.
@@ -234,7 +234,7 @@ func (k kernel1D) maxTaps() int { return int(2*math.Ceil(k.support)) + 2 }
 
 // drawTransformed draws src through m into the pixels of area that the polygon poly
 // (the placed picture cut by the clip) touches, weighted by coverage and opacity.
-func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, src image.Image, m Matrix, opacity float64, workers int) {
+func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, src image.Image, m Matrix, opacity float64, workers int, pool bufferPool) {
 	inv, ok := m.Invert()
 	if !ok {
 		return
@@ -323,18 +323,11 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	// Bands of 64 columns (d = 1): each band computes its own source rows with rows,
 	// so forEachBand's per-line span is not needed.
 	noSpan := func(int) (int, int) { return 0, 0 }
+	bufs := bandBufferSet{pool: pool}
+	defer bufs.release()
 	forEachBand(transposed, 1, sh, workers, true, noSpan, func() func(bx0, bx1, _, _ int) {
-		var inter []float32
-		var interInt []int16
-		var spanBuf []uint8
-		var mask []uint8
-		var cov coverageScratch
-		// The mask row of the rows coverage reports wholly covered, which it leaves
-		// unwritten: bands are at most 64 lines wide.
-		fullRow := make([]uint8, 64*colsPerLine)
-		fill255(fullRow)
-		idx := make([]int, max(kx.maxTaps(), ky.maxTaps()))
-		w := make([]float32, len(idx))
+		bb := bufs.take()
+		idx, w := bb.taps(max(kx.maxTaps(), ky.maxTaps()))
 		fetchSpan := fetchSpan
 		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {
 			// Past 45°: the picture's columns read sixteen at a time, for this
@@ -351,7 +344,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 			}
 			bw := bx1 - bx0
 			band := image.Rect(bx0, ya, bx1, yb)
-			full0, full1 := coverage(&cov, &mask, poly, band)
+			full0, full1 := coverage(&bb.cov, &bb.mask, poly, band)
 			// Pass 1 runs lazily into a ring of source rows: as the output rows advance,
 			// the rows they read (a window the band's shear wide) are computed once each
 			// and stay in cache instead of a whole column of the source.
@@ -367,10 +360,10 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				// Opaque sources: RGB in fixed point, as the unrotated path does, in
 				// a column-major ring (intRing): a pixel's four taps are 16
 				// consecutive values.
-				if cap(interInt) < cs*bw {
-					interInt = make([]int16, cs*bw)
+				if cap(bb.interInt) < cs*bw {
+					bb.interInt = make([]int16, cs*bw)
 				}
-				interInt = interInt[:cs*bw]
+				bb.interInt = bb.interInt[:cs*bw]
 				fill = func(y int) {
 					u0 := (float64(bx0)+0.5-c*(float64(y)+0.5)-e)/a - 0.5
 					// Only the source pixels the band's columns reach: the samples'
@@ -379,24 +372,24 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					// where those are the source's (sourceSpan), so the values are
 					// those of the whole row.
 					lo, hi := sourceSpan(u0, u0+float64(bw-1)/a, kx, sw)
-					if cap(spanBuf) < 4*(hi-lo)+spanPad {
-						spanBuf = make([]uint8, 4*(hi-lo)+spanPad)
+					if cap(bb.spanBuf) < 4*(hi-lo)+spanPad {
+						bb.spanBuf = make([]uint8, 4*(hi-lo)+spanPad)
 					}
-					row := fetchSpan(y, lo, hi, spanBuf)
+					row := fetchSpan(y, lo, hi, bb.spanBuf)
 					if yn := y + rowsAhead; prefetchSpan != nil && yn >= r0 && yn < r1 {
 						prefetchSpan(yn, max(0, lo+spanShift), min(sw, hi+spanShift))
 					}
 					ks := kx
 					ks.n = hi - lo
 					slot := y & (ring - 1)
-					resampleRowInt(interInt[4*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
-					mirrorSlot(interInt, bw, cs, ring, slot)
+					resampleRowInt(bb.interInt[4*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
+					mirrorSlot(bb.interInt, bw, cs, ring, slot)
 				}
 			} else {
-				inter = grow(inter, 4*bw*ring)
+				bb.inter = grow(bb.inter, 4*bw*ring)
 				fill = func(y int) {
 					u0 := (float64(bx0)+0.5-c*(float64(y)+0.5)-e)/a - 0.5
-					resampleRow(inter[4*bw*(y&(ring-1)):][:4*bw], rgba.Pix[y*rgba.Stride:][:4*sw], u0, 1/a, kx, idx, w)
+					resampleRow(bb.inter[4*bw*(y&(ring-1)):][:4*bw], rgba.Pix[y*rgba.Stride:][:4*sw], u0, 1/a, kx, idx, w)
 				}
 			}
 			// Pass 2 and Over compositing, row by row for contiguous stores. v is linear:
@@ -417,19 +410,19 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				var mrow []uint8
 				switch {
 				case Y < full0 || full0 >= full1:
-					mrow = mask[(Y-ya)*bw:][:bw]
+					mrow = bb.mask[(Y-ya)*bw:][:bw]
 				case Y < full1:
-					mrow = fullRow[:bw]
+					mrow = bb.full(bw)
 				default:
-					mrow = mask[(full0-ya+Y-full1)*bw:][:bw]
+					mrow = bb.mask[(full0-ya+Y-full1)*bw:][:bw]
 				}
 				if Y+prefetchAhead < yb {
 					prefetchForWrite(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
 				}
 				if opaque {
-					resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
+					resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, bb.interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
 				} else {
-					resampleColumnsRow(dp, mrow, inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
+					resampleColumnsRow(dp, mrow, bb.inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
 				}
 			}
 		}
