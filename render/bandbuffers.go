@@ -57,10 +57,10 @@ type bandBufferSet struct {
 }
 
 func (s *bandBufferSet) take() *bandBuffers {
-	var b *bandBuffers
-	if s.pool != nil {
-		b, _ = s.pool.Get().(*bandBuffers)
+	if s.pool == nil {
+		return new(bandBuffers)
 	}
+	b, _ := s.pool.Get().(*bandBuffers)
 	if b == nil {
 		b = new(bandBuffers)
 	}
@@ -71,9 +71,6 @@ func (s *bandBufferSet) take() *bandBuffers {
 }
 
 func (s *bandBufferSet) release() {
-	if s.pool == nil {
-		return
-	}
 	for _, b := range s.taken {
 		s.pool.Put(b)
 	}

@@ -111,8 +111,3 @@ func cpuidPrefetchW() bool
 // havePrefetchW is whether the CPU has PREFETCHW (AMD since the K8's 3DNow!, Intel
 // since Broadwell); read once, as x/sys/cpu reads its flags.
 var havePrefetchW = cpuidPrefetchW()
-
-// prefetchForWrite asks for the lines of p, which are about to be written: owned
-// where the CPU has PREFETCHW, so that a store to a line another core wrote last does
-// not wait for it to be taken back; read otherwise.
-func prefetchForWrite(p []uint8) { prefetchLines(p, havePrefetchW) }

@@ -34,6 +34,9 @@ func TestCoverageCoveredRowsShortcut(t *testing.T) {
 					// The rows it left out are those it reports wholly covered: put
 					// back as 255s between the rows above and below them, the mask
 					// is the rasterized one.
+					if in0 >= in1 && (in0 != band.Max.Y || in1 != band.Max.Y) {
+						t.Fatalf("no rows wholly covered reported as [%d, %d), want [%d, %[3]d): pass 2 reads the mask rows above them", in0, in1, band.Max.Y)
+					}
 					got := mask
 					if in0 < in1 {
 						w := band.Dx()

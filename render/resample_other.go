@@ -49,5 +49,5 @@ func transpose8Blocks(dst, src []uint8, at, stride, n, ls int) {}
 // prefetchLines is a hint the portable build does without.
 func prefetchLines(p []uint8, write bool) {}
 
-// prefetchForWrite is a hint the portable build does without.
-func prefetchForWrite(p []uint8) {}
+// havePrefetchW: the portable build asks for no prefetch at all.
+const havePrefetchW = false

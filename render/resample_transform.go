@@ -409,12 +409,12 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				dp := dst.Pix[dst.PixOffset(bx0, Y):][:4*bw]
 				var mrow []uint8
 				switch {
-				case Y < full0 || full0 >= full1:
+				case Y < full0:
 					mrow = bb.mask[(Y-ya)*bw:][:bw]
 				case Y < full1:
 					mrow = bb.full(bw)
 				default:
-					mrow = bb.mask[(full0-ya+Y-full1)*bw:][:bw]
+					mrow = bb.mask[(Y-ya-(full1-full0))*bw:][:bw]
 				}
 				if Y+prefetchAhead < yb {
 					prefetchForWrite(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
@@ -439,6 +439,11 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 // microseconds of work ahead, within the L1 cache's room (docs/benchmarks.md,
 // "Rotated pictures, seventh round").
 const prefetchAhead = 8
+
+// prefetchForWrite asks for the lines of p, which are about to be written: owned
+// where the CPU has PREFETCHW, so that a store to a line another core wrote last does
+// not wait for it to be taken back; read otherwise.
+func prefetchForWrite(p []uint8) { prefetchLines(p, havePrefetchW) }
 
 // sourceSpan returns the pixels [lo, hi) of a source row of n pixels that pass 1
 // reads for samples at positions u0..u1 (either order): every tap of every sample,
@@ -972,9 +977,10 @@ func blendOpaque(q []uint8, r, g, b int32, cv uint8, opacity float64) {
 // golang.org/x/image/vector is not used here: below 512 pixels a side it switches to
 // fixed-point arithmetic that is off by up to a tenth of a pixel's area on slanted
 // edges (65 instead of 91 of 255 on a 30° edge), which a rotated picture's edge shows.
-// It returns the rows [in0, in1) that the polygon covers wholly (in0 >= in1 when
-// none), which it leaves out of the mask: the rows below them follow the rows above
-// directly. Their mask is a row of 255s, the caller's, and pass 2 needs no scan of
+// It returns the rows [in0, in1) that the polygon covers wholly (in0 = in1 =
+// band.Max.Y when none), which it leaves out of the mask: the rows below them follow
+// the rows above directly, so row Y's mask is row Y-band.Min.Y above them and row
+// Y-band.Min.Y-(in1-in0) below. Their mask is a row of 255s, the caller's, and pass 2 needs no scan of
 // it. Writing them cost a memset of most of the band, about 400 KB a band at 300 dpi,
 // pushed through the cache for nothing, and a mask that size a worker each draw.
 func coverage(cov *coverageScratch, mask *[]uint8, poly []svg.Point, band image.Rectangle) (in0, in1 int) {
@@ -983,6 +989,7 @@ func coverage(cov *coverageScratch, mask *[]uint8, poly []svg.Point, band image.
 	// rows its edges cross are accumulated (resample_coverage.go).
 	in0, in1 = coveredRows(poly, band)
 	if in0 >= in1 {
+		// None: the mask is every row, all of them "above".
 		in0, in1 = band.Max.Y, band.Max.Y
 	}
 	above, below := in0-band.Min.Y, band.Max.Y-in1
@@ -992,9 +999,6 @@ func coverage(cov *coverageScratch, mask *[]uint8, poly []svg.Point, band image.
 	m := (*mask)[:w*(above+below)]
 	coverageRows(cov, m[:w*above], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
 	coverageRows(cov, m[w*above:], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
-	if in0 >= in1 {
-		return 0, 0
-	}
 	return in0, in1
 }
 
