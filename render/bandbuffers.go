@@ -2,15 +2,18 @@ package render
 
 import "sync"
 
-// bandBuffers are one band worker's buffers in drawTransformed: the ring of pass-1
-// values, the span of source pixels, the coverage mask and its accumulation cells, the
-// taps. A renderer keeps them across draws in a pool (Renderer.bandBufs).
+// bandBuffers are one band worker's buffers, on every path that draws a picture in
+// bands (forEachBand). drawTransformed: the ring of pass-1 values, the span of source
+// pixels, the coverage mask and its accumulation cells, the taps. scaleAxisAligned:
+// the source row and the band's horizontally resampled rows. A renderer keeps them
+// across draws in a pool (Renderer.bandBufs).
 //
-// Why: a rotated 300-dpi draw on two workers allocated about 1.4 MB of them each time,
-// zeroed by the allocator and then brought into the cache cold; a worker process draws
+// Why: a 300-dpi draw on two workers allocated about 1.4 MB of them each time when
+// rotated and 7 MB unrotated (a band's resampled rows, grown band by band), zeroed by
+// the allocator and then brought into the cache cold; a worker process draws
 // thousands of pictures an hour. From a pool, a worker gets buffers a draw before it
 // used and that have the room already. A sync.Pool lets the garbage collector drop
-// them when the renderer stops drawing rotated pictures.
+// them when the renderer stops drawing pictures.
 type bandBuffers struct {
 	inter    []float32
 	interInt []int16
@@ -22,6 +25,12 @@ type bandBuffers struct {
 	fullRow []uint8
 	idx     []int
 	w       []float32
+	// rowsInt and tapRows are scaleOpaque's resampled rows and the rows one output
+	// row combines, spanBuf its source row; scaleAxisAligned's float path keeps its
+	// resampled rows in inter and its source row in srcRowF.
+	rowsInt []int32
+	tapRows [][]int32
+	srcRowF []float32
 }
 
 // full returns a mask row of n wholly covered pixels.
@@ -31,6 +40,14 @@ func (b *bandBuffers) full(n int) []uint8 {
 		fill255(b.fullRow)
 	}
 	return b.fullRow[:n]
+}
+
+// bytes returns spanBuf with room for n bytes.
+func (b *bandBuffers) bytes(n int) []uint8 {
+	if cap(b.spanBuf) < n {
+		b.spanBuf = make([]uint8, n)
+	}
+	return b.spanBuf[:n]
 }
 
 // taps returns the buffers for n kernel taps.

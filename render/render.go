@@ -145,7 +145,7 @@ type Renderer struct {
 	// (visiblePixels); only TestCMYKPictureCropped sets it, to show that cropping
 	// changes nothing on the printed page.
 	wholePictures bool
-	// bandBufs keeps the rotated path's band worker buffers across draws
+	// bandBufs keeps the picture paths' band worker buffers across draws
 	// (bandbuffers.go), a *sync.Pool; nil: each draw allocates its own.
 	bandBufs bufferPool
 }

@@ -20,7 +20,10 @@ import (
 // kernel's taps outside the source are left out (weights renormalised). When shrinking
 // the kernel widens by the shrink factor, so every source pixel contributes.
 // Sources without transparency take scaleOpaque's integer path.
-func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a, e, d, f float64, workers int) {
+//
+// pool keeps the band workers' buffers across draws (bandBuffers); nil: each draw
+// allocates its own.
+func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a, e, d, f float64, workers int, pool bufferPool) {
 	sb := src.Bounds()
 	sw, sh := sb.Dx(), sb.Dy()
 	// Output pixels whose centres map inside the source.
@@ -41,18 +44,22 @@ func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a,
 			// a time (orientedView.columnRows).
 			newFetch = func() func(int, []uint8) { return v.columnRows(fetch) }
 		}
-		scaleOpaque(dst, area, newFetch, sw, sh, cols, rows, d, workers)
+		scaleOpaque(dst, area, newFetch, sw, sh, cols, rows, d, workers, pool)
 		return
 	}
 	fetch := rowFetcher(src)
 
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
+	bufs := bandBufferSet{pool: pool}
+	defer bufs.release()
 	forEachBand(area, d, sh, workers, false, span, func() func(by0, by1, r0, r1 int) {
-		srcRow := make([]float32, 4*sw)
-		var tmp []float32
+		bb := bufs.take()
+		bb.srcRowF = grow(bb.srcRowF, 4*sw)
+		srcRow := bb.srcRowF
 		return func(by0, by1, r0, r1 int) {
 			width := area.Dx()
-			tmp = grow(tmp, 4*width*(r1-r0))
+			bb.inter = grow(bb.inter, 4*width*(r1-r0))
+			tmp := bb.inter
 			// Horizontal pass: each needed source row to output columns.
 			for sy := r0; sy < r1; sy++ {
 				fetch(sy, srcRow)
@@ -118,32 +125,34 @@ const (
 // takes about half the time of the float path (docs/benchmarks.md, "Render speed-ups").
 //
 // newFetch returns a row fetcher for one band worker.
-func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int) {
+func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int, pool bufferPool) {
 	cols := newRowPlan(fixedWeights(colsF, hBits), 3*sw)
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
+	bufs := bandBufferSet{pool: pool}
+	defer bufs.release()
 	forEachBand(area, d, sh, workers, false, span, func() func(by0, by1, r0, r1 int) {
+		bb := bufs.take()
 		// Padded: the SIMD kernel loads 16 bytes for a column's 12.
-		srcRow := make([]uint8, 3*sw+rowPad)
+		srcRow := bb.bytes(3*sw + rowPad)
 		fetch := newFetch()
-		var tmp []int32
-		var taps [][]int32
 		return func(by0, by1, r0, r1 int) {
-			if cap(tmp) < 3*width*(r1-r0) {
-				tmp = make([]int32, 3*width*(r1-r0))
+			if cap(bb.rowsInt) < 3*width*(r1-r0) {
+				bb.rowsInt = make([]int32, 3*width*(r1-r0))
 			}
-			tmp = tmp[:3*width*(r1-r0)]
+			tmp := bb.rowsInt[:3*width*(r1-r0)]
 			for sy := r0; sy < r1; sy++ {
 				fetch(sy, srcRow)
 				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, &cols)
 			}
 			for y := by0; y < by1; y++ {
 				rw := &rows[y-area.Min.Y]
-				taps = taps[:0]
+				taps := bb.tapRows[:0]
 				for k := range rw.w {
 					taps = append(taps, tmp[3*width*(rw.start+k-r0):][:3*width])
 				}
+				bb.tapRows = taps
 				dp := dst.Pix[dst.PixOffset(area.Min.X, y):][:4*width]
 				if len(taps) == 4 {
 					combine4(dp, taps[0], taps[1], taps[2], taps[3], rw.w)

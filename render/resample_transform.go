@@ -65,7 +65,7 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 		x0, y0, x1, y1 := polyBox(poly)
 		inner := image.Rect(int(math.Ceil(x0)), int(math.Ceil(y0)), int(math.Floor(x1)), int(math.Floor(y1))).Intersect(area)
 		if !inner.Empty() {
-			scaleAxisAligned(dst, inner, src, m[0], m[4], m[3], m[5], r.opts.Workers)
+			scaleAxisAligned(dst, inner, src, m[0], m[4], m[3], m[5], r.opts.Workers, r.bandBufs)
 			for _, ring := range [4]image.Rectangle{
 				image.Rect(area.Min.X, area.Min.Y, area.Max.X, inner.Min.Y),
 				image.Rect(area.Min.X, inner.Max.Y, area.Max.X, area.Max.Y),

@@ -271,7 +271,7 @@ func TestRotatedSameForAnyWorkers(t *testing.T) {
 // larger, smaller, transparent or half-transparent draw left in the buffers shows in
 // the next. The draws are in an order that makes each reuse buffers sized by the one
 // before (small after large, opaque after transparent, other angles and scales).
-func TestRotatedSameThroughKeptBuffers(t *testing.T) {
+func TestPicturesSameThroughKeptBuffers(t *testing.T) {
 	photo := benchPhoto(700, 500, 9)
 	small := benchPhoto(90, 60, 4)
 	// A picture with transparency takes the float path (resampleRow), not the
@@ -284,13 +284,21 @@ func TestRotatedSameThroughKeptBuffers(t *testing.T) {
 		src            image.Image
 		deg, scale, op float64
 	}{
+		// Rotated and unrotated draws (scaleAxisAligned, its fixed-point and its
+		// float path) in turn, so that each path takes buffers another left.
 		{photo, 30, 1.1, 1},
+		{photo, 0, 1.25, 1},
 		{small, 60, 3, 1},
+		{alpha, 0, 2.5, 1},
 		{alpha, 145, 1.7, 1},
+		{small, 0, 7, 1},
 		{photo, 200, 0.6, 0.5},
 		{small, 10, 0.9, 1},
+		{photo, 90, 0.7, 1},
 		{photo, 60, 1.1, 1},
+		{alpha, 0, 0.8, 0.7},
 		{alpha, 20, 0.8, 0.7},
+		{photo, 0, 1.25, 1},
 		{photo, 30, 1.1, 1},
 	}
 	kept := newRenderer(t, Options{Workers: 3})
