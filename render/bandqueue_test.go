@@ -1,9 +1,14 @@
 package render
 
 import (
+	"context"
+	"fmt"
+	"image"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestBandQueue: every band is handed out once, whatever the workers' race; each
@@ -103,5 +108,57 @@ func TestBandQueueInTurn(t *testing.T) {
 				t.Fatalf("n=%d: bands handed out %v, want each of 0..%d once", n, all, n-1)
 			}
 		}
+	}
+}
+
+// forEachBand runs a draw's bands on as many goroutines at once as it is given
+// workers, for row bands and for runs of column bands. Each band waits until every
+// worker is inside a band: were the bands run one after another, the first would
+// wait for good (the test then fails after a minute instead of hanging).
+func TestForEachBandRunsWorkersAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		workers int
+		inRuns  bool
+	}{{2, false}, {2, true}, {3, false}, {4, true}} {
+		t.Run(fmt.Sprintf("workers=%d/runs=%v", tc.workers, tc.inRuns), func(t *testing.T) {
+			var mu sync.Mutex
+			inside, done := 0, make(chan struct{})
+			var bands, newBands atomic.Int64
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var stuck atomic.Bool
+			area := image.Rect(0, 0, 40, 64*32) // 32 bands of 64 rows
+			forEachBand(area, 1, 1, tc.workers, tc.inRuns, func(int) (int, int) { return 0, 1 }, func() func(by0, by1, r0, r1 int) {
+				newBands.Add(1)
+				first := true
+				return func(by0, by1, r0, r1 int) {
+					bands.Add(1)
+					if !first {
+						return
+					}
+					first = false
+					mu.Lock()
+					inside++
+					if inside == tc.workers {
+						close(done)
+					}
+					mu.Unlock()
+					select {
+					case <-done:
+					case <-ctx.Done():
+						stuck.Store(true)
+					}
+				}
+			})
+			if stuck.Load() {
+				t.Fatalf("%d workers: a band waited a minute for the others; they did not run at once", tc.workers)
+			}
+			if n := newBands.Load(); n != int64(tc.workers) {
+				t.Errorf("%d band workers started, want %d", n, tc.workers)
+			}
+			if n := bands.Load(); n != 32 {
+				t.Errorf("%d bands run, want 32", n)
+			}
+		})
 	}
 }
