@@ -1,9 +1,7 @@
 package render
 
-import "sync"
-
 // bandBuffers are one band worker's buffers, on every path that draws a picture in
-// bands (forEachBand). drawTransformed: the ring of pass-1 values, the span of source
+// bands (forEachBand, which hands each worker its own). drawTransformed: the ring of pass-1 values, the span of source
 // pixels, the coverage mask and its accumulation cells, the taps. scaleAxisAligned:
 // the source row and the band's horizontally resampled rows. A renderer keeps them
 // across draws in a pool (Renderer.bandBufs).
@@ -42,20 +40,10 @@ func (b *bandBuffers) full(n int) []uint8 {
 	return b.fullRow[:n]
 }
 
-// bytes returns spanBuf with room for n bytes.
-func (b *bandBuffers) bytes(n int) []uint8 {
-	if cap(b.spanBuf) < n {
-		b.spanBuf = make([]uint8, n)
-	}
-	return b.spanBuf[:n]
-}
-
 // taps returns the buffers for n kernel taps.
 func (b *bandBuffers) taps(n int) ([]int, []float32) {
-	if cap(b.idx) < n {
-		b.idx, b.w = make([]int, n), make([]float32, n)
-	}
-	return b.idx[:n], b.w[:n]
+	b.idx, b.w = grow(b.idx, n), grow(b.w, n)
+	return b.idx, b.w
 }
 
 // bufferPool is where a renderer keeps band buffers between draws: a *sync.Pool.
@@ -64,32 +52,29 @@ type bufferPool interface {
 	Put(any)
 }
 
-// bandBufferSet hands the workers of one draw their buffers from pool (new ones
-// when pool is nil or empty) and puts them back once the draw is over: forEachBand
-// has returned, so no worker holds them any more.
-type bandBufferSet struct {
-	pool  bufferPool
-	mu    sync.Mutex
-	taken []*bandBuffers
+// takeBandBuffers hands out n workers' buffers from pool: the ones a draw before put
+// back, new ones when pool is nil or has too few. forEachBand takes them before it
+// starts its workers and puts them back after they are all done, so the pool is
+// only touched from the drawing goroutine.
+func takeBandBuffers(pool bufferPool, n int) []*bandBuffers {
+	bufs := make([]*bandBuffers, n)
+	for i := range bufs {
+		if pool != nil {
+			bufs[i], _ = pool.Get().(*bandBuffers)
+		}
+		if bufs[i] == nil {
+			bufs[i] = new(bandBuffers)
+		}
+	}
+	return bufs
 }
 
-func (s *bandBufferSet) take() *bandBuffers {
-	if s.pool == nil {
-		return new(bandBuffers)
+// putBandBuffers gives a finished draw's buffers back to pool (nil: drops them).
+func putBandBuffers(pool bufferPool, bufs []*bandBuffers) {
+	if pool == nil {
+		return
 	}
-	b, _ := s.pool.Get().(*bandBuffers)
-	if b == nil {
-		b = new(bandBuffers)
+	for _, b := range bufs {
+		pool.Put(b)
 	}
-	s.mu.Lock()
-	s.taken = append(s.taken, b)
-	s.mu.Unlock()
-	return b
-}
-
-func (s *bandBufferSet) release() {
-	for _, b := range s.taken {
-		s.pool.Put(b)
-	}
-	s.taken = nil
 }

@@ -50,10 +50,7 @@ func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a,
 	fetch := rowFetcher(src)
 
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
-	bufs := bandBufferSet{pool: pool}
-	defer bufs.release()
-	forEachBand(area, d, sh, workers, false, span, func() func(by0, by1, r0, r1 int) {
-		bb := bufs.take()
+	forEachBand(area, d, sh, workers, false, span, pool, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
 		bb.srcRowF = grow(bb.srcRowF, 4*sw)
 		srcRow := bb.srcRowF
 		return func(by0, by1, r0, r1 int) {
@@ -130,18 +127,14 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
-	bufs := bandBufferSet{pool: pool}
-	defer bufs.release()
-	forEachBand(area, d, sh, workers, false, span, func() func(by0, by1, r0, r1 int) {
-		bb := bufs.take()
+	forEachBand(area, d, sh, workers, false, span, pool, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
 		// Padded: the SIMD kernel loads 16 bytes for a column's 12.
-		srcRow := bb.bytes(3*sw + rowPad)
+		bb.spanBuf = grow(bb.spanBuf, 3*sw+rowPad)
+		srcRow := bb.spanBuf
 		fetch := newFetch()
 		return func(by0, by1, r0, r1 int) {
-			if cap(bb.rowsInt) < 3*width*(r1-r0) {
-				bb.rowsInt = make([]int32, 3*width*(r1-r0))
-			}
-			tmp := bb.rowsInt[:3*width*(r1-r0)]
+			bb.rowsInt = grow(bb.rowsInt, 3*width*(r1-r0))
+			tmp := bb.rowsInt
 			for sy := r0; sy < r1; sy++ {
 				fetch(sy, srcRow)
 				resampleRowRGB(tmp[3*width*(sy-r0):][:3*width], srcRow, &cols)
@@ -166,14 +159,15 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 
 // forEachBand splits area's output rows into bands whose source rows stay under
 // about 256 (d is the vertical scale) and runs them on up to workers goroutines.
-// Each goroutine calls newBand once for its own scratch buffers, then runs the
-// returned func on the bands it takes: output rows [by0, by1) and the source rows
+// Each goroutine calls newBand once with its own scratch buffers, taken from pool
+// (bandBuffers; nil: new ones) and put back there once every band is done, then runs
+// the returned func on the bands it takes: output rows [by0, by1) and the source rows
 // [r0, r1) they read, as span(y) gives each output row's first tap and tap count.
 // With inRuns each goroutine takes a run of neighbouring bands of its own (bandQueue):
 // for the rotated path's column bands, whose edges share canvas lines. Row bands,
 // which share none but where they meet, go in turn: in runs, an unrotated two-worker
 // draw took 2 % longer (docs/benchmarks.md, "Rotated pictures, eighth round").
-func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, span func(y int) (start, n int), newBand func() func(by0, by1, r0, r1 int)) {
+func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, span func(y int) (start, n int), pool bufferPool, newBand func(*bandBuffers) func(by0, by1, r0, r1 int)) {
 	bandRows := max(1, min(64, int(256*d)))
 	nBands := (area.Dy() + bandRows - 1) / bandRows
 	runs := 1
@@ -181,10 +175,11 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, 
 		runs = workers
 	}
 	q := newBandQueue(nBands, runs)
+	bufs := takeBandBuffers(pool, max(1, min(workers, nBands)))
 	var wg sync.WaitGroup
-	for w := range max(1, min(workers, nBands)) {
+	for w, bb := range bufs {
 		wg.Go(func() {
-			band := newBand()
+			band := newBand(bb)
 			t := q.taker(w % len(q.runs))
 			for {
 				bi, ok := t.next()
@@ -203,6 +198,7 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, 
 		})
 	}
 	wg.Wait()
+	putBandBuffers(pool, bufs)
 }
 
 // rowPlan is the horizontal pass of scaleOpaque: each output column's taps, and the
@@ -583,9 +579,11 @@ func rgbFromRGBA(pix []uint8, stride, off, w int) func(y int, out []uint8) {
 	}
 }
 
-func grow(b []float32, n int) []float32 {
+// grow returns b with length n: b itself when it has the room (its contents kept),
+// else a new zeroed slice. Scratch that lives across bands and draws grows this way.
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float32, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }

@@ -323,10 +323,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	// Bands of 64 columns (d = 1): each band computes its own source rows with rows,
 	// so forEachBand's per-line span is not needed.
 	noSpan := func(int) (int, int) { return 0, 0 }
-	bufs := bandBufferSet{pool: pool}
-	defer bufs.release()
-	forEachBand(transposed, 1, sh, workers, true, noSpan, func() func(bx0, bx1, _, _ int) {
-		bb := bufs.take()
+	forEachBand(transposed, 1, sh, workers, true, noSpan, pool, func(bb *bandBuffers) func(bx0, bx1, _, _ int) {
 		idx, w := bb.taps(max(kx.maxTaps(), ky.maxTaps()))
 		fetchSpan := fetchSpan
 		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {
@@ -360,10 +357,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 				// Opaque sources: RGB in fixed point, as the unrotated path does, in
 				// a column-major ring (intRing): a pixel's four taps are 16
 				// consecutive values.
-				if cap(bb.interInt) < cs*bw {
-					bb.interInt = make([]int16, cs*bw)
-				}
-				bb.interInt = bb.interInt[:cs*bw]
+				bb.interInt = grow(bb.interInt, cs*bw)
 				fill = func(y int) {
 					u0 := (float64(bx0)+0.5-c*(float64(y)+0.5)-e)/a - 0.5
 					// Only the source pixels the band's columns reach: the samples'
@@ -372,9 +366,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					// where those are the source's (sourceSpan), so the values are
 					// those of the whole row.
 					lo, hi := sourceSpan(u0, u0+float64(bw-1)/a, kx, sw)
-					if cap(bb.spanBuf) < 4*(hi-lo)+spanPad {
-						bb.spanBuf = make([]uint8, 4*(hi-lo)+spanPad)
-					}
+					bb.spanBuf = grow(bb.spanBuf, 4*(hi-lo)+spanPad)
 					row := fetchSpan(y, lo, hi, bb.spanBuf)
 					if yn := y + rowsAhead; prefetchSpan != nil && yn >= r0 && yn < r1 {
 						prefetchSpan(yn, max(0, lo+spanShift), min(sw, hi+spanShift))
@@ -993,10 +985,8 @@ func coverage(cov *coverageScratch, mask *[]uint8, poly []svg.Point, band image.
 		in0, in1 = band.Max.Y, band.Max.Y
 	}
 	above, below := in0-band.Min.Y, band.Max.Y-in1
-	if cap(*mask) < w*(above+below) {
-		*mask = make([]uint8, w*(above+below))
-	}
-	m := (*mask)[:w*(above+below)]
+	*mask = grow(*mask, w*(above+below))
+	m := *mask
 	coverageRows(cov, m[:w*above], poly, image.Rect(band.Min.X, band.Min.Y, band.Max.X, in0))
 	coverageRows(cov, m[w*above:], poly, image.Rect(band.Min.X, in1, band.Max.X, band.Max.Y))
 	return in0, in1
@@ -1028,14 +1018,10 @@ func coverageRows(cov *coverageScratch, pix []uint8, poly []svg.Point, band imag
 		clear(pix)
 		return
 	}
-	if cap(cov.acc) < w*h+2 {
-		cov.acc = make([]float64, w*h+2)
-	}
-	a := cov.acc[:w*h+2]
-	if cap(cov.spans) < 4*h {
-		cov.spans = make([]int, 4*h)
-	}
-	spans := cov.spans[:4*h]
+	// The cells are zero when they come (new, or cleared by the last use); the
+	// spans are set below.
+	cov.acc, cov.spans = grow(cov.acc, w*h+2), grow(cov.spans, 4*h)
+	a, spans := cov.acc, cov.spans
 	for y := range h {
 		spans[4*y], spans[4*y+1], spans[4*y+2], spans[4*y+3] = len(a), 0, len(a), 0
 	}

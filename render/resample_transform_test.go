@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/printworker/printworker/render/svg"
@@ -305,6 +306,10 @@ func TestPicturesSameThroughKeptBuffers(t *testing.T) {
 	if kept.bandBufs == nil {
 		t.Fatal("the renderer keeps no band buffers")
 	}
+	// A pool that keeps all it is given, so that every draw after the first does
+	// reuse buffers (a sync.Pool may drop them, which would hide a leftover).
+	pool := new(stackPool)
+	kept.bandBufs = pool
 	for i, d := range draws {
 		b := d.src.Bounds()
 		m := svg.Translate(450, 450).Mul(svg.Rotate(d.deg)).Mul(svg.Scale(d.scale, d.scale)).Mul(svg.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2))
@@ -317,6 +322,9 @@ func TestPicturesSameThroughKeptBuffers(t *testing.T) {
 		}
 		if !slices.Equal(got.Pix, want.Pix) {
 			t.Errorf("draw %d (%g°, x%g, opacity %g): other pixels through kept buffers than through new ones", i, d.deg, d.scale, d.op)
+		}
+		if len(pool.kept) == 0 {
+			t.Fatalf("draw %d: no buffers kept for the next draw", i)
 		}
 	}
 }
@@ -336,22 +344,45 @@ func (p *stackPool) Get() any {
 
 func (p *stackPool) Put(v any) { p.kept = append(p.kept, v) }
 
-// A draw's buffers go back to the pool when it is over, for the next draw to take.
+// forEachBand takes its workers' buffers from the pool and puts them back when the
+// draw is over, for the next draw to take: each worker its own, no new ones while the
+// pool has enough.
 func TestBandBuffersGoBack(t *testing.T) {
 	pool := new(stackPool)
-	set := bandBufferSet{pool: pool}
-	a, b := set.take(), set.take()
-	a.mask = make([]uint8, 10)
-	b.mask = make([]uint8, 20)
-	set.release()
-	next := bandBufferSet{pool: pool}
-	got := []*bandBuffers{next.take(), next.take()}
-	for _, g := range got {
-		if g != a && g != b {
+	area := image.Rect(0, 0, 16, 64*8) // 8 bands
+	// Each worker's buffers come with what the draw before grew in them (7 bytes of
+	// mask), or are new (none).
+	draw := func(workers int) (given []*bandBuffers, reused int) {
+		var mu sync.Mutex
+		forEachBand(area, 1, 1, workers, false, func(int) (int, int) { return 0, 1 }, pool, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
+			mu.Lock()
+			given = append(given, bb)
+			if len(bb.mask) == 7 {
+				reused++
+			}
+			mu.Unlock()
+			bb.mask = grow(bb.mask, 7)
+			return func(by0, by1, r0, r1 int) {}
+		})
+		return given, reused
+	}
+	first, reused := draw(3)
+	if len(first) != 3 || len(pool.kept) != 3 || reused != 0 {
+		t.Fatalf("3 workers of a first draw were given %d buffers (%d reused) and %d went back to the pool, want 3 (0) and 3", len(first), reused, len(pool.kept))
+	}
+	if first[0] == first[1] || first[1] == first[2] || first[0] == first[2] {
+		t.Fatal("two workers were given the same buffers")
+	}
+	second, reused := draw(2)
+	for _, g := range second {
+		if !slices.Contains(first, g) {
 			t.Errorf("a draw after took new buffers, not the ones put back")
 		}
 	}
-	if got[0] == got[1] {
-		t.Error("two workers were given the same buffers")
+	if reused != 2 {
+		t.Errorf("%d of the second draw's 2 workers found what the first grew in their buffers", reused)
+	}
+	if len(pool.kept) != 3 {
+		t.Errorf("%d buffers in the pool after the second draw, want 3", len(pool.kept))
 	}
 }
