@@ -18,7 +18,7 @@ import (
 // absent), which its render reads whole. jpegdec's inverse DCT runs on a second
 // goroutine: compare GOMAXPROCS=1 with GOMAXPROCS=2 set in the environment, one run
 // each (-test.cpu 1,2 would measure its first entry at the default GOMAXPROCS, as
-// for every b.Loop benchmark: docs/benchmarks.md, "Speed: sixth round").
+// for every b.Loop benchmark: docs/benchmarks.md, "How to read these figures").
 func BenchmarkJPEGDecode(b *testing.B) {
 	photos := []struct {
 		name, file string

@@ -70,8 +70,8 @@ func (p *PreparedView) Render(ctx context.Context, w io.Writer) (*Result, error)
 	}
 	// A raster: decode the pictures on their own goroutine while the canvas is
 	// allocated and the layers below the first picture are drawn (the background
-	// fill, on the other workers); Rasterize waits for them before the first picture
-	// (docs/benchmarks.md, "Speed: third round"). A CMYK vector PDF likewise: its
+	// fill, on the other workers); Rasterize waits for them before the first picture,
+	// so the decode leaves the critical path. A CMYK vector PDF likewise: its
 	// page registers a JPEG before its pixels are decoded and converts them once they
 	// are (cmykImage), while the page's other layers and fonts are made; other
 	// pictures wait for the decoding. The decoding is waited for before returning, so

@@ -16,8 +16,8 @@ import (
 // scale, on every core (Options.Workers = GOMAXPROCS). To compare one core with two,
 // run the binary twice with GOMAXPROCS=1 and GOMAXPROCS=2 in the environment: a b.Loop
 // benchmark takes its first -cpu entry at the default GOMAXPROCS (docs/benchmarks.md,
-// "Speed: sixth round"), so -cpu 1,2 measured two procs twice. docs/benchmarks.md,
-// "Rotated pictures". cpu-ms/op is the process's CPU time per draw, steadier than wall
+// "How to read these figures"), so -cpu 1,2 measures two procs twice. Figures and
+// command: docs/benchmarks.md, "Rotated pictures". cpu-ms/op is the process's CPU time per draw, steadier than wall
 // time on a shared machine.
 func BenchmarkPicture300dpi(b *testing.B) {
 	const n, out, canvas = 2000, 2400, 3400

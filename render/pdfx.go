@@ -430,7 +430,8 @@ func trimBeforeBleed(doc []byte) {
 // splicedStreams keeps a CMYK document's picture streams out of fpdf. fpdf would copy
 // a megabytes-long stream some six times (the gob round trip that registers it, its
 // SHA-1 image id, putstream's string conversion, its output buffer growing by
-// doubling, and the two patching writers' chunks; docs/benchmarks.md "CMYK output").
+// doubling, and the two patching writers' chunks; together 19 % of the CMYK T-shirt
+// PDF's CPU and half its allocation, 108.6 against 51.0 MiB).
 // It gets a short placeholder stream instead, and splice writes the real bytes in
 // its place, correcting the stream's /Length, the cross-reference offsets and
 // startxref: the document fpdf would have written with the stream itself, but for

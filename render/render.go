@@ -30,7 +30,7 @@ const (
 	BasisPixel = "pixel"
 )
 
-// PNG encoder speeds (Options.PNGSpeed; docs/benchmarks.md "Speed: third round").
+// PNG encoder speeds (Options.PNGSpeed; docs/benchmarks.md "Whole process" measures both).
 const (
 	// PNGSpeedBalanced: deflate level 1 with per-strip Huffman-only fallback, the
 	// default: the smallest files for little CPU.

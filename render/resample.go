@@ -119,7 +119,7 @@ const (
 // the canvas, and the arithmetic can be integer. Each band keeps its horizontally
 // resampled source rows as int32 RGB at 2^iBits; bytes in, bytes out, no float
 // conversion. BenchmarkScaleAxisAligned (the reference T-shirt's photo enlargement)
-// takes about half the time of the float path (docs/benchmarks.md, "Render speed-ups").
+// takes about half the time of the float path (85 against 180 ms on one core).
 //
 // newFetch returns a row fetcher for one band worker.
 func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int, pool bufferPool) {
@@ -166,7 +166,7 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 // With inRuns each goroutine takes a run of neighbouring bands of its own (bandQueue):
 // for the rotated path's column bands, whose edges share canvas lines. Row bands,
 // which share none but where they meet, go in turn: in runs, an unrotated two-worker
-// draw took 2 % longer (docs/benchmarks.md, "Rotated pictures, eighth round").
+// draw took 2 % longer (40 interleaved runs).
 func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, span func(y int) (start, n int), pool bufferPool, newBand func(*bandBuffers) func(by0, by1, r0, r1 int)) {
 	bandRows := max(1, min(64, int(256*d)))
 	nBands := (area.Dy() + bandRows - 1) / bandRows
@@ -332,9 +332,8 @@ func groupTaps(w []int32, sh int, out []int16) bool {
 
 // resampleRowRGB resamples one RGB source row (padded by rowPad) to the output
 // columns, at 2^iBits: the plan's runs with the SIMD kernels (about 20 instructions a
-// column of four taps instead of 90: docs/benchmarks.md, "Rotated pictures, fourth
-// round"; "Shrinking pictures" for the wider ones), the other columns with
-// resampleColsRGB.
+// column of four taps instead of 90; wider columns: docs/benchmarks.md, "Shrinking
+// pictures and thumbnails"), the other columns with resampleColsRGB.
 func resampleRowRGB(out []int32, src []uint8, p *rowPlan) {
 	at := 0
 	for _, r := range p.runs {

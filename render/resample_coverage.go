@@ -89,16 +89,15 @@ func nonZeroSpan(mrow []uint8) (lo, hi int) {
 // The four taps of any pass-2 pixel are then 16 consecutive values, read with one
 // bounds check, where a row-major
 // ring read them from four rows chosen again whenever the source row changed (about
-// every other pixel along a row at 30°): that cost pass 2 about 190 instructions a
-// pixel (callgrind), against about 130 now (docs/benchmarks.md, "Rotated pictures,
-// third round").
+// every other pixel along a row at 30°): that cost the Go pass 2 about 190
+// instructions a pixel (callgrind), against about 130 on the column-major ring.
 
 // The values are int16: pass 1's sums at 2^iBits lie within 255 * 2^iBits times the
 // kernel's sum of absolute weights (under 1.3 for Catmull-Rom, enlarging or
 // shrinking: about 21,200), so they fit, and pass 2 multiplies pairs of taps by pairs
 // of weights with PMADDWL, as the horizontal pass does, where the int32 ring took a
-// PMULLD (two micro-ops, ten cycles' latency) a tap (docs/benchmarks.md, "Rotated
-// pictures (fifth round)"). The fourth value of a slot lets the SIMD pass 1 store a
+// PMULLD (two micro-ops, ten cycles' latency) a tap: about 26 instructions a pixel
+// instead of 40. The fourth value of a slot lets the SIMD pass 1 store a
 // sample with one 8-byte move and pass 2 load two slots with one 16-byte move.
 
 // intRingStride is the values per column of an intRing of ring slots: the slots and
@@ -121,8 +120,8 @@ func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 // at vi + i dvi (32.32) from column i of the intRing, and no tap is clamped. Runs of
 // wholly covered pixels go to columnsRun (columnsRunBlocksAVX2, columnsRunBlocksVEX
 // or columnsRunBlocks, resample_simd_amd64.s) where the CPU has SSSE3: about 16 or
-// 27 instructions a pixel instead of 120 (docs/benchmarks.md, "Rotated pictures
-// (fifth round)" and "round two"); the rest, and other CPUs, to columnsRowInt4Go.
+// 27 instructions a pixel instead of 120; the rest, and other CPUs, to
+// columnsRowInt4Go.
 func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
 	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
@@ -164,9 +163,9 @@ func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 // columnsRun writes the n wholly covered pixels of a run whose first is sampled at v
 // from the column at inter[col:] (the SIMD kernels' arguments): four at a time with
 // columnsRunBlocksAVX2 where the CPU has AVX2 and BMI1 (a pixel's taps in one 256-bit
-// load: docs/benchmarks.md, "Rotated pictures, seventh round"), a last pair with
-// columnsRunBlocksVEX where it has AVX and BMI1 (about 17 instructions a pixel instead
-// of 26: "Rotated pictures, round two"), an odd last pixel and other CPUs with
+// load: 6 % less CPU a 30° draw), a last pair with columnsRunBlocksVEX where it has
+// AVX and BMI1 (about 17 instructions a pixel instead of 26), an odd last pixel and
+// other CPUs with
 // columnsRunBlocks.
 func columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
 	// BEXTR's control: the slot is bits 32 and up of the position, as many as the
@@ -232,8 +231,7 @@ func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64)
 		s := 0
 		if haveRowsAVX2() {
 			// Whole blocks of four of the samples inside (about 13 instructions a
-			// sample instead of 27: docs/benchmarks.md, "Rotated pictures, round
-			// two"), the rest as before. rowRunBlocksAVX2 reads a sample's taps
+			// sample instead of 27), the rest as before. rowRunBlocksAVX2 reads a sample's taps
 			// from its position rounded to the weight table: those within 2^-11
 			// of a pixel short of the row's last inside position would read a
 			// pixel past the row's end (times 0). Backwards they come first, and

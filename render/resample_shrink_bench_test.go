@@ -13,7 +13,8 @@ import (
 // BenchmarkPictureShrink300dpi draws a 12-MP phone photo (4000x3000, a decoded JPEG:
 // YCbCr 4:2:0) at a quarter of its size (1000x750, about 3.3 x 2.5 in at 300 dpi) into
 // a 300-dpi canvas of 8 x 10 in, on every core: the horizontal pass then has 16 taps a
-// column, the vertical one 16 rows a pixel. docs/benchmarks.md, "Shrinking pictures".
+// column, the vertical one 16 rows a pixel. docs/benchmarks.md, "Shrinking pictures
+// and thumbnails".
 func BenchmarkPictureShrink300dpi(b *testing.B) {
 	const w, h, canvasW, canvasH = 4000, 3000, 2400, 3000
 	ycc := benchPhoto(w, h, 7)

@@ -100,8 +100,8 @@ func meanDiff(th, full image.Image) float64 {
 }
 
 // BenchmarkThumbnailTShirt: the reference T-shirt front's preview drawn from its scene
-// at the preview's size. (Until the fifth speed round png views scaled their 300-dpi
-// canvas down instead: 61 ms of CPU against 28 on the same machine.)
+// at the preview's size. (Scaling the 300-dpi canvas down instead took 61 ms of CPU
+// against 28 on the same machine.)
 func BenchmarkThumbnailTShirt(b *testing.B) {
 	d := loadBenchDesign(b, "tshirt-front.json")
 	r := newRenderer(b, Options{}).WithThumbnails(DefaultThumbnailPx)

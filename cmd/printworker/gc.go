@@ -15,7 +15,7 @@ import (
 // buffers, writes the files and exits; what it frees mid-run, the exit frees anyway.
 // A collection cycle in the middle of it (the canvas's allocation starts one) costs
 // the reference T-shirt about 30 ms of CPU and 20 ms of wall time, 7 % of the
-// process (docs/benchmarks.md, "Speed: fifth round"), for nothing the process needs.
+// process (docs/benchmarks.md, "Whole process"), for nothing the process needs.
 // So unless the environment says otherwise (GOGC or GOMEMLIMIT set, Go's own
 // settings), the render command runs with GOGC=off and a soft memory limit: the
 // collector runs only if the heap nears the limit, which a render larger than it

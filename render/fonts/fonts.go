@@ -120,8 +120,7 @@ type Font struct {
 
 	// lazy parses an embedded face on its first lookup (nil for faces parsed when
 	// registered): parsing all 16 embedded faces took 40 ms at every process start,
-	// and a design uses one or two of them (docs/benchmarks.md, "Whole process: the
-	// critical path").
+	// and a design uses one or two of them.
 	lazy *lazyFace
 }
 
