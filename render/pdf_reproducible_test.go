@@ -21,7 +21,7 @@ var pdfStructure = regexp.MustCompile(`/BaseFont /\S+|/Subtype /Image\s*/Width \
 // page came out in a different order on each run. Likewise a PDF/X page's TrimBox and
 // BleedBox (trimBeforeBleed). The bytes are not compared: fpdf's
 // font subsetter still picks among code points sharing a glyph in map order, which
-// changes a few bytes of an embedded subset (docs/rendering.md, "PDF").
+// changes a few bytes of an embedded subset (docs/rendering.md, "Output formats").
 func TestPDFStructureReproducible(t *testing.T) {
 	for _, c := range []struct {
 		name, design, view string

@@ -44,7 +44,7 @@ const (
 	gangMaxCopies = 10000
 	// gangRenderBytes is what a sheet build asks of the memory budget: the encoder's
 	// strips in flight plus the designs near the current rows (docs/gang.md,
-	// "Streaming": a 6600 x 60000 sheet peaks near 310 MB of RSS).
+	// "Output": a 6600 x 60000 sheet peaks near 310 MB of RSS).
 	gangRenderBytes = 256 << 20
 	// GangRecordName is the per-order file naming the sheets of its designs.
 	GangRecordName = "gang.json"
