@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // readRepoFile reads a file of the repository by its slash path.
@@ -252,6 +254,106 @@ func TestBenchmarksDocCommandsExist(t *testing.T) {
 					t.Errorf("docs/benchmarks.md:%d: package ./%s does not exist", i+1, m[1])
 				}
 			}
+		}
+	}
+}
+
+// mdSlug is the anchor GitHub gives a heading: lower case, punctuation dropped (letters,
+// digits, spaces, hyphens and underscores kept), spaces turned into hyphens.
+func mdSlug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// htmlAnchor is an explicit anchor: <a id="name"></a>.
+var htmlAnchor = regexp.MustCompile(`<a (?:id|name)="([^"]+)"`)
+
+// mdAnchors returns the anchors a document offers: its headings' slugs (a repeated
+// slug gets -1, -2, ...) and its explicit anchors.
+func mdAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	for _, h := range mdHeadings(text) {
+		s := mdSlug(h)
+		if n := seen[s]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", s, n)] = true
+		} else {
+			anchors[s] = true
+		}
+		seen[s]++
+	}
+	for _, m := range htmlAnchor.FindAllStringSubmatch(text, -1) {
+		anchors[m[1]] = true
+	}
+	return anchors
+}
+
+// Every link to a section of a document (page.md#anchor, or #anchor in the same
+// page) names a heading or anchor that page has, so links do not silently land at
+// the top of a page after a heading changes.
+func TestDocsAnchorsResolve(t *testing.T) {
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(path string) map[string]bool {
+		if a, ok := anchors[path]; ok {
+			return a
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			anchors[path] = nil
+			return nil // a missing page is TestDocsLinksResolve's to report
+		}
+		anchors[path] = mdAnchors(string(b))
+		return anchors[path]
+	}
+	checked := 0
+	for _, f := range docFiles(t) {
+		text := readRepoFile(t, strings.TrimPrefix(filepath.ToSlash(f), repoRoot+"/"))
+		rel, _ := filepath.Rel(repoRoot, f)
+		for i, line := range strings.Split(text, "\n") {
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				page, anchor, ok := strings.Cut(target, "#")
+				if !ok || strings.Contains(page, "://") || !(page == "" || strings.HasSuffix(page, ".md")) {
+					continue
+				}
+				path := f
+				if page != "" {
+					path = filepath.Join(filepath.Dir(f), filepath.FromSlash(page))
+				}
+				a := anchorsOf(path)
+				if a == nil {
+					continue
+				}
+				checked++
+				if !a[anchor] {
+					t.Errorf("%s:%d: link %s: %s has no heading or anchor %q", rel, i+1, target, filepath.Base(path), anchor)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no link to a section found in the docs: has the link form changed?")
+	}
+}
+
+// The slug of a heading is GitHub's.
+func TestMDSlug(t *testing.T) {
+	for h, want := range map[string]string{
+		"Pipeline (render mode)":                            "pipeline-render-mode",
+		"Sheet jobs: ganging a shop's orders as they come":  "sheet-jobs-ganging-a-shops-orders-as-they-come",
+		"Which sheet holds an order's designs: `gang.json`": "which-sheet-holds-an-orders-designs-gangjson",
+		"Day page (`{store}/{date}/index.html`)":            "day-page-storedateindexhtml",
+	} {
+		if got := mdSlug(h); got != want {
+			t.Errorf("mdSlug(%q) = %q, want %q", h, got, want)
 		}
 	}
 }
