@@ -41,8 +41,9 @@ type helpFlag struct {
 	name, env, usage, def string
 }
 
-// helpEntry is "  --name  [ENV]" followed by its usage lines.
-var helpEntry = regexp.MustCompile(`^  --([a-z0-9][a-z0-9-]*)  \[([A-Z0-9_]+)\]$`)
+// helpEntry is "  --name  [ENV]" (at any indentation, so help grouped under headings
+// reads too), followed by its usage lines, indented deeper.
+var helpEntry = regexp.MustCompile(`^(\s+)--([a-z0-9][a-z0-9-]*)\s+\[([A-Z0-9_]+)\]$`)
 
 // trailingDefault is the default at the end of a usage: the one newFlagSet appends,
 // or one the usage names itself ("(default: CPUs)").
@@ -58,11 +59,12 @@ func parseHelp(text string) []helpFlag {
 			continue
 		}
 		var usage []string
-		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "      ") {
+		deeper := m[1] + " "
+		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], deeper) && !helpEntry.MatchString(lines[i+1]) {
 			i++
 			usage = append(usage, strings.TrimSpace(lines[i]))
 		}
-		f := helpFlag{name: m[1], env: m[2], usage: strings.Join(usage, " ")}
+		f := helpFlag{name: m[2], env: m[3], usage: strings.Join(usage, " ")}
 		if d := trailingDefault.FindStringSubmatch(f.usage); d != nil {
 			f.usage, f.def = d[1], d[2]
 		}
@@ -342,7 +344,11 @@ func configTables(flags map[string][]helpFlag) (string, []string) {
 // tables are generated from the flag sets, so they cannot drift. -update rewrites
 // them after a flag changes.
 func TestConfigurationDoc(t *testing.T) {
-	tables, unknown := configTables(commandFlags(t))
+	flags := commandFlags(t)
+	if n := len(flags["work"]); n < 20 {
+		t.Fatalf("only %d flags read from work --help: has its format changed?", n)
+	}
+	tables, unknown := configTables(flags)
 	if len(unknown) > 0 {
 		t.Errorf("flags in no group of docs/configuration.md (add them to concerns in %s): %v", "configdoc_test.go", unknown)
 	}
@@ -391,13 +397,15 @@ func TestParseHelp(t *testing.T) {
 		"  --metrics-addr  [PRINTWORKER_METRICS_ADDR]\n      address of /metrics (empty: none) (default :9464)\n" +
 		"  --workers  [PRINTWORKER_WORKERS]\n      render workers (default: CPUs)\n" +
 		"  --long  [PRINTWORKER_LONG]\n      first line\n      second line (default x)\n" +
+		"Hub:\n    --grouped  [PRINTWORKER_GROUPED]\n        under a heading\n" +
 		"Actions:\n  list   lists\n"
 	got := fmt.Sprint(parseHelp(text))
 	want := "[{hub-url PRINTWORKER_HUB_URL base URL of the hub } " +
 		"{concurrency PRINTWORKER_CONCURRENCY tasks run at once 10} " +
 		"{metrics-addr PRINTWORKER_METRICS_ADDR address of /metrics (empty: none) :9464} " +
 		"{workers PRINTWORKER_WORKERS render workers CPUs} " +
-		"{long PRINTWORKER_LONG first line second line x}]"
+		"{long PRINTWORKER_LONG first line second line x} " +
+		"{grouped PRINTWORKER_GROUPED under a heading }]"
 	if got != want {
 		t.Errorf("parseHelp\n got %s\nwant %s", got, want)
 	}
