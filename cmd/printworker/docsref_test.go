@@ -74,6 +74,25 @@ func mdHeadings(text string) []string {
 	return hs
 }
 
+// The README's docs index links every page of docs/ (each link resolving is
+// TestDocsLinksResolve's), so a new page is found from the README.
+func TestReadmeIndexesEveryDoc(t *testing.T) {
+	readme := readRepoFile(t, "README.md")
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 {
+		t.Fatal("no docs/*.md found")
+	}
+	for _, p := range pages {
+		link := "](docs/" + filepath.Base(p) + ")"
+		if !strings.Contains(readme, link) {
+			t.Errorf("README.md does not link docs/%s in its docs index", filepath.Base(p))
+		}
+	}
+}
+
 // docs/architecture.md's package table names every package of the module: every
 // folder with Go files, as `path` in the table's first column.
 func TestArchitectureNamesEveryPackage(t *testing.T) {
