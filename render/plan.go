@@ -119,6 +119,9 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 	if err := r.addBleed(&p); err != nil {
 		return p, err
 	}
+	if err := checkPageSize(p); err != nil {
+		return p, err
+	}
 	if p.WidthPx < 1 || p.HeightPx < 1 {
 		return p, inputErr(v.ID, "", nil, "export box %gx%g is smaller than one pixel at %g dpi", box.W, box.H, x.DPI)
 	}
