@@ -150,12 +150,34 @@ func (c *numberCheck) svg(d *svg.Doc) {
 			}
 			hw = sh.StrokeWidth / 2
 		}
+		// The path's bounds first (plain comparisons: this loop sees every point of
+		// a large document), then one check of them.
+		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		nan := false
 		for _, s := range sh.Path {
-			for j := 0; j < segPoints(s.Op); j++ {
+			for j := range segPoints(s.Op) {
 				p := s.Pts[j]
-				c.point("path coordinate", p.X-hw, p.Y-hw)
-				c.point("path coordinate", p.X+hw, p.Y+hw)
+				nan = nan || p.X != p.X || p.Y != p.Y
+				if p.X < x0 {
+					x0 = p.X
+				}
+				if p.X > x1 {
+					x1 = p.X
+				}
+				if p.Y < y0 {
+					y0 = p.Y
+				}
+				if p.Y > y1 {
+					y1 = p.Y
+				}
 			}
+		}
+		if nan {
+			c.value("path coordinate", math.NaN())
+		}
+		if x0 <= x1 {
+			c.point("path coordinate", x0-hw, y0-hw)
+			c.point("path coordinate", x1+hw, y1+hw)
 		}
 		if c.bad != "" {
 			return
