@@ -81,7 +81,7 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 	}
 	page := s.ToPage()
 	for i := range s.Layers {
-		if err := checkLayerNumbers(v.ID, page, &s.Layers[i]); err != nil {
+		if err := checkLayerNumbers(v.ID, page, s.PageHeightPt, &s.Layers[i]); err != nil {
 			return nil, p, nil, err
 		}
 	}

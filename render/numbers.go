@@ -59,14 +59,17 @@ func checkPageSize(p Plan) error {
 }
 
 // checkLayerNumbers checks that every number of layer l is finite and within
-// maxCoord: its local geometry, its transform to the page (page.Mul(l.Transform)) and
-// its extent on the page. Errors are *InputError naming the element.
-func checkLayerNumbers(viewID string, page Matrix, l *Layer) error {
+// maxCoord: its local geometry, its transform to the page (page.Mul(l.Transform)),
+// also as the PDF writes it with y up on a page pageH points high (flipConj), and its
+// extent on the page. Errors are *InputError naming the element.
+func checkLayerNumbers(viewID string, page Matrix, pageH float64, l *Layer) error {
 	c := numberCheck{}
 	m := page.Mul(l.Transform)
 	for _, v := range m {
 		c.value("transform", v)
 	}
+	c.value("transform", m[2]*pageH+m[4])
+	c.value("transform", pageH-m[3]*pageH-m[5])
 	c.rect("clip", bounds(page, l.Clip))
 	switch l.Kind {
 	case LayerFill:

@@ -18,7 +18,7 @@ func BenchmarkCheckLayerNumbers(b *testing.B) {
 	l := &Layer{Kind: LayerSVG, Transform: svg.Identity, Clip: Rect{0, 0, 500, 500}, SVG: &SVGLayer{Doc: doc}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := checkLayerNumbers("v", svg.Identity, l); err != nil {
+		if err := checkLayerNumbers("v", svg.Identity, 500, l); err != nil {
 			b.Fatal(err)
 		}
 	}

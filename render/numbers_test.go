@@ -80,6 +80,10 @@ func TestHostileNumbersRefused(t *testing.T) {
 			elem: "plain", want: "path coordinate"},
 		{name: "illustration scale", svg: hostileSVG("", ""), elem: "plain",
 			mutate: func(e *model.Element) { e.Scale = ptr(1e308) }, want: "not a number"},
+		// Small on the page, but a transform the PDF writes (y up) as a 6e8 pt translation.
+		{name: "svg tiny document hugely scaled and turned",
+			svg:  []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="0.000001" height="0.000001" viewBox="0 0 1 1"><rect width="1" height="1" fill="red"/></svg>`),
+			elem: "plain", mutate: func(e *model.Element) { e.Scale, e.Rotation = ptr(5e6), ptr(90.0) }, want: "transform"},
 		{name: "picture scale 1e308", design: "pictures.json", elem: "topleft",
 			mutate: func(e *model.Element) { e.Scale = ptr(1e308) }, want: "not a number"},
 		{name: "picture huge negative position", design: "pictures.json", elem: "topleft",

@@ -55,7 +55,7 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 		}
 		// The scene build checked the layer already; the writer checks what it is
 		// about to write again, so no number outside the range reaches the file.
-		if err = checkLayerNumbers(s.ViewID, page, l); err != nil {
+		if err = checkLayerNumbers(s.ViewID, page, v.h, l); err != nil {
 			return err
 		}
 		pdf.ClipRect(clip.X, clip.Y, clip.W, clip.H, false)
