@@ -31,6 +31,9 @@ type PreparedView struct {
 // headers (and SVG documents, which are parsed under their own caps). Errors are those
 // of BuildScene.
 func (r *Renderer) PrepareView(ctx context.Context, d *model.DesignDetail, viewID string, media MediaSource) (*PreparedView, error) {
+	if err := CheckViews(d); err != nil {
+		return nil, err
+	}
 	v, ok := d.ViewByID(viewID)
 	if !ok {
 		return nil, inputErr(viewID, "", nil, "no such view in design %s", d.ID)

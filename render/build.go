@@ -79,6 +79,12 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 			return nil, p, nil, err
 		}
 	}
+	page := s.ToPage()
+	for i := range s.Layers {
+		if err := checkLayerNumbers(v.ID, page, s.PageHeightPt, &s.Layers[i]); err != nil {
+			return nil, p, nil, err
+		}
+	}
 	s.checkBleed()
 	for i := range s.Warnings {
 		s.Warnings[i].ViewID = v.ID

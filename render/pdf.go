@@ -53,6 +53,11 @@ func (r *Renderer) addVectorPage(ctx context.Context, pdf *gofpdf.Fpdf, streams 
 		if clip.Empty() {
 			continue
 		}
+		// The scene build checked the layer already; the writer checks what it is
+		// about to write again, so no number outside the range reaches the file.
+		if err = checkLayerNumbers(s.ViewID, page, v.h, l); err != nil {
+			return err
+		}
 		pdf.ClipRect(clip.X, clip.Y, clip.W, clip.H, false)
 		pdf.TransformBegin()
 		pdf.Transform(v.flipConj(page.Mul(l.Transform)))

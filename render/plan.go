@@ -63,11 +63,29 @@ func (p Plan) PeakBytes() int64 {
 
 // Plan computes the plan of a view. Errors are *InputError.
 func (r *Renderer) Plan(d *model.DesignDetail, viewID string) (Plan, error) {
+	if err := CheckViews(d); err != nil {
+		return Plan{}, err
+	}
 	v, ok := d.ViewByID(viewID)
 	if !ok {
 		return Plan{}, inputErr(viewID, "", nil, "no such view in design %s", d.ID)
 	}
 	return r.plan(v)
+}
+
+// CheckViews refuses a design in which two views share an id: views are chosen by id,
+// so the second would silently print the first. The error is an *InputError naming
+// the id.
+func CheckViews(d *model.DesignDetail) error {
+	seen := make(map[string]int, len(d.Views))
+	for i := range d.Views {
+		id := d.Views[i].ID
+		if j, ok := seen[id]; ok {
+			return inputErr(id, "", nil, "design %s has two views with id %q (views %d and %d): each view needs its own id", d.ID, id, j+1, i+1)
+		}
+		seen[id] = i
+	}
+	return nil
 }
 
 // Views returns the design's views in export order: ascending weight, ties in array
@@ -117,6 +135,9 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 	}
 	p.Trim = box
 	if err := r.addBleed(&p); err != nil {
+		return p, err
+	}
+	if err := checkPageSize(p); err != nil {
 		return p, err
 	}
 	if p.WidthPx < 1 || p.HeightPx < 1 {

@@ -87,6 +87,9 @@ func (b *sceneBuilder) text(e *model.Element) error {
 	if e.Fontsize != nil && *e.Fontsize > 0 {
 		size = *e.Fontsize
 	}
+	if err := textNumbers(b.view.ID, e, size); err != nil {
+		return err
+	}
 	col := color.NRGBA{A: 255}
 	if hex := e.ElementColor(); hex != "" {
 		if col, err = parseHexColor(hex); err != nil {

@@ -114,6 +114,9 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return fmt.Errorf("design %d: %w", ref.ID, err)
 	}
+	if err := render.CheckViews(d); err != nil {
+		return fmt.Errorf("design %d: %w", ref.ID, err)
+	}
 	views := render.Views(d)
 	if len(views) == 0 {
 		return &PermanentError{Reason: fmt.Sprintf("design %d has no views to export", ref.ID)}

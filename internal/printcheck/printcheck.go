@@ -1,7 +1,8 @@
 // Package printcheck verifies print files the way a print shop's preflight would, for
 // the tests of every package that produces them: a PNG must decode, a PDF must pass
 // `qpdf --check` (when qpdf is installed; otherwise its header and trailer are
-// checked and the test log says the deeper check was skipped).
+// checked and the test log says the deeper check was skipped), and every number in its
+// objects and content streams must be one a reader takes (Numbers).
 package printcheck
 
 import (
@@ -36,12 +37,16 @@ func File(t testing.TB, name, typ string, b []byte) {
 	}
 }
 
-// PDF checks a PDF document with qpdf --check.
+// PDF checks a PDF document's numbers (Numbers, to the reader limit) and runs
+// qpdf --check on it.
 func PDF(t testing.TB, name string, b []byte) {
 	t.Helper()
 	if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b[max(0, len(b)-1024):], []byte("%%EOF")) {
 		t.Errorf("%s: not a complete PDF (header or trailer missing, %d bytes)", name, len(b))
 		return
+	}
+	if err := Numbers(b, ReaderMaxReal); err != nil {
+		t.Errorf("%s: %v", name, err)
 	}
 	if _, err := exec.LookPath("qpdf"); err != nil {
 		t.Logf("%s: qpdf not installed, only the PDF's header and trailer were checked", name)

@@ -1,0 +1,65 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hibiken/asynq"
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/worker"
+)
+
+// dupViewHub answers designs with their first view twice: two views, one id.
+type dupViewHub struct{ worker.Hub }
+
+func (h dupViewHub) GetDesign(ctx context.Context, ref hub.DesignRef) (*hub.DesignDetail, error) {
+	d, err := h.Hub.GetDesign(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	second := d.Views[0]
+	second.Weight, second.Active = len(d.Views), false
+	d.Views = append(d.Views, second)
+	return d, nil
+}
+
+// A design whose views share an id fails its export permanently, naming the id, in
+// both modes, before any view is fetched or rendered (before, the second view's file
+// was the first view printed again).
+func TestDuplicateViewIDsArePermanent(t *testing.T) {
+	for _, mode := range []string{worker.ModeDownload, worker.ModeRender} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, withMode(mode), func(_ *worker.Config, d *worker.Deps) {
+				inner := d.Hubs
+				d.Hubs = func(s string) (worker.Hub, error) {
+					h, err := inner(s)
+					if err != nil {
+						return nil, err
+					}
+					return dupViewHub{h}, nil
+				}
+			})
+			ctx := context.Background()
+			o := e.order("DV-1", 1003)
+			if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+				t.Fatal(err)
+			}
+			task, err := jobs.NewDesignExportTask(jobs.DesignExport{
+				OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: "DV-1"}, Ref: o.LineItems[0].Ref().String(),
+			}, jobs.DefaultOptions().Export)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = e.w.Handler().ProcessTask(ctx, task)
+			if err == nil || !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "two views with id") {
+				t.Fatalf("export returned %v, want a permanent error naming the duplicate view id", err)
+			}
+			if n := e.hubRequests("GET", "/2023-10/export/"); n != 0 {
+				t.Errorf("%d view exports downloaded", n)
+			}
+		})
+	}
+}
