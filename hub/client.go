@@ -106,17 +106,21 @@ type Config struct {
 // Clock is the time source of the minimum-rate check.
 type Clock interface {
 	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d unless stop is called first;
-	// stop reports whether it prevented the call.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
+	// AfterFunc calls f in its own goroutine after d unless the timer is stopped
+	// first, as time.AfterFunc does.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a timer of a Clock; *time.Timer is one.
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
 }
 
 type systemClock struct{}
 
-func (systemClock) Now() time.Time { return time.Now() }
-func (systemClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
-}
+func (systemClock) Now() time.Time                            { return time.Now() }
+func (systemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
 // withDefaults returns c with every zero value replaced by its default.
 func (c Config) withDefaults() Config {

@@ -273,14 +273,19 @@ type rateReader struct {
 	cancel  context.CancelFunc
 	got     int64         // bytes in the current window
 	spent   time.Duration // waiting in the current window
+	timer   Timer         // one per body, reset per read (no allocation per read)
 	tripped atomic.Bool
 }
 
 func (r *rateReader) Read(p []byte) (int, error) {
 	start := r.clock.Now()
-	stop := r.clock.AfterFunc(r.window-r.spent, func() { r.tripped.Store(true); r.cancel() })
+	if r.timer == nil {
+		r.timer = r.clock.AfterFunc(r.window-r.spent, func() { r.tripped.Store(true); r.cancel() })
+	} else {
+		r.timer.Reset(r.window - r.spent)
+	}
 	n, err := r.r.Read(p)
-	stop()
+	r.timer.Stop()
 	r.got += int64(n)
 	if r.got >= r.min {
 		r.got, r.spent = 0, 0

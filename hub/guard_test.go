@@ -250,6 +250,7 @@ type fakeClock struct {
 }
 
 type fakeTimer struct {
+	c    *fakeClock
 	at   time.Time
 	f    func()
 	done bool
@@ -265,19 +266,30 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) hub.Timer {
+	t := &fakeTimer{c: c, f: f, done: true}
 	c.mu.Lock()
-	t := &fakeTimer{at: c.now.Add(d), f: f}
 	c.timers = append(c.timers, t)
 	c.mu.Unlock()
-	c.armed <- struct{}{}
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		was := !t.done
-		t.done = true
-		return was
-	}
+	t.Reset(d)
+	return t
+}
+
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	t.c.mu.Lock()
+	was := !t.done
+	t.at, t.done = t.c.now.Add(d), false
+	t.c.mu.Unlock()
+	t.c.armed <- struct{}{}
+	return was
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := !t.done
+	t.done = true
+	return was
 }
 
 func (c *fakeClock) Advance(d time.Duration) {
