@@ -81,4 +81,7 @@ func TestMediaRedirectToInternalServiceFailsPermanently(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests reached the internal service", n)
 	}
+	if n := e.counter("printworker_hub_calls_total", map[string]string{"op": "media.get", "class": "refused"}); n == 0 {
+		t.Error("the refusal is not counted as class refused")
+	}
 }
