@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 )
 
@@ -203,14 +204,16 @@ func (p *Publisher) send(ctx context.Context, e Endpoint, d jobs.EventDeliver) e
 		return &DeliveryError{Endpoint: e.Redacted(), Reason: "no answer: " + err.Error()}
 	}
 	defer resp.Body.Close()
-	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // reuse the connection
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
-	reason := resp.Status
-	if len(bytes.TrimSpace(excerpt)) > 0 {
-		reason += ": " + strconv.Quote(string(bytes.TrimSpace(excerpt)))
+	// The status code and its text, never the receiver's status line or body as sent:
+	// only a short printable reason from it (hub.Reason).
+	reason := fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	if r := hub.Reason(excerpt); r != "" {
+		reason += ": " + strconv.Quote(r)
 	}
 	return &DeliveryError{Endpoint: e.Redacted(), Status: resp.StatusCode, Reason: reason}
 }

@@ -26,21 +26,28 @@ func BenchmarkExportDownload(b *testing.B) {
 			}
 		}
 	})
-	c, err := hub.NewClient(hub.Config{Store: f.store, APIKey: f.key, Secret: f.secret, BaseURL: f.srv.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.SetBytes(size)
-	for b.Loop() {
-		d, err := c.ExportDesign(context.Background(), testRef)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, err := io.Copy(io.Discard, d.Body)
-		d.Body.Close()
-		if err != nil || n != size {
-			b.Fatalf("read %d: %v", n, err)
-		}
+	for _, bc := range []struct {
+		name    string
+		minRate int64
+	}{{"rate-check", 0}, {"no-rate-check", -1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := hub.NewClient(hub.Config{Store: f.store, APIKey: f.key, Secret: f.secret, BaseURL: f.srv.URL, MinRate: bc.minRate})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(size)
+			for b.Loop() {
+				d, err := c.ExportDesign(context.Background(), testRef)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, err := io.Copy(io.Discard, d.Body)
+				d.Body.Close()
+				if err != nil || n != size {
+					b.Fatalf("read %d: %v", n, err)
+				}
+			}
+		})
 	}
 }

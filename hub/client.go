@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/internal/netguard"
 )
 
 // Endpoint is where one resource (orders, templates, designs) is served: base URL,
@@ -39,6 +40,10 @@ const (
 	DefaultMaxMediaBytes  = 256 << 20 // customer uploads
 	DefaultMaxListPages   = 10000     // AllTemplates iteration cap
 	DefaultMediaURL       = "{base}/media/{_id}/{token}"
+	DefaultMinRate        = 32 << 10 // bytes per MinRateWindow of waiting for a body
+	DefaultMinRateWindow  = 10 * time.Second
+	// MaxRedirects bounds the redirects one media download follows.
+	MaxRedirects = 5
 )
 
 // Config configures a Client. Zero values take the defaults noted per field.
@@ -75,9 +80,47 @@ type Config struct {
 	// base URL), {_id}, {token} and {originalname}. Default "{base}/media/{_id}/{token}".
 	MediaURL string
 
-	HTTPClient *http.Client // default: a client without timeout (contexts bound calls)
+	// MinRate and MinRateWindow are the slowest an export or media body may arrive:
+	// a body that delivers fewer than MinRate bytes while the reader waited
+	// MinRateWindow on it fails with ErrTooSlow (transient). Time the caller spends
+	// between reads is not counted. Defaults 32 KiB per 10s; MinRate < 0 turns the
+	// check off.
+	MinRate       int64
+	MinRateWindow time.Duration
+
+	// Guard refuses outbound connections to internal addresses (netguard). The
+	// client trusts the host:port of its configured endpoints and of a MediaURL
+	// whose host is fixed; media redirects and every other destination must pass
+	// the guard. Nil: a guard with an empty allow-list. With HTTPClient set, the
+	// caller must dial through the same guard (Guard.Transport) for names to be
+	// checked after resolution; literal addresses in media URLs and redirects are
+	// refused by the client either way.
+	Guard *netguard.Guard
+
+	HTTPClient *http.Client // default: a client dialling through Guard, without timeout (contexts bound calls)
 	Logger     *slog.Logger // default: discard
+	// Clock times the minimum-rate check; default the system clock. Tests inject one.
+	Clock Clock
 }
+
+// Clock is the time source of the minimum-rate check.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d unless the timer is stopped
+	// first, as time.AfterFunc does.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a timer of a Clock; *time.Timer is one.
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time                            { return time.Now() }
+func (systemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
 // withDefaults returns c with every zero value replaced by its default.
 func (c Config) withDefaults() Config {
@@ -120,6 +163,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MediaURL == "" {
 		c.MediaURL = DefaultMediaURL
+	}
+	if c.MinRate == 0 {
+		c.MinRate = DefaultMinRate
+	}
+	if c.MinRateWindow == 0 {
+		c.MinRateWindow = DefaultMinRateWindow
+	}
+	if c.Clock == nil {
+		c.Clock = systemClock{}
 	}
 	return c
 }
@@ -182,6 +234,9 @@ func (c Config) Validate() error {
 	if c.MaxListPages < 0 {
 		bad("max list pages %d is negative", c.MaxListPages)
 	}
+	if c.MinRateWindow < 0 {
+		bad("minimum rate window %s is negative", c.MinRateWindow)
+	}
 	if !strings.Contains(c.MediaURL, "{_id}") {
 		bad("media URL template %q lacks {_id}", c.MediaURL)
 	} else if _, err := expandMediaURL(c.MediaURL, "https://hub.invalid", Media{ID: "id", Token: "t"}); err != nil {
@@ -238,7 +293,8 @@ func isToken(s string) bool {
 type Client struct {
 	cfg   Config
 	api   *http.Client // signed calls: redirects only to the same host
-	media *http.Client // unsigned media downloads: redirects allowed (CDNs)
+	media *http.Client // unsigned media downloads: guarded redirects allowed (CDNs)
+	guard *netguard.Guard
 	log   *slog.Logger
 	now   func() time.Time
 }
@@ -249,9 +305,21 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	guard := cfg.Guard
+	if guard == nil {
+		guard = netguard.Must()
+	}
+	// The operator configured these endpoints: they stay reachable whatever they
+	// resolve to (a hub on a private network, the simulator on loopback).
+	for _, ep := range []Endpoint{cfg.Orders, cfg.Templates, cfg.Designs} {
+		guard.Trust(ep.BaseURL)
+	}
+	if h := fixedMediaHost(cfg.MediaURL, cfg.Designs.BaseURL); h != "" {
+		guard.Trust(h)
+	}
 	base := cfg.HTTPClient
 	if base == nil {
-		base = &http.Client{}
+		base = &http.Client{Transport: guard.Transport(nil)}
 	}
 	// Every send is the caller's: the transport must not re-send a GET behind the
 	// rate limiter's back (noreplay.go).
@@ -261,7 +329,7 @@ func NewClient(cfg Config) (*Client, error) {
 	// redirects even to other hosts. The interface has no redirects; refuse any that
 	// leaves the host so credentials never reach a third party.
 	api.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
+		if len(via) >= MaxRedirects {
 			return errRedirectLoop
 		}
 		if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
@@ -269,15 +337,65 @@ func NewClient(cfg Config) (*Client, error) {
 		}
 		return nil
 	}
+	media := *base
+	media.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		return checkMediaRedirect(guard, req, via)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{cfg: cfg, api: &api, media: base, log: log, now: time.Now}, nil
+	return &Client{cfg: cfg, api: &api, media: &media, guard: guard, log: log, now: time.Now}, nil
 }
 
+// fixedMediaHost returns the media URL template with {base} expanded when its host
+// is fixed (no placeholder decides it), "" otherwise.
+func fixedMediaHost(tmpl, base string) string {
+	s := strings.ReplaceAll(tmpl, "{base}", base)
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || strings.ContainsAny(u.Host, "{}") || strings.Contains(u.Host, "%7B") {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// checkMediaRedirect lets a media download follow a redirect only to the same
+// scheme or from http up to https, only to an address the guard accepts, and at
+// most MaxRedirects times.
+func checkMediaRedirect(g *netguard.Guard, req *http.Request, via []*http.Request) error {
+	if len(via) >= MaxRedirects {
+		return errRedirectLoop
+	}
+	from, to := via[len(via)-1].URL.Scheme, req.URL.Scheme
+	if to != from && !(from == "http" && to == "https") {
+		return &redirectError{reason: fmt.Sprintf("redirect from %s to %s refused", from, schemeName(to))}
+	}
+	if err := g.CheckURL(req.URL); err != nil {
+		return err
+	}
+	return nil
+}
+
+// schemeName renders a redirect's scheme for an error: short and printable.
+func schemeName(s string) string {
+	if s == "" {
+		return "a relative or schemeless URL"
+	}
+	if len(s) > 16 || strings.ContainsFunc(s, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
+		return "another scheme"
+	}
+	return s + ":"
+}
+
+// redirectError is a redirect the client refuses to follow. Permanent: the answer
+// will redirect the same way again.
+type redirectError struct{ reason string }
+
+func (e *redirectError) Error() string { return e.reason }
+func (e *redirectError) Unwrap() error { return ErrBadResponse }
+
 // errRedirectLoop stops a chain of same-host redirects; retrying would loop again.
-var errRedirectLoop = errors.New("stopped after 5 redirects")
+var errRedirectLoop = &redirectError{reason: fmt.Sprintf("stopped after %d redirects", MaxRedirects)}
 
 // Config returns the effective configuration (defaults applied).
 func (c *Client) Config() Config { return c.cfg }
@@ -360,9 +478,20 @@ func (c *Client) send(hc *http.Client, op string, req *http.Request, mask []stri
 	resp, err := hc.Do(req)
 	e := &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask)}
 	if err != nil {
+		// The url.Error repeats method and URL (Error has both, redacted) and, after
+		// a redirect, names a target the answer chose: keep only its cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		e.Err = transportCause(req.Context(), err)
-		if errors.Is(err, errRedirectLoop) {
-			e.Err = fmt.Errorf("%w: %w", ErrBadResponse, err)
+		var re *redirectError
+		var ge *netguard.RefusedError
+		switch {
+		case errors.As(err, &re):
+			e.Err = re
+		case errors.As(err, &ge):
+			e.Err = ge
 		}
 		c.log.LogAttrs(req.Context(), slog.LevelDebug, "hub call failed", slog.String("op", op),
 			slog.String("method", req.Method), slog.String("url", e.URL), slog.Any("err", e.Err))
@@ -376,7 +505,13 @@ func (c *Client) send(hc *http.Client, op string, req *http.Request, mask []stri
 	}
 	e.Status = resp.StatusCode
 	e.Retry = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
-	e.Body = readExcerpt(resp.Body)
+	if hc == c.media {
+		// A media answer may come from wherever a redirect led: keep nothing of it
+		// but the status.
+		drain(resp.Body)
+	} else {
+		e.Body = readReason(resp.Body)
+	}
 	resp.Body.Close()
 	return nil, e
 }

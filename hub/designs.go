@@ -114,6 +114,11 @@ func (c *Client) OpenMedia(ctx context.Context, m Media) (*Download, error) {
 		return nil, &Error{Op: OpGetMedia, Method: http.MethodGet, URL: maskTokens(u, []string{m.Token}),
 			Err: fmt.Errorf("%w: media %s is %d bytes, cap %d", ErrTooLarge, m.ID, m.Size, c.cfg.MaxMediaBytes)}
 	}
+	if pu, err := url.Parse(u); err == nil {
+		if err := c.guard.CheckURL(pu); err != nil {
+			return nil, &Error{Op: OpGetMedia, Method: http.MethodGet, URL: redactURL(pu, []string{m.Token}), Err: err}
+		}
+	}
 	return c.download(ctx, c.media, OpGetMedia, func(ctx context.Context) (*http.Request, error) {
 		return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	}, c.cfg.MaxMediaBytes, []string{m.Token})
@@ -182,7 +187,11 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 	if resp.ContentLength > limit {
 		return fail(fmt.Errorf("%w: %d bytes announced, cap %d", ErrTooLarge, resp.ContentLength, limit))
 	}
-	br := bufio.NewReaderSize(resp.Body, 512)
+	var src io.Reader = resp.Body
+	if c.cfg.MinRate > 0 && c.cfg.MinRateWindow > 0 {
+		src = &rateReader{r: resp.Body, min: c.cfg.MinRate, window: c.cfg.MinRateWindow, clock: c.cfg.Clock, cancel: cancel}
+	}
+	br := bufio.NewReaderSize(src, 512)
 	body := &cappedBody{r: br, c: resp.Body, ctx: ctx, cancel: cancel, limit: limit,
 		err: func(err error) error {
 			return &Error{Op: op, Method: req.Method, URL: redactURL(req.URL, mask), Status: resp.StatusCode, Err: err}
@@ -195,7 +204,10 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 		head, err := br.Peek(512)
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 			body.Close()
-			return nil, body.err(fmt.Errorf("reading body: %w", transportCause(ctx, err)))
+			if !errors.Is(err, ErrTooSlow) {
+				err = transportCause(ctx, err)
+			}
+			return nil, body.err(fmt.Errorf("reading body: %w", err))
 		}
 		d.Kind = sniffKind(head)
 	}
@@ -233,6 +245,10 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	switch {
 	case err == nil, err == io.EOF:
 		return n, err
+	case errors.Is(err, ErrTooSlow):
+		// The rate check cancelled the request: the cause is the slowness.
+		b.done = b.err(fmt.Errorf("reading body after %d bytes: %w", b.n, err))
+		return n, b.done
 	default:
 		b.done = b.err(fmt.Errorf("reading body after %d bytes: %w", b.n, transportCause(b.ctx, err)))
 		return n, b.done
@@ -243,6 +259,44 @@ func (b *cappedBody) Close() error {
 	err := b.c.Close()
 	b.cancel()
 	return err
+}
+
+// rateReader fails a body that arrives slower than min bytes per window of time
+// spent waiting in Read. Only waiting counts: a consumer that pauses between reads
+// (an upload catching up) does not make the remote slow. A Read that waits past the
+// window's rest is ended by cancelling the request.
+type rateReader struct {
+	r       io.Reader
+	min     int64
+	window  time.Duration
+	clock   Clock
+	cancel  context.CancelFunc
+	got     int64         // bytes in the current window
+	spent   time.Duration // waiting in the current window
+	timer   Timer         // one per body, reset per read (no allocation per read)
+	tripped atomic.Bool
+}
+
+func (r *rateReader) Read(p []byte) (int, error) {
+	start := r.clock.Now()
+	if r.timer == nil {
+		r.timer = r.clock.AfterFunc(r.window-r.spent, func() { r.tripped.Store(true); r.cancel() })
+	} else {
+		r.timer.Reset(r.window - r.spent)
+	}
+	n, err := r.r.Read(p)
+	r.timer.Stop()
+	r.got += int64(n)
+	if r.got >= r.min {
+		r.got, r.spent = 0, 0
+	} else if r.spent += r.clock.Now().Sub(start); r.spent >= r.window && err != io.EOF {
+		r.tripped.Store(true)
+	}
+	if r.tripped.Load() {
+		r.cancel()
+		return n, fmt.Errorf("%w: fewer than %d bytes in %s", ErrTooSlow, r.min, r.window)
+	}
+	return n, err
 }
 
 // dispositionFilename returns the base name of the filename parameter of a

@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/printworker/printworker/internal/netguard"
 )
 
 // Operation names carried by Error.Op: a small fixed set, usable as a metric label.
@@ -44,10 +47,16 @@ var (
 	// ErrPaging is wrapped when listing templates cannot make progress (a page that
 	// repeats already seen templates, or more pages than the iteration cap).
 	ErrPaging = errors.New("template paging does not advance")
+	// ErrTooSlow is wrapped by the error of an export or media body that arrives
+	// slower than the configured minimum rate. Transient: the next try may be fast.
+	ErrTooSlow = errors.New("body arrives too slowly")
+	// ErrRefused is wrapped by the error of a request or redirect to an address the
+	// outbound guard refuses (loopback, private, link-local, ...). Permanent.
+	ErrRefused = netguard.ErrRefused
 )
 
-// maxExcerpt bounds the error body excerpt kept in an Error.
-const maxExcerpt = 512
+// maxReason bounds the reason kept from an error answer (Error.Body).
+const maxReason = 160
 
 // Error is the failure of one hub call. It knows its operation, the HTTP exchange, a
 // bounded excerpt of the answer and whether a retry can help.
@@ -56,8 +65,12 @@ type Error struct {
 	Method string
 	URL    string // request URL without query
 	Status int    // HTTP status; 0 when no answer arrived
-	Body   string // at most 512 bytes of the answer body, for humans
-	Err    error  // underlying cause (transport, decode, size), may be nil
+	// Body is a short reason from an API error answer, for humans: the "error" or
+	// "message" field of a JSON body, or the first line of a text/plain one, in
+	// printable ASCII, at most 160 bytes. Empty for media downloads and other
+	// answers: a remote body never reaches errors, logs or events verbatim.
+	Body string
+	Err  error // underlying cause (transport, decode, size), may be nil
 	// Retry is the server's Retry-After (429, 503), 0 when absent.
 	Retry time.Duration
 }
@@ -83,14 +96,16 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Retryable reports whether repeating the call can succeed: network failures, a body
-// cut short, 408, 425, 429 and 5xx. Everything else the hub answers (400, 401, 403,
-// 404, 409, 413, 422, ...) is permanent, as are oversized and malformed bodies and a
-// cancelled context. hub-gaps.md lists the classes; the client never retries by
+// cut short or too slow, 408, 425, 429 and 5xx. Everything else the hub answers
+// (400, 401, 403, 404, 409, 413, 422, 3xx, ...) is permanent, as are oversized and
+// malformed bodies, refused addresses and redirects, and a cancelled context. hub-gaps.md lists the classes; the client never retries by
 // itself, the job queue does.
 func (e *Error) Retryable() bool {
 	switch {
+	case errors.Is(e.Err, ErrTooSlow):
+		return true
 	case errors.Is(e.Err, ErrTooLarge), errors.Is(e.Err, ErrBadResponse), errors.Is(e.Err, ErrPaging),
-		errors.Is(e.Err, ErrInvalidRequest):
+		errors.Is(e.Err, ErrInvalidRequest), errors.Is(e.Err, ErrRefused):
 		return false
 	case errors.Is(e.Err, context.Canceled):
 		return false
@@ -150,17 +165,84 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// readExcerpt reads up to maxExcerpt bytes of an error body, then drains a bounded
-// amount more so the connection can be reused. The excerpt is trimmed to valid UTF-8.
-func readExcerpt(r io.Reader) string {
-	buf := make([]byte, maxExcerpt)
+// readReason reads a bounded part of an error body and returns a short sanitized
+// reason from it (see Error.Body), then drains a bounded amount more so the
+// connection can be reused.
+func readReason(r io.Reader) string {
+	buf := make([]byte, 4<<10)
 	n, _ := io.ReadFull(r, buf)
-	_, _ = io.Copy(io.Discard, io.LimitReader(r, 64<<10))
-	b := buf[:n]
-	for len(b) > 0 && !utf8.Valid(b) {
-		b = b[:len(b)-1]
+	drain(r)
+	return Reason(buf[:n])
+}
+
+// drain discards a bounded rest of a body so the connection can be reused.
+func drain(r io.Reader) { _, _ = io.Copy(io.Discard, io.LimitReader(r, 64<<10)) }
+
+// Reason summarises an error answer's body: the "error" or "message" string of a
+// JSON object (or the "message" of an "error" object), else the first line of a
+// body that is not JSON or markup; cut to printable ASCII (anything else becomes
+// '?', runs of spaces one space) of at most 160 bytes. "" when nothing fits.
+func Reason(body []byte) string {
+	t := bytes.TrimSpace(body)
+	if len(t) == 0 {
+		return ""
 	}
-	return strings.TrimSpace(string(b))
+	var s string
+	switch t[0] {
+	case '{':
+		var v struct {
+			Error   json.RawMessage `json:"error"`
+			Message *string         `json:"message"`
+		}
+		if json.Unmarshal(t, &v) != nil {
+			return "" // cut short or not JSON after all: nothing trustworthy to say
+		}
+		var str string
+		var obj struct {
+			Message string `json:"message"`
+		}
+		switch {
+		case json.Unmarshal(v.Error, &str) == nil && str != "":
+			s = str
+		case json.Unmarshal(v.Error, &obj) == nil && obj.Message != "":
+			s = obj.Message
+		case v.Message != nil:
+			s = *v.Message
+		}
+	case '<', '[':
+		return "" // markup (an HTML error page) or an array: no reason to quote
+	default:
+		if i := bytes.IndexAny(t, "\r\n"); i >= 0 {
+			t = t[:i]
+		}
+		s = string(t)
+	}
+	return printable(s, maxReason)
+}
+
+// printable keeps s as printable ASCII: other runes become '?', whitespace runs one
+// space, and the result is cut to max bytes (ending in "..." when cut).
+func printable(s string, max int) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			space = b.Len() > 0
+			continue
+		case r < 0x21 || r > 0x7e:
+			r = '?'
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+		if b.Len() > max {
+			return b.String()[:max-3] + "..."
+		}
+	}
+	return b.String()
 }
 
 // FieldError is one invalid property of a payload.

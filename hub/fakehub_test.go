@@ -198,7 +198,7 @@ func (f *fakeHub) ops() []string {
 }
 
 // client builds a client for the fake hub, all resources at version v.
-func (f *fakeHub) client(t *testing.T, v hub.Version, mod ...func(*hub.Config)) *hub.Client {
+func (f *fakeHub) client(t testing.TB, v hub.Version, mod ...func(*hub.Config)) *hub.Client {
 	t.Helper()
 	ep := hub.Endpoint{BaseURL: f.srv.URL, Version: v}
 	cfg := hub.Config{Store: f.store, APIKey: f.key, Secret: f.secret, Orders: ep, Templates: ep, Designs: ep,

@@ -2,12 +2,21 @@ package hub_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/netguard"
 )
 
 // fuzzSeeds adds the realistic fixtures and a few broken variants.
@@ -87,4 +96,98 @@ func TestDecodeErrorsAreClear(t *testing.T) {
 	if d, err := hub.DecodeDesign(fixture("design.json")); err != nil || d.ConfigurationID != 1042 {
 		t.Errorf("fixture: %v", err)
 	}
+}
+
+// FuzzMediaRedirect: whatever Location a media answer carries, no request reaches an
+// internal service, a change of scheme other than http -> https is a permanent
+// error, and nothing of the target's answer reaches the error. The client dials only
+// loopback (and resolves no names beyond /etc/hosts): a fuzzed public address fails
+// without leaving the machine.
+func FuzzMediaRedirect(f *testing.F) {
+	internal, hits := internalServiceTB(f)
+	_, port, _ := net.SplitHostPort(internal.Listener.Addr().String())
+	for _, s := range []string{
+		internal.URL, "http://localhost:" + port + "/", "http://127.1:" + port, "http://0x7f000001:" + port,
+		"http://2130706433:" + port, "http://[::1]:" + port, "http://[::ffff:7f00:1]:" + port,
+		"http://[0:0:0:0:0:ffff:127.0.0.1]:" + port, "http://169.254.169.254/latest/meta-data/",
+		"http://[fd00:ec2::254]/", "http://10.0.0.1/", "http://192.168.0.1/", "http://100.64.0.1/",
+		"http://0.0.0.0:" + port, "http://[::]:" + port, "file:///etc/passwd", "ftp://x/", "data:,x",
+		"//127.0.0.1:" + port + "/", "/relative", "https://127.0.0.1:" + port, "http://user@127.0.0.1:" + port,
+		"http://127.0.0.1:" + port + "#@example.com", "http://example.com@127.0.0.1:" + port,
+		"http://LOCALHOST:" + port, "http://localhost.:" + port, "http://a.localhost:" + port,
+		"http://[fe80::1%25lo]:" + port, "\x00http://x", "http://%31%32%37.0.0.1:" + port,
+	} {
+		f.Add(s)
+	}
+	var mu sync.Mutex
+	var location string
+	fh := newFakeHub(f)
+	fh.setRespond(func(w http.ResponseWriter, r *http.Request, s seen) {
+		mu.Lock()
+		loc := location
+		mu.Unlock()
+		if s.Op == hub.OpGetMedia && r.URL.Path != "/relative" {
+			w.Header()["Location"] = []string{loc}
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+	})
+	g := netguard.Must()
+	loopbackOnly := &net.Dialer{
+		Timeout:  time.Second,
+		Resolver: &net.Resolver{PreferGo: true, Dial: func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("no DNS in this test") }},
+		ControlContext: func(_ context.Context, _, address string, _ syscall.RawConn) error {
+			if ap, err := netip.ParseAddrPort(address); err != nil || !ap.Addr().Unmap().IsLoopback() {
+				return errors.New("only loopback in this test")
+			}
+			return nil
+		},
+	}
+	tr := g.Transport(nil)
+	tr.Proxy = nil
+	tr.DialContext = g.DialContext(loopbackOnly)
+	c := fh.client(f, hub.V2023, func(cfg *hub.Config) { cfg.Guard, cfg.HTTPClient = g, &http.Client{Transport: tr} })
+	f.Fuzz(func(t *testing.T, loc string) {
+		if strings.ContainsAny(loc, "\r\n") {
+			return // not a header value
+		}
+		mu.Lock()
+		location = loc
+		mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		d, err := c.OpenMedia(ctx, testMedia)
+		if err == nil {
+			d.Body.Close()
+		}
+		if n := hits.Load(); n != 0 {
+			t.Fatalf("Location %q reached the internal service", loc)
+		}
+		if err != nil && strings.Contains(err.Error(), internalSecret) {
+			t.Fatalf("Location %q: the internal answer reached the error: %v", loc, err)
+		}
+		var he *hub.Error
+		if err != nil && !errors.As(err, &he) {
+			t.Fatalf("Location %q: unclassified error %v", loc, err)
+		}
+		if u, perr := url.Parse(loc); perr == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
+			if err == nil || he.Retryable() {
+				t.Fatalf("Location %q (scheme %s): %v, want a permanent error", loc, u.Scheme, err)
+			}
+		}
+	})
+}
+
+// FuzzReason: whatever an error body holds, its reason is short printable ASCII.
+func FuzzReason(f *testing.F) {
+	for _, s := range []string{`{"error":"x"}`, `{"message":"\u202e\u0000"}`, "<html>" + internalSecret, "a\nb", strings.Repeat("é", 300), `{"error":{"message":"y"}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := hub.Reason(body)
+		if len(r) > 160 || strings.ContainsFunc(r, func(c rune) bool { return c < 0x20 || c > 0x7e }) {
+			t.Fatalf("Reason(%q) = %q", body, r)
+		}
+	})
 }

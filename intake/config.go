@@ -31,6 +31,12 @@ type Config struct {
 	// EnqueueTimeout bounds the enqueue of one webhook (default 5s); a slower Redis
 	// answers 503 so the store retries, rather than holding the store's connection.
 	EnqueueTimeout time.Duration
+	// MaxLines caps the personalized lines of one order (default 500): each is an
+	// export, and a signed body of tiny lines could otherwise queue tens of thousands.
+	// An order over it enqueues nothing: Shopify is answered 200 "too_many_lines"
+	// (its retries could never succeed and would end with the webhook removed), the
+	// generic endpoint 422 with the same status.
+	MaxLines int
 
 	Shopify Shopify
 	Orders  Generic
@@ -67,6 +73,9 @@ type Generic struct {
 	Tolerance time.Duration
 }
 
+// DefaultMaxLines is the default of Config.MaxLines.
+const DefaultMaxLines = 500
+
 // DefaultConfig returns the defaults documented in docs/intake.md.
 func DefaultConfig() Config {
 	return Config{
@@ -74,6 +83,7 @@ func DefaultConfig() Config {
 		ProductionTopic: TopicPaid,
 		DeliveryTTL:     72 * time.Hour,
 		EnqueueTimeout:  5 * time.Second,
+		MaxLines:        DefaultMaxLines,
 		Shopify:         Shopify{DesignProperty: "_design"},
 		Orders:          Generic{Tolerance: 5 * time.Minute},
 	}
@@ -92,6 +102,9 @@ func (c Config) Validate() error {
 	}
 	if c.DeliveryTTL <= 0 {
 		errs = append(errs, fmt.Errorf("intake: delivery ttl %s must be positive", c.DeliveryTTL))
+	}
+	if c.MaxLines <= 0 {
+		errs = append(errs, fmt.Errorf("intake: max lines %d must be positive", c.MaxLines))
 	}
 	if c.EnqueueTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("intake: enqueue timeout %s must be positive", c.EnqueueTimeout))

@@ -2,6 +2,7 @@ package intake_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -120,5 +121,60 @@ func TestGenericMalformedLines(t *testing.T) {
 				t.Errorf("%d tasks enqueued", n)
 			}
 		})
+	}
+}
+
+// TestTooManyLinesEnqueuesNothing: an order with more personalized lines than
+// MaxLines is refused whole, on both endpoints, and nothing reaches the queue:
+// Shopify gets 200 (a retry could never succeed), the generic sender 422.
+func TestTooManyLinesEnqueuesNothing(t *testing.T) {
+	const limit = 3
+	h := newHarness(t, func(c *intake.Config) { c.MaxLines = limit })
+	lines := func(n int, shopify bool) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if shopify {
+				fmt.Fprintf(&b, `{"id":%d,"quantity":1,"price":"1.00","properties":[{"name":"_design","value":"%d.6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"}]}`, 9000+i, 1000+i)
+			} else {
+				fmt.Fprintf(&b, `{"id":%d,"token":"6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b","quantity":1,"price":1}`, 1000+i)
+			}
+		}
+		return b.String()
+	}
+	shopifyOrder := func(n int) []byte {
+		return []byte(`{"id":5812345678901,"email":"a@example.com","created_at":"2024-03-14T09:26:53-04:00","updated_at":"2024-03-14T09:27:10-04:00","financial_status":"paid","line_items":[` + lines(n, true) + `]}`)
+	}
+	const addr = `{"address1":"1 Main St","address2":"","city":"Town","companyName":"","country":"Japan","countryCode":"JP","firstName":"A","lastName":"B","phone":"","province":"","zip":"150-0002"}`
+	genericOrder := func(n int) []byte {
+		return []byte(`{"orderId":"A-1","domain":"shop.example.org","status":"paid","email":"a@example.com","firstName":"A","lastName":"B",` +
+			`"created":"2024-03-14T13:26:53.000Z","updated":"2024-03-14T13:27:10.000Z","billingDetails":` + addr + `,"shippingDetails":` + addr + `,"lineItems":[` + lines(n, false) + `]}`)
+	}
+
+	body := shopifyOrder(limit + 1)
+	r := h.post("/webhooks/shopify", body, shopifyHeaders("orders/paid", body, "many-1"))
+	if r.Status != 200 || r.Body.Status != "too_many_lines" || !strings.Contains(r.Body.Reason, "4 personalized lines, more than the limit of 3") {
+		t.Errorf("shopify: %d %s", r.Status, r.Raw)
+	}
+	body = genericOrder(limit + 1)
+	r = h.post("/webhooks/orders", body, genericHeaders("store-9", ordersSecret, "orders/paid", h.now, body))
+	if r.Status != 422 || r.Body.Status != "too_many_lines" {
+		t.Errorf("generic: %d %s", r.Status, r.Raw)
+	}
+	if ts := h.tasks(); len(ts) != 0 {
+		t.Fatalf("%d tasks enqueued for refused orders", len(ts))
+	}
+
+	// At the limit both are taken (and the refusals claimed nothing: the same
+	// delivery ids may come back with a fixed order).
+	body = shopifyOrder(limit)
+	if r := h.post("/webhooks/shopify", body, shopifyHeaders("orders/paid", body, "many-1")); r.Status != 200 || r.Body.Status != "enqueued" {
+		t.Errorf("shopify at the limit: %d %s", r.Status, r.Raw)
+	}
+	body = genericOrder(limit)
+	if r := h.post("/webhooks/orders", body, genericHeaders("store-9", ordersSecret, "orders/paid", h.now, body)); r.Status != 200 || r.Body.Status != "enqueued" {
+		t.Errorf("generic at the limit: %d %s", r.Status, r.Raw)
 	}
 }

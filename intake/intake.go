@@ -188,6 +188,7 @@ const (
 	outcomeTooLarge       = "too_large"
 	outcomeHeaderTooLarge = "header_too_large"
 	outcomeUnprocessable  = "unprocessable"
+	outcomeTooManyLines   = "too_many_lines"
 	outcomeUnavailable    = "unavailable"
 )
 
@@ -230,6 +231,19 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 		// The hub only takes orders with customizations (spec 1.3).
 		res.Status, res.Reason = outcomeSkipped, "no customizations"
 		return http.StatusOK, res
+	}
+	if n := len(ev.order.LineItems); p.push != OpDelete && n > s.cfg.MaxLines {
+		// Refused whole: printing some of an order's lines is worse than none.
+		res.Status = outcomeTooManyLines
+		res.Reason = fmt.Sprintf("%d personalized lines, more than the limit of %d: nothing enqueued", n, s.cfg.MaxLines)
+		s.log.WarnContext(ctx, "intake: order refused", "reason", res.Reason, "endpoint", ev.endpoint,
+			"topic", ev.topic, "store", ev.store, "domain", ev.order.Domain, "order", ev.order.OrderID)
+		if ev.endpoint == endpointShopify {
+			// Shopify retries every non-2xx and finally removes the webhook; a
+			// retry of this order can never succeed.
+			return http.StatusOK, res
+		}
+		return http.StatusUnprocessableEntity, res
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.EnqueueTimeout)

@@ -131,6 +131,10 @@ func statusClass(err error) string {
 		return "error"
 	}
 	switch {
+	case errors.Is(he, hub.ErrRefused):
+		return "refused" // the outbound guard: an internal address, nothing sent
+	case errors.Is(he, hub.ErrTooSlow):
+		return "slow"
 	case he.Status == 0:
 		return "network"
 	case he.Status == http.StatusTooManyRequests:

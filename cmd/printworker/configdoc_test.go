@@ -132,7 +132,7 @@ func prefixes(ps ...string) func(string) bool {
 }
 
 var concerns = []concern{
-	{"Hub", prefixes("hub-"), []string{"hub-url", "hub-store", "hub-api-key", "hub-secret", "hub-secret-file", "hub-stores-file", "hub-rate-per-minute", "hub-rate-burst", "hub-tries", "hub-timeout"}},
+	{"Hub", prefixes("hub-", "fetch-allow"), []string{"hub-url", "hub-store", "hub-api-key", "hub-secret", "hub-secret-file", "hub-stores-file", "hub-rate-per-minute", "hub-rate-burst", "hub-tries", "hub-timeout"}},
 	{"Redis", prefixes("redis-"), []string{"redis-url", "redis-url-file", "redis-sentinel-master", "redis-sentinel-addrs"}},
 	{"Jobs and workers", prefixes("mode", "store-mode", "concurrency", "memory-budget", "queue-weight", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max"), []string{"mode", "concurrency", "memory-budget", "queue-weight", "shutdown-timeout", "export-retry-window"}},
 	{"Storage", prefixes("storage", "storage-", "s3-", "filename-"), []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},
@@ -140,7 +140,7 @@ var concerns = []concern{
 	{"Colour", prefixes("color-", "bleed", "crop-marks", "ink-limit", "rich-black"), []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
 	{"Shop floor", prefixes("thumbnails", "ticket-size", "staff-pages"), []string{"thumbnails", "ticket-size", "staff-pages"}},
 	{"Events", prefixes("events-"), []string{"events-url", "events-secret", "events-secret-file", "events-file"}},
-	{"Intake", prefixes("addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body"), []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"}},
+	{"Intake", prefixes("addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines"), []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"}},
 	{"Telemetry", prefixes("log-", "metrics-addr"), []string{"log-level", "log-format", "metrics-addr"}},
 	{"Gang sheets", prefixes("gang-"), []string{"gang-tick", "gang-lease"}},
 	{"Routing", prefixes("routing-rules"), nil},

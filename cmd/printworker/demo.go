@@ -337,7 +337,12 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 		h.domains = stringList{demoDomain}
 		fmt.Fprintf(d.e.stdout, "hub      simulator at %s (%d sample designs)\n", h.baseURL, len(sim.Designs()))
 	}
-	h.http = tracedHTTP(d.tr)
+	guard, err := h.netGuard()
+	if err != nil {
+		return nil, err
+	}
+	h.http = hubHTTP(d.tr, 0, guard)
+	d.cleanup = append(d.cleanup, h.http.CloseIdleConnections)
 	clients, err := h.clients(d.log)
 	if err != nil {
 		return nil, err

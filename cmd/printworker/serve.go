@@ -32,6 +32,7 @@ type intakeFlags struct {
 	maxBody          byteSize
 	deliveryTTL      time.Duration
 	enqueueTimeout   time.Duration
+	maxLines         int
 }
 
 func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
@@ -51,6 +52,7 @@ func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
 	fs.Var(&f.maxBody, "max-body", "largest webhook body accepted (413 above), e.g. 512KiB")
 	fs.DurationVar(&f.deliveryTTL, "delivery-ttl", d.DeliveryTTL, "how long webhook ids are remembered to drop duplicates")
 	fs.DurationVar(&f.enqueueTimeout, "enqueue-timeout", d.EnqueueTimeout, "bound of one webhook's enqueue; slower answers 503 so the store retries")
+	fs.IntVar(&f.maxLines, "max-lines", d.MaxLines, "most personalized lines of one order; a larger order enqueues nothing (Shopify: 200 too_many_lines, /webhooks/orders: 422)")
 	return f
 }
 
@@ -73,6 +75,7 @@ func (f *intakeFlags) config() intake.Config {
 	c.MaxBody = int64(f.maxBody)
 	c.DeliveryTTL = f.deliveryTTL
 	c.EnqueueTimeout = f.enqueueTimeout
+	c.MaxLines = f.maxLines
 	return c
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/render/fonts"
@@ -142,15 +143,19 @@ type hubFlags struct {
 	mediaURL                                 string
 	timeout                                  time.Duration
 	maxExport, maxMedia                      byteSize
+	fetchAllow                               stringList
+	minRate                                  byteSize
+	minRateWindow                            time.Duration
 	// http sends the hub calls (traced when tracing is on); nil: the hub client's
-	// default.
-	http *http.Client
+	// default. It must dial through guard (hubHTTP does).
+	http  *http.Client
+	guard *netguard.Guard
 }
 
 type endpointFlags struct{ url, version, word string }
 
 func addHubFlags(fs *flag.FlagSet) *hubFlags {
-	h := &hubFlags{maxExport: hub.DefaultMaxExportBytes, maxMedia: hub.DefaultMaxMediaBytes}
+	h := &hubFlags{maxExport: hub.DefaultMaxExportBytes, maxMedia: hub.DefaultMaxMediaBytes, minRate: hub.DefaultMinRate}
 	fs.StringVar(&h.baseURL, "hub-url", "", "base URL of the hub (every resource unless overridden)")
 	fs.StringVar(&h.store, "hub-store", "", "hub store id")
 	fs.StringVar(&h.apiKey, "hub-api-key", "", "hub API key")
@@ -172,7 +177,24 @@ func addHubFlags(fs *flag.FlagSet) *hubFlags {
 	fs.DurationVar(&h.timeout, "hub-timeout", hub.DefaultTimeout, "bound of one hub call (headers only for downloads)")
 	fs.Var(&h.maxExport, "hub-max-export-bytes", "largest export download accepted, e.g. 4GiB")
 	fs.Var(&h.maxMedia, "hub-max-media-bytes", "largest media download accepted, e.g. 512MiB")
+	fs.Var(&h.minRate, "hub-min-rate", "slowest export or media body accepted: bytes per --hub-min-rate-window of waiting (0 turns the check off)")
+	fs.DurationVar(&h.minRateWindow, "hub-min-rate-window", hub.DefaultMinRateWindow, "window of --hub-min-rate")
+	fs.Var(&h.fetchAllow, "fetch-allow", "internal destinations media downloads and redirects may reach besides the configured hub endpoints: CIDRs, addresses or host:port, comma-separated (e.g. 10.20.0.0/16,cdn.internal:8443)")
 	return h
+}
+
+// netGuard returns the outbound guard of --fetch-allow, built once and shared by
+// every store's client and the hub transport.
+func (h *hubFlags) netGuard() (*netguard.Guard, error) {
+	if h.guard != nil {
+		return h.guard, nil
+	}
+	g, err := netguard.New(h.fetchAllow)
+	if err != nil {
+		return nil, usageError("--fetch-allow: " + err.Error())
+	}
+	h.guard = g
+	return g, nil
 }
 
 // storeCreds are one store's credentials.
@@ -221,6 +243,17 @@ func (h *hubFlags) clients(log *slog.Logger) (map[string]*hub.Client, error) {
 	if len(errs) > 0 {
 		return nil, usageError(errors.Join(errs...).Error())
 	}
+	guard, err := h.netGuard()
+	if err != nil {
+		return nil, err
+	}
+	if h.minRateWindow <= 0 {
+		return nil, usageError(fmt.Sprintf("--hub-min-rate-window %s: want a positive duration", h.minRateWindow))
+	}
+	minRate := int64(h.minRate)
+	if minRate == 0 {
+		minRate = -1 // off
+	}
 	out := map[string]*hub.Client{}
 	for _, c := range creds {
 		if _, dup := out[c.Store]; dup {
@@ -231,6 +264,7 @@ func (h *hubFlags) clients(log *slog.Logger) (map[string]*hub.Client, error) {
 			Orders: eps["orders"], Templates: eps["templates"], Designs: eps["designs"],
 			DeleteDomain: h.deleteDomain, Domains: c.Domains, Timeout: h.timeout,
 			MaxExportBytes: int64(h.maxExport), MaxMediaBytes: int64(h.maxMedia), MediaURL: h.mediaURL,
+			MinRate: minRate, MinRateWindow: h.minRateWindow, Guard: guard,
 			Logger: log, HTTPClient: h.http,
 		})
 		if err != nil {
@@ -504,13 +538,10 @@ func stopTracing(tr *telemetry.Tracing, log *slog.Logger) {
 // transport keeps 2 idle connections per host: with more tasks than that nearly every
 // hub call dialled a new connection and left a socket in TIME_WAIT (about 4,700 at
 // once at 300 exports/s in bench/pipeline, on the way to exhausting ephemeral ports).
-// One idle connection per task lets every call reuse one.
-func hubHTTP(tr *telemetry.Tracing, concurrency int) *http.Client {
-	dt, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return tracedHTTP(tr)
-	}
-	t := dt.Clone()
+// One idle connection per task lets every call reuse one. Every connection is dialled
+// through guard (--fetch-allow, docs/hub-client.md).
+func hubHTTP(tr *telemetry.Tracing, concurrency int, guard *netguard.Guard) *http.Client {
+	t := guard.Transport(nil)
 	t.MaxIdleConnsPerHost = max(concurrency, 2)
 	if tr.Enabled() {
 		return &http.Client{Transport: tr.Transport(t)}

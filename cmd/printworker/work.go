@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -51,8 +52,13 @@ func workCommand() command {
 			cfg.Events, eventsErr = ef.config()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
-			hf.http, sf.s3.HTTPClient = hubHTTP(tr, wf.concurrency), tracedHTTP(tr)
-			clients, hubErr := hf.clients(log)
+			sf.s3.HTTPClient = tracedHTTP(tr)
+			var clients map[string]*hub.Client
+			guard, hubErr := hf.netGuard()
+			if hubErr == nil {
+				hf.http = hubHTTP(tr, wf.concurrency, guard)
+				clients, hubErr = hf.clients(log)
+			}
 			deps := worker.Deps{Hubs: hubFor(clients), TracerProvider: tr.Provider, Propagator: tr.Propagator}
 			var renderErr error
 			if needsRenderer(cfg) {
