@@ -170,6 +170,9 @@ func Start(t testing.TB, opts ...Option) *Server {
 		}
 		cmd := exec.Command(bin, "-D", "-e", "-f", cfgPath)
 		cmd.Stderr = s.stderr
+		// A killed sshd leaves its per-connection processes until their clients hang
+		// up, and they hold its stderr: do not wait for them.
+		cmd.WaitDelay = 2 * time.Second
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("testsftp: %s: %v", bin, err)
 		}
