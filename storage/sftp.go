@@ -189,13 +189,24 @@ type sftpConn struct {
 	root string        // the absolute root folder
 	dead chan struct{} // closed when the connection ends, whoever ends it
 	once sync.Once
+	// why the connection was ended from this side, for the errors of the calls it
+	// fails (nil: the peer or the network ended it)
+	why atomic.Pointer[string]
+}
+
+// closeFor ends the connection and says why.
+func (c *sftpConn) closeFor(why string) {
+	c.why.CompareAndSwap(nil, &why)
+	c.close()
 }
 
 func (c *sftpConn) close() {
 	c.once.Do(func() {
 		close(c.dead)
-		c.c.Close()
+		// The SSH connection first: closing the SFTP session waits for its reader,
+		// which only a closed connection releases when the peer is silent.
 		c.ssh.Close()
+		c.c.Close()
 	})
 }
 
@@ -407,9 +418,9 @@ func (s *SFTP) dial(ctx context.Context) (*sftpConn, error) {
 	if err != nil {
 		stop()
 		nc.Close()
-		if ctxErr := dctx.Err(); ctxErr != nil && ctx.Err() == nil {
+		if ctx.Err() == nil && (dctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded)) {
 			// Our own dial timeout, not the caller's: a slow or silent server.
-			return fail(fmt.Errorf("no SSH handshake within %s: %w", s.cfg.DialTimeout, os.ErrDeadlineExceeded))
+			return fail(fmt.Errorf("no SSH handshake and login within %s: %w", s.cfg.DialTimeout, err))
 		}
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
@@ -478,7 +489,7 @@ func keepAlive(c *sftpConn, every time.Duration) {
 		case <-c.dead:
 			return
 		case <-time.After(every):
-			c.close()
+			c.closeFor(fmt.Sprintf("the server did not answer a keep-alive within %s", every))
 			return
 		}
 	}
@@ -495,7 +506,7 @@ func (s *SFTP) do(ctx context.Context, op, key string, fn func(c *sftpConn) erro
 	if err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, c.close)
+	stop := context.AfterFunc(ctx, func() { c.closeFor("the call's context ended") })
 	err = fn(c)
 	stop()
 	if err == nil {
@@ -506,6 +517,9 @@ func (s *SFTP) do(ctx context.Context, op, key string, fn func(c *sftpConn) erro
 		// Whatever broke the connection, the next call starts a new one. (A body's
 		// own failure, a download cut off, says nothing about this connection.)
 		c.close()
+		if why := c.why.Load(); why != nil {
+			err = fmt.Errorf("%w: %s", err, *why)
+		}
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		err = fmt.Errorf("%w (%w)", ctxErr, err)

@@ -6,12 +6,14 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,9 +73,17 @@ func TestSFTPConnectionDroppedMidUpload(t *testing.T) {
 	put(t, st, "shop/2024-01-02/1001/first.png", []byte("connection is up"))
 	body := newGenerator(size, 4)
 	dropped := false
+	final := filepath.Join(srv.Root, filepath.FromSlash(key))
 	body.onRead = func(consumed int64) {
 		if consumed >= 3<<20 && !dropped {
 			dropped = true
+			// Mid-upload, the bytes go to a hidden name; the final name is not there.
+			if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("final name during the upload: %v, want absent", err)
+			}
+			if tmp, _ := filepath.Glob(filepath.Join(filepath.Dir(final), ".tmp-big.pdf-*")); len(tmp) != 1 {
+				t.Errorf("temporary files during the upload: %q, want one", tmp)
+			}
 			proxy.Drop() // the network fails with most of the file still to send
 		}
 	}
@@ -85,7 +95,7 @@ func TestSFTPConnectionDroppedMidUpload(t *testing.T) {
 	if !retryable(err) {
 		t.Errorf("a dropped connection should be retryable: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(srv.Root, filepath.FromSlash(key))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("final name after a dropped upload: %v, want absent", err)
 	}
 	for _, f := range files(t, srv.Root) {
@@ -260,6 +270,82 @@ func TestSFTPErrorClasses(t *testing.T) {
 			t.Errorf("got %q", got)
 		}
 	})
+}
+
+// A connection that stops answering without closing (a cable pulled, a NAT that
+// forgot it) does not hold a call forever: the keep-alive, or the call's context,
+// ends it as retryable, and the next call connects again.
+func TestSFTPSilentConnection(t *testing.T) {
+	srv := testsftp.Start(t)
+	ctx := context.Background()
+	const key = "silent/a.png"
+	for _, tc := range []struct {
+		name      string
+		keepAlive time.Duration
+		timeout   time.Duration
+		is        error
+	}{
+		{"keep-alive unanswered", 100 * time.Millisecond, 0, nil},
+		{"context ends", -1, 100 * time.Millisecond, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy := testsftp.StartProxy(t, srv.Addr)
+			cfg := srv.ConfigVia(t, proxy.Addr)
+			cfg.KeepAlive = tc.keepAlive
+			st := openSFTP(t, cfg)
+			put(t, st, key, []byte("a"))
+			proxy.Hold()
+			cctx := ctx
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				cctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			_, err := st.Stat(cctx, key)
+			t.Logf("Stat over a silent connection: %v", err)
+			if err == nil || !retryable(err) {
+				t.Errorf("Stat = %v, want a retryable error", err)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("Stat = %v, want %v", err, tc.is)
+			}
+			proxy.Release()
+			if _, err := st.Stat(ctx, key); err != nil {
+				t.Errorf("Stat after the network came back: %v", err)
+			}
+			if n := proxy.Connections(); n != 2 {
+				t.Errorf("%d connections, want 2 (the silent one, then a new one)", n)
+			}
+		})
+	}
+}
+
+// Concurrent calls share one SSH connection, opened once.
+func TestSFTPConcurrentPutsShareOneConnection(t *testing.T) {
+	srv := testsftp.Start(t)
+	proxy := testsftp.StartProxy(t, srv.Addr)
+	st := openSFTP(t, srv.ConfigVia(t, proxy.Addr))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			size := int64(1<<20 + i)
+			key := fmt.Sprintf("many/%d.bin", i)
+			res, err := st.Put(ctx, storage.Object{Key: key, Size: size}, newGenerator(size, byte(i)))
+			if err != nil {
+				t.Errorf("Put %s: %v", key, err)
+				return
+			}
+			got, err := os.ReadFile(filepath.Join(srv.Root, "many", fmt.Sprintf("%d.bin", i)))
+			if err != nil || sha(got) != res.SHA256 || int64(len(got)) != size {
+				t.Errorf("%s on the server: %d bytes, %v", key, len(got), err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := proxy.Connections(); n != 1 {
+		t.Errorf("%d SSH connections for 8 concurrent uploads, want 1", n)
+	}
 }
 
 func TestSFTPConfigValidate(t *testing.T) {

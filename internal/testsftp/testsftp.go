@@ -15,7 +15,6 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -296,6 +295,8 @@ type Proxy struct {
 	to   string
 
 	mu    sync.Mutex
+	cond  *sync.Cond // signalled when held ends
+	held  bool
 	conns []net.Conn
 	n     int
 }
@@ -308,6 +309,7 @@ func StartProxy(t testing.TB, addr string) *Proxy {
 		t.Fatal(err)
 	}
 	p := &Proxy{Addr: ln.Addr().String(), ln: ln, to: addr}
+	p.cond = sync.NewCond(&p.mu)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -322,6 +324,7 @@ func StartProxy(t testing.TB, addr string) *Proxy {
 	t.Cleanup(func() {
 		ln.Close()
 		<-done
+		p.Release()
 		p.Drop()
 	})
 	return p
@@ -337,15 +340,55 @@ func (p *Proxy) relay(c net.Conn) {
 	p.conns = append(p.conns, c, up)
 	p.n++
 	p.mu.Unlock()
-	go func() { _, _ = io.Copy(up, c); up.Close() }()
-	_, _ = io.Copy(c, up)
+	go func() { p.pipe(up, c); up.Close() }()
+	p.pipe(c, up)
 	c.Close()
 }
 
-// Drop cuts every connection open through the proxy; new ones are still accepted.
+// pipe copies src to dst, holding each chunk while the proxy is held.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			for p.held {
+				p.cond.Wait()
+			}
+			p.mu.Unlock()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Hold stops relaying without closing anything, as a network that silently loses
+// every packet: both ends wait. Release (or Drop) ends it.
+func (p *Proxy) Hold() {
+	p.mu.Lock()
+	p.held = true
+	p.mu.Unlock()
+}
+
+// Release relays again what Hold held.
+func (p *Proxy) Release() {
+	p.mu.Lock()
+	p.held = false
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// Drop cuts every connection open through the proxy (and ends a Hold); new ones are
+// still accepted.
 func (p *Proxy) Drop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.held = false
+	p.cond.Broadcast()
 	for _, c := range p.conns {
 		c.Close()
 	}
