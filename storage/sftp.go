@@ -668,11 +668,9 @@ func (c *sftpConn) writeTemp(final string, write func(*sftp.File) error) (string
 		}
 	}
 	// Staff and other programs on the server must read the file (the server's umask
-	// decides otherwise).
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return tmp, err
-	}
+	// decides otherwise). Some servers (cloud SFTP gateways) refuse to set modes; the
+	// file is complete all the same.
+	_ = f.Chmod(0o644)
 	if err := f.Close(); err != nil {
 		return tmp, err
 	}
@@ -693,17 +691,21 @@ func (c *sftpConn) place(tmp, final string, ifAbsent bool) error {
 		}
 		return c.c.Rename(tmp, final)
 	}
-	var err error
+	exists := func() bool { _, err := c.c.Lstat(final); return err == nil }
 	if _, ok := c.c.HasExtension("hardlink@openssh.com"); ok {
-		if err = c.c.Link(tmp, final); err == nil {
+		err := c.c.Link(tmp, final)
+		if err == nil {
 			// The temporary name goes; a failure here leaves a hidden file only.
 			_ = c.c.Remove(tmp)
 			return nil
 		}
-	} else if err = c.c.Rename(tmp, final); err == nil {
-		return nil
+		if exists() {
+			return fmt.Errorf("%w: %s", ErrExists, final)
+		}
+		// A filesystem without hard links (a FAT or SMB mount): SFTP's own rename.
 	}
-	if _, serr := c.c.Lstat(final); serr == nil {
+	err := c.c.Rename(tmp, final)
+	if err != nil && exists() {
 		return fmt.Errorf("%w: %s", ErrExists, final)
 	}
 	return err

@@ -32,6 +32,16 @@ func TestConformanceSFTP(t *testing.T) {
 	}))
 }
 
+// The suite again against a server without OpenSSH's extensions (posix-rename,
+// hardlink, fsync) and refusing to set modes: the backend falls back to SFTP v3's own
+// rename and keeps every guarantee the suite checks.
+func TestConformanceSFTPWithoutExtensions(t *testing.T) {
+	srv := testsftp.Start(t, testsftp.Deny("posix-rename", "hardlink", "fsync", "fsetstat", "setstat"))
+	runConformance(t, folderBackend("sftp-v3", srv.Root, func(t *testing.T) Store {
+		return openSFTP(t, srv.Config())
+	}))
+}
+
 func openSFTP(t *testing.T, cfg storage.SFTPConfig) *storage.SFTP {
 	t.Helper()
 	st, err := storage.NewSFTP(cfg)

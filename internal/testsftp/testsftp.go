@@ -58,7 +58,18 @@ type Server struct {
 // Option configures Start.
 type Option func(*options)
 
-type options struct{ readOnly bool }
+type options struct {
+	readOnly bool
+	deny     []string
+}
+
+// Deny makes the server refuse these SFTP requests (internal-sftp -P; the list is
+// sftp-server -Q requests) and stop advertising the matching extensions, as a server
+// that lacks them: Deny("posix-rename", "hardlink", "fsync", "fsetstat") is a plain
+// SFTP v3 server.
+func Deny(requests ...string) Option {
+	return func(o *options) { o.deny = append(o.deny, requests...) }
+}
 
 // ReadOnly serves SFTP read-only (internal-sftp -R): every write is refused with
 // "permission denied", as on a partner's server where the user may not write.
@@ -138,6 +149,9 @@ func Start(t testing.TB, opts ...Option) *Server {
 	subsystem := "internal-sftp"
 	if o.readOnly {
 		subsystem += " -R"
+	}
+	if len(o.deny) > 0 {
+		subsystem += " -P " + strings.Join(o.deny, ",")
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {

@@ -105,3 +105,23 @@ func TestProxyDrop(t *testing.T) {
 		t.Error("connection still up after Drop")
 	}
 }
+
+// A server with denied requests does not advertise their extensions.
+func TestDenyHidesExtensions(t *testing.T) {
+	s := Start(t, Deny("posix-rename", "hardlink", "fsync"))
+	c, err := dial(t, s, s.Addr, userKey(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sc, err := sftp.NewClient(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for _, ext := range []string{"posix-rename@openssh.com", "hardlink@openssh.com", "fsync@openssh.com"} {
+		if _, ok := sc.HasExtension(ext); ok {
+			t.Errorf("%s still advertised", ext)
+		}
+	}
+}
