@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/internal/tests3"
+	"github.com/printworker/printworker/internal/testsftp"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -22,10 +23,23 @@ func BenchmarkPut(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, tc := range []struct {
+	backends := []struct {
 		name string
 		st   Store
-	}{{"dir", dir}, {"gofakes3", fake}} {
+	}{{"dir", dir}, {"gofakes3", fake}}
+	if testsftp.Binary() != "" {
+		sftpSrv := testsftp.Start(b)
+		st, err := storage.NewSFTP(sftpSrv.Config())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		backends = append(backends, struct {
+			name string
+			st   Store
+		}{"sftp", st})
+	}
+	for _, tc := range backends {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(size)
 			for i := 0; b.Loop(); i++ {

@@ -42,6 +42,7 @@ type Store interface {
 var (
 	_ Store = (*storage.Dir)(nil)
 	_ Store = (*storage.S3)(nil)
+	_ Store = (*storage.SFTP)(nil)
 )
 
 // stored is an object as a user of the backend sees it without package storage.
@@ -68,15 +69,21 @@ type backend struct {
 
 func TestConformanceDir(t *testing.T) {
 	root := t.TempDir()
-	runConformance(t, backend{
-		name: "dir",
-		open: func(t *testing.T, _ func(*storage.S3Config)) Store {
-			d, err := storage.NewDir(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return d
-		},
+	runConformance(t, folderBackend("dir", root, func(t *testing.T) Store {
+		d, err := storage.NewDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}))
+}
+
+// folderBackend is a backend whose objects are files under root on this machine (Dir,
+// and SFTP to a local server), inspected on disk; the sidecar format is the same.
+func folderBackend(name, root string, open func(t *testing.T) Store) backend {
+	return backend{
+		name: name,
+		open: func(t *testing.T, _ func(*storage.S3Config)) Store { return open(t) },
 		inspect: func(t *testing.T, key string) (stored, bool) {
 			body, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(key)))
 			if errors.Is(err, fs.ErrNotExist) {
@@ -131,7 +138,7 @@ func TestConformanceDir(t *testing.T) {
 			})
 			return n
 		},
-	})
+	}
 }
 
 func TestConformanceGofakes3(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package storage puts print files where print staff pick them up: an S3-compatible
-// bucket (S3) or a local "hot folder" directory (Dir).
+// bucket (S3), a local "hot folder" directory (Dir) or a folder on an SFTP server
+// (SFTP, which keeps Dir's temporary-name-then-rename scheme; see sftp.go).
 //
-// Both backends have the same methods (Put, Get, Stat, List, Delete, URL, Describe)
+// The backends have the same methods (Put, Get, Stat, List, Delete, URL, Describe)
 // and pass one conformance suite; consumers declare the interface they need. Put
 // streams: a body is never held whole in memory, its SHA-256 is computed on the way
 // through, and an upload that fails part-way (a body read error, a size or checksum

@@ -367,6 +367,7 @@ func (d *demoRun) openStorage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	d.cleanup = append(d.cleanup, func() { closeStorage(st) }) // after the worker stops
 	ds, ok := st.(demoStorage)
 	if !ok {
 		return fmt.Errorf("demo: storage %s cannot be read back", st.Describe())

@@ -32,7 +32,7 @@ func (r *routingFlags) load(storageKind string) (worker.Router, *routing.Rules, 
 		return nil, nil, usageError("--routing-rules: " + indent(err))
 	}
 	if b := rules.Buckets(); len(b) > 0 && storageKind != "s3" {
-		return nil, nil, usageError(fmt.Sprintf("--routing-rules: rules route to bucket(s) %s, which need --storage s3; a hot folder takes a prefix (a subfolder) instead", strings.Join(b, ", ")))
+		return nil, nil, usageError(fmt.Sprintf("--routing-rules: rules route to bucket(s) %s, which need --storage s3; a hot folder or an SFTP folder takes a prefix (a subfolder) instead", strings.Join(b, ", ")))
 	}
 	return rules, rules, nil
 }

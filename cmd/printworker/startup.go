@@ -47,8 +47,14 @@ func (s *storageFlags) validate() error {
 	if err := (storage.Layout{Pattern: s.layout}).Validate(); err != nil {
 		errs = append(errs, usageError("--storage-layout: "+err.Error()))
 	}
-	if s.kind != "dir" && s.kind != "s3" {
-		errs = append(errs, usageError(fmt.Sprintf("--storage %q: want dir or s3", s.kind)))
+	switch s.kind {
+	case "dir", "s3":
+	case "sftp":
+		if err := s.sftp.Validate(); err != nil {
+			errs = append(errs, usageError("--storage sftp: "+strings.ReplaceAll(err.Error(), "\n", "; ")))
+		}
+	default:
+		errs = append(errs, usageError(fmt.Sprintf("--storage %q: want dir, s3 or sftp", s.kind)))
 	}
 	if s.s3.LinkExpiry <= 0 || s.s3.LinkExpiry > storage.MaxLinkExpiry {
 		errs = append(errs, usageError(fmt.Sprintf("--s3-link-expiry %s: want a duration above 0 and at most %s (the S3 signature limit)", s.s3.LinkExpiry, storage.MaxLinkExpiry)))

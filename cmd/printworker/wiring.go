@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -291,13 +292,14 @@ type storageFlags struct {
 	kind   string
 	dir    string
 	s3     storage.S3Config
+	sftp   storage.SFTPConfig
 	part   byteSize
 	layout string
 }
 
 func addStorageFlags(fs *flag.FlagSet) *storageFlags {
 	s := &storageFlags{part: byteSize(storage.DefaultPartSize)}
-	fs.StringVar(&s.kind, "storage", "dir", "storage backend: dir (a local hot folder) or s3")
+	fs.StringVar(&s.kind, "storage", "dir", "storage backend: dir (a local hot folder), s3 or sftp")
 	fs.StringVar(&s.dir, "storage-dir", "printworker-output", "folder of the dir backend")
 	fs.StringVar(&s.s3.Bucket, "s3-bucket", "", "S3 bucket")
 	fs.StringVar(&s.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint, e.g. http://minio:9000 (empty: AWS)")
@@ -312,6 +314,11 @@ func addStorageFlags(fs *flag.FlagSet) *storageFlags {
 	fs.StringVar(&s.s3.PublicBaseURL, "s3-public-url", "", "base URL of links to stored files (a CDN or public bucket website)")
 	fs.DurationVar(&s.s3.LinkExpiry, "s3-link-expiry", storage.DefaultLinkExpiry, "lifetime of the presigned links in manifests and events when --s3-public-url is not set (at most 168h)")
 	fs.BoolVar(&s.s3.CreateBucket, "s3-create-bucket", false, "create the bucket at start when missing")
+	fs.StringVar(&s.sftp.URL, "sftp-url", "", "SFTP folder of the sftp backend: sftp://user@host[:port]/path (/~/path: under the login folder); never a password, the user logs in with --sftp-key-file")
+	fs.StringVar(&s.sftp.KeyFile, "sftp-key-file", "", "private key of the SFTP user (OpenSSH or PEM format, without a passphrase)")
+	fs.StringVar(&s.sftp.KnownHosts, "sftp-known-hosts", "", "known_hosts file holding the SFTP server's host key (e.g. from ssh-keyscan -p PORT HOST); other keys are refused")
+	fs.StringVar(&s.sftp.HostKey, "sftp-host-key", "", "the SFTP server's host key fingerprint (SHA256:..., as ssh-keygen -l prints it), instead of --sftp-known-hosts")
+	fs.DurationVar(&s.sftp.DialTimeout, "sftp-dial-timeout", storage.DefaultSFTPDialTimeout, "limit on connecting and logging in to the SFTP server")
 	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {order} {design} {view} {product} {filename} {type}")
 	return s
 }
@@ -341,8 +348,22 @@ func (s *storageFlags) open(ctx context.Context) (storageBackend, error) {
 			return nil, usageError(err.Error())
 		}
 		return st, nil
+	case "sftp":
+		st, err := storage.NewSFTP(s.sftp)
+		if err != nil {
+			return nil, usageError(err.Error())
+		}
+		return st, nil
 	}
-	return nil, usageError(fmt.Sprintf("--storage %q: want dir or s3", s.kind))
+	return nil, usageError(fmt.Sprintf("--storage %q: want dir, s3 or sftp", s.kind))
+}
+
+// closeStorage ends the connections of a backend that holds some (SFTP) once nothing
+// uses it any more.
+func closeStorage(st storageBackend) {
+	if c, ok := st.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // renderFlags configure the local renderer.

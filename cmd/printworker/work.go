@@ -78,6 +78,7 @@ func workCommand() command {
 				}
 			}()
 			deps.Storage = st
+			defer closeStorage(st) // after the drain: the worker no longer writes
 			if deps.Buckets, err = openBuckets(ctx, sf, rules); err != nil {
 				return err
 			}
