@@ -104,6 +104,38 @@ func (e *Error) Unwrap() error { return e.Err }
 // Retryable reports false: the same input always fails the same way.
 func (e *Error) Retryable() bool { return false }
 
+// Memory DrawBytes counts for a segment: of the document (its path, and its
+// transformed copy while its shape is drawn); of the shape being drawn, filled
+// (its flattened edges, clipped per band) and stroked (the outline's quads,
+// joins and caps, round joins flattened to arcs, then their edges).
+const (
+	docSegmentBytes    = 2 * 56
+	fillSegmentBytes   = 1 << 10
+	strokeSegmentBytes = 10 << 10
+)
+
+// DrawBytes estimates the memory the document holds while Draw draws it: every
+// segment's path, and twice the largest shape's drawing buffers (the buffers of
+// one shape become garbage when the next is drawn; the collector lets the heap
+// reach about twice what is live). It errs high.
+func (d *Doc) DrawBytes() int64 {
+	var total, most int64
+	for i := range d.Shapes {
+		s := &d.Shapes[i]
+		n := int64(len(s.Path))
+		total += n * docSegmentBytes
+		var b int64
+		if s.Fill != nil {
+			b += n * fillSegmentBytes
+		}
+		if s.Stroke != nil && s.StrokeWidth > 0 {
+			b += n * strokeSegmentBytes
+		}
+		most = max(most, b)
+	}
+	return total + 2*most
+}
+
 // Recolor replaces the colour of every painted fill and stroke with p's
 // colour, keeping each paint's own alpha (p.A is ignored). Unpainted (none)
 // fills and strokes stay unpainted.
