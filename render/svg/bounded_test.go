@@ -139,34 +139,54 @@ func TestDrawCost(t *testing.T) {
 	}
 }
 
-// TestEvenOddMemory: an even-odd fill of 10k segments running the canvas's height
-// allocates under a kilobyte a segment (its edges), not its crossings of every sample
-// row of a band (16 KB a segment before: the issue's 100k segments took 1.6 GB).
-func TestEvenOddMemory(t *testing.T) {
-	const segs = 10_000
-	d := mustParse(t, zigzag(segs, 128, `fill="#000" fill-rule="evenodd"`))
-	img := image.NewRGBA(image.Rect(0, 0, 128, 128))
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if err := Draw(context.Background(), img, d, Identity, img.Bounds(), 1); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	perSeg := float64(after.TotalAlloc-before.TotalAlloc) / segs
-	t.Logf("%.0f bytes allocated a segment", perSeg)
-	if perSeg > 1024 {
-		t.Errorf("%.0f bytes allocated a segment, want under 1 KB", perSeg)
-	}
-	// The zigzag covers half the canvas, drawn: the draw was not skipped.
-	inked := 0
-	for i := 3; i < len(img.Pix); i += 4 {
-		if img.Pix[i] != 0 {
-			inked++
-		}
-	}
-	if inked < 128*128/4 {
-		t.Errorf("%d pixels inked, want about half the canvas", inked)
+// TestDrawMemory: a path of 10k segments each running the canvas's height allocates a
+// bounded amount a segment (its edges), filled even-odd or stroked with round joins.
+// Before, the even-odd rasterizer kept every edge's crossings of all sample rows of a
+// band (16 KB a segment: the issue's 100k segments took 1.6 GB), and a stroke's
+// outline was built as a path, mapped and flattened before its edges were made
+// (9.5 KB a segment with round joins).
+func TestDrawMemory(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		attrs  string
+		perSeg float64
+	}{
+		{"even-odd fill", `fill="#000" fill-rule="evenodd"`, 1024},
+		{"nonzero fill", `fill="#000"`, 512},
+		{"stroke, round joins", `fill="none" stroke="#000" stroke-width="3" stroke-linejoin="round"`, 3072},
+		{"stroke, miter joins", `fill="none" stroke="#000" stroke-width="3"`, 2048},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const segs = 10_000
+			d := mustParse(t, zigzag(segs, 128, tc.attrs))
+			img := image.NewRGBA(image.Rect(0, 0, 128, 128))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			if err := Draw(context.Background(), img, d, Identity, img.Bounds(), 1); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			perSeg := float64(after.TotalAlloc-before.TotalAlloc) / segs
+			t.Logf("%.0f bytes allocated a segment", perSeg)
+			if perSeg > tc.perSeg {
+				t.Errorf("%.0f bytes allocated a segment, want under %.0f", perSeg, tc.perSeg)
+			}
+			// The drawing was not skipped: the zigzag inks a good part of the canvas.
+			inked := 0
+			for i := 3; i < len(img.Pix); i += 4 {
+				if img.Pix[i] != 0 {
+					inked++
+				}
+			}
+			if inked < 128*128/4 {
+				t.Errorf("%d pixels inked, want at least a quarter of the canvas", inked)
+			}
+			// The budget's estimate errs high: it counts at least what was allocated.
+			if est := float64(d.DrawBytes()) / segs; est < perSeg {
+				t.Errorf("Doc.DrawBytes counts %.0f bytes a segment, less than the %.0f allocated", est, perSeg)
+			}
+		})
 	}
 }
 

@@ -62,8 +62,7 @@ func Draw(ctx context.Context, dst *image.RGBA, d *Doc, m Matrix, clip image.Rec
 			}
 		}
 		if s.Stroke != nil && s.Stroke.A > 0 && s.StrokeWidth > 0 {
-			outline := StrokeToPath(s, drawTol/scale)
-			if err := r.fill(dst, clip, outline.Transform(m), false, newShader(*s.Stroke, s.StrokeGradient, m, alpha)); err != nil {
+			if err := r.stroke(dst, clip, s, m, scale, newShader(*s.Stroke, s.StrokeGradient, m, alpha)); err != nil {
 				return err
 			}
 		}
@@ -218,7 +217,10 @@ const edgeCheck = 4096
 
 // rasterizer holds buffers reused across shapes.
 type rasterizer struct {
-	ctx   context.Context
+	ctx context.Context
+	// work counts edges handled since the context was last checked.
+	work  int
+	pts   []Point // a stroke polygon mapped to device pixels
 	z     vector.Rasterizer
 	mask  image.Alpha
 	edges []edge
@@ -232,12 +234,26 @@ type rasterizer struct {
 	diff   []float32
 }
 
-// checkEvery returns the context's error when i is a multiple of edgeCheck.
-func (r *rasterizer) checkEvery(i int) error {
-	if i%edgeCheck != 0 {
+// checkAfter counts n more edges handled and returns the context's error once
+// edgeCheck of them have been since the last check.
+func (r *rasterizer) checkAfter(n int) error {
+	if r.work += n; r.work < edgeCheck {
 		return nil
 	}
+	r.work = 0
 	return r.ctx.Err()
+}
+
+// addPolygon adds the edges of a closed polygon (the last point joins the first),
+// leaving out horizontal and non-finite ones.
+func (r *rasterizer) addPolygon(pts []Point) {
+	n := len(pts)
+	for i := 0; i < n; i++ {
+		a, b := pts[i], pts[(i+1)%n] // fills close every subpath
+		if a.Y != b.Y && finite(a) && finite(b) {
+			r.edges = append(r.edges, edge{a.X, a.Y, b.X, b.Y})
+		}
+	}
 }
 
 func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd bool, sh shader) error {
@@ -248,29 +264,73 @@ func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd
 	if !ok {
 		return nil
 	}
-	if math.IsNaN(x0 + y0 + x1 + y1) {
+	box, ok := pixelBox(clip, x0, y0, x1, y1)
+	if !ok {
 		return nil
+	}
+	r.edges = r.edges[:0]
+	for _, pl := range p.Flatten(drawTol) {
+		if err := r.checkAfter(len(pl.Pts)); err != nil {
+			return err
+		}
+		r.addPolygon(pl.Pts)
+	}
+	return r.fillEdges(dst, box, evenOdd, sh)
+}
+
+// stroke fills the outline of s's stroke mapped by m (scale its mean scale) with
+// the nonzero rule: the outline's polygons go straight into edges as the stroker
+// makes them, so the memory is the edges, not the outline's path, its mapped copy
+// and its flattening besides.
+func (r *rasterizer) stroke(dst *image.RGBA, clip image.Rectangle, s Shape, m Matrix, scale float64, sh shader) error {
+	if sh.skip {
+		return nil
+	}
+	x0, y0 := math.Inf(1), math.Inf(1)
+	x1, y1 := math.Inf(-1), math.Inf(-1)
+	var err error
+	r.edges = r.edges[:0]
+	strokeOutline(s, drawTol/scale, func(pts []Point) {
+		if err != nil {
+			return
+		}
+		if err = r.checkAfter(len(pts)); err != nil {
+			return
+		}
+		r.pts = r.pts[:0]
+		for _, p := range pts {
+			q := m.Apply(p)
+			x0, x1 = math.Min(x0, q.X), math.Max(x1, q.X)
+			y0, y1 = math.Min(y0, q.Y), math.Max(y1, q.Y)
+			r.pts = append(r.pts, q)
+		}
+		r.addPolygon(r.pts)
+	})
+	if err != nil {
+		return err
+	}
+	box, ok := pixelBox(clip, x0, y0, x1, y1)
+	if !ok {
+		return nil
+	}
+	return r.fillEdges(dst, box, false, sh)
+}
+
+// pixelBox is the pixels within clip of the box x0..x1, y0..y1; false when none
+// (or the box is not a number).
+func pixelBox(clip image.Rectangle, x0, y0, x1, y1 float64) (image.Rectangle, bool) {
+	if math.IsNaN(x0 + y0 + x1 + y1) {
+		return image.Rectangle{}, false
 	}
 	// Clamp far-off coordinates so that int conversions cannot overflow.
 	lim := func(v float64) int { return int(math.Max(-1e9, math.Min(1e9, v))) }
 	box := image.Rect(lim(math.Floor(x0)), lim(math.Floor(y0)), lim(math.Ceil(x1))+1, lim(math.Ceil(y1))+1)
 	box = box.Intersect(clip)
-	if box.Empty() {
-		return nil
-	}
-	r.edges = r.edges[:0]
-	for _, pl := range p.Flatten(drawTol) {
-		n := len(pl.Pts)
-		if err := r.checkEvery(len(r.edges) + 1); err != nil {
-			return err
-		}
-		for i := 0; i < n; i++ {
-			a, b := pl.Pts[i], pl.Pts[(i+1)%n] // fills close every subpath
-			if a.Y != b.Y && finite(a) && finite(b) {
-				r.edges = append(r.edges, edge{a.X, a.Y, b.X, b.Y})
-			}
-		}
-	}
+	return box, !box.Empty()
+}
+
+// fillEdges fills r.edges within box.
+func (r *rasterizer) fillEdges(dst *image.RGBA, box image.Rectangle, evenOdd bool, sh shader) error {
 	if len(r.edges) == 0 {
 		return nil
 	}
@@ -343,8 +403,8 @@ func (r *rasterizer) nonZero(band image.Rectangle) error {
 	r.z.Reset(w, h)
 	r.z.DrawOp = draw.Src
 	ox, oy := float64(band.Min.X), float64(band.Min.Y)
-	for i, e := range r.edges {
-		if err := r.checkEvery(i + 1); err != nil {
+	for _, e := range r.edges {
+		if err := r.checkAfter(1); err != nil {
 			return err
 		}
 		c, ok := clipY(e, oy, oy+float64(h))
@@ -353,7 +413,8 @@ func (r *rasterizer) nonZero(band image.Rectangle) error {
 		}
 		// Coverage accumulates per edge, so separate segments need no
 		// closing: each MoveTo/LineTo pair contributes on its own.
-		for _, c := range clipX(c, ox, ox+float64(w)) {
+		parts, np := clipX(c, ox, ox+float64(w))
+		for _, c := range parts[:np] {
 			// Nearly flat edges add next to no coverage but overflow the
 			// fixed-point rasterizer's slope arithmetic.
 			if math.Abs(c.y1-c.y0) < 1e-4 {
@@ -378,15 +439,16 @@ func (r *rasterizer) evenOdd(band image.Rectangle) error {
 	n := h * S
 	ox, oy := float64(band.Min.X), float64(band.Min.Y)
 	r.band = r.band[:0]
-	for i, e := range r.edges {
-		if err := r.checkEvery(i + 1); err != nil {
+	for _, e := range r.edges {
+		if err := r.checkAfter(1); err != nil {
 			return err
 		}
 		c, ok := clipY(e, oy, oy+float64(h))
 		if !ok {
 			continue
 		}
-		for _, c := range clipX(c, ox, ox+float64(w)) {
+		parts, np := clipX(c, ox, ox+float64(w))
+		for _, c := range parts[:np] {
 			dir := int8(1)
 			ya, yb, xa, xb := c.y0-oy, c.y1-oy, c.x0-ox, c.x1-ox
 			if ya > yb {
@@ -522,23 +584,23 @@ func finite(p Point) bool {
 // clipX splits e at the band's left and right sides and moves the parts
 // outside onto those sides. Coverage accumulates left to right, so a
 // vertical edge on the side stands exactly for the part beyond it; this also
-// keeps coordinates small for the fixed-point rasterizer.
-func clipX(e edge, xa, xb float64) []edge {
+// keeps coordinates small for the fixed-point rasterizer. The parts are
+// returned in an array (no allocation an edge and band), n of them.
+func clipX(e edge, xa, xb float64) (parts [3]edge, n int) {
 	ts := [4]float64{0, 1, 1, 1}
-	n := 1
+	k := 1
 	for _, x := range [2]float64{xa, xb} {
 		if (e.x0 < x) != (e.x1 < x) && e.x0 != e.x1 {
-			ts[n] = (x - e.x0) / (e.x1 - e.x0)
-			n++
+			ts[k] = (x - e.x0) / (e.x1 - e.x0)
+			k++
 		}
 	}
-	ts[n] = 1
-	if n == 3 && ts[1] > ts[2] {
+	ts[k] = 1
+	if k == 3 && ts[1] > ts[2] {
 		ts[1], ts[2] = ts[2], ts[1]
 	}
-	out := make([]edge, 0, n)
 	cl := func(x float64) float64 { return math.Max(xa, math.Min(xb, x)) }
-	for i := 0; i < n; i++ {
+	for i := 0; i < k; i++ {
 		t0, t1 := ts[i], ts[i+1]
 		y0 := e.y0 + (e.y1-e.y0)*t0
 		y1 := e.y0 + (e.y1-e.y0)*t1
@@ -548,7 +610,8 @@ func clipX(e edge, xa, xb float64) []edge {
 		if y0 == y1 || math.IsNaN(c.x0+c.x1+c.y0+c.y1) {
 			continue
 		}
-		out = append(out, c)
+		parts[n] = c
+		n++
 	}
-	return out
+	return parts, n
 }
