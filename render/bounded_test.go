@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -135,5 +136,60 @@ func TestRenderCancelStops(t *testing.T) {
 				t.Errorf("%d checks of the context after it ended", extra)
 			}
 		})
+	}
+}
+
+// TestForEachBandStops: once the render's context ends, the band workers of a picture
+// draw take no more bands: each band is taken after a check of the context, so exactly
+// the bands whose checks came before the end are drawn, whatever the workers.
+func TestForEachBandStops(t *testing.T) {
+	t.Parallel()
+	for _, workers := range []int{1, 2, 4} {
+		for _, inRuns := range []bool{false, true} {
+			t.Run(fmt.Sprintf("workers=%d/runs=%v", workers, inRuns), func(t *testing.T) {
+				t.Parallel()
+				const after = 10
+				ctx := &countingCtx{Context: context.Background(), after: after}
+				var drawn atomic.Int64
+				area := image.Rect(0, 0, 40, 64*100) // 100 bands of 64 rows
+				forEachBand(area, 1, 1, workers, inRuns, func(int) (int, int) { return 0, 1 }, bandEnv{ctx: ctx}, func(*bandBuffers) func(by0, by1, r0, r1 int) {
+					return func(by0, by1, r0, r1 int) { drawn.Add(1) }
+				})
+				if n := drawn.Load(); n != after-1 {
+					t.Errorf("%d bands drawn, want the %d taken before the context ended", n, after-1)
+				}
+			})
+		}
+	}
+}
+
+// TestRenderCancelledAtAnyCheck ends the context of a render of the pictures design
+// (every picture kind, rotations, an SVG, text) at its 1st, 2nd, 3rd, 5th, 8th... check,
+// until a render sees no end: every earlier render returns the context's error, never
+// an InputError or a file, and leaves no goroutine behind.
+func TestRenderCancelledAtAnyCheck(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	d := loadDesign(t, "pictures.json")
+	d.Views[0].Export.DPI = 150
+	r := newRenderer(t, Options{})
+	cancelled := 0
+	for a, b := int64(1), int64(2); ; a, b = b, a+b {
+		ctx := &countingCtx{Context: context.Background(), after: a}
+		_, err := r.RenderView(ctx, d, "main", DirSource(mediaDir), io.Discard)
+		if err == nil {
+			if ctx.calls.Load() >= a {
+				t.Fatalf("render ended at check %d yet succeeded", a)
+			}
+			t.Logf("%d renders cancelled; one of %d checks ran to the end", cancelled, ctx.calls.Load())
+			break
+		}
+		var ie *InputError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &ie) {
+			t.Fatalf("ended at check %d: err %v, want context.Canceled", a, err)
+		}
+		cancelled++
+	}
+	if cancelled < 5 {
+		t.Errorf("only %d renders cancelled: the render checks its context too seldom to test", cancelled)
 	}
 }

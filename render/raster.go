@@ -163,8 +163,9 @@ func (r *Renderer) checkSVGCost(s *Scene) error {
 }
 
 // drawLayer draws one layer into the canvas; a fill uses up to workers goroutines.
-// An SVG layer stops with ctx's error once ctx ends; the others are bounded by the
-// canvas and checked between layers.
+// A picture's band workers and an SVG's rasterizer stop once ctx ends, and the layer
+// returns its error; fills and text are bounded by the canvas and checked between
+// layers.
 func (r *Renderer) drawLayer(ctx context.Context, canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer, workers int) error {
 	clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
 	if clip.Empty() {
@@ -175,8 +176,11 @@ func (r *Renderer) drawLayer(ctx context.Context, canvas *image.RGBA, toPx Matri
 	case LayerFill:
 		drawFill(canvas, clip, m, l, workers)
 	case LayerImage:
-		r.drawPicture(canvas, bounds(toPx, l.Clip), m, l)
+		r.drawPicture(ctx, canvas, bounds(toPx, l.Clip), m, l)
 		l.Image = nil
+		if err := ctx.Err(); err != nil {
+			return err // the picture's bands stopped part way
+		}
 	case LayerSVG:
 		if err := svg.Draw(ctx, canvas, l.SVG.Doc, m, clip, l.Opacity); err != nil {
 			return fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
