@@ -170,3 +170,53 @@ func TestMediaAdmissionNoDeadlock(t *testing.T) {
 	}
 	second.release()
 }
+
+// FuzzMediaAdmission: whatever the budget, the files' sizes and whether their length
+// is known, the budget is never exceeded, no byte is read before it is admitted, a
+// refusal is permanent, and releasing the hold gives everything back.
+func FuzzMediaAdmission(f *testing.F) {
+	f.Add(uint32(1<<20), uint32(150_000), uint8(8), false)
+	f.Add(uint32(1<<20), uint32(150_000), uint8(8), true)
+	f.Add(uint32(100), uint32(0), uint8(3), true)
+	f.Add(uint32(64), uint32(65), uint8(1), false)
+	f.Add(uint32(1), uint32(1), uint8(2), true)
+	f.Fuzz(func(t *testing.T, total, size uint32, files uint8, unknown bool) {
+		if total == 0 || size > 1<<24 || files > 32 {
+			return
+		}
+		b := NewBudget(int64(total))
+		h := &mediaHub{sizes: map[string]int64{}, unknown: unknown, bodies: map[string]*lazyBody{}}
+		adm := &mediaAdmission{b: b}
+		src := mediaSource{h: h, adm: adm}
+		for i := range int(files) {
+			id := string(rune('a' + i))
+			h.sizes[id] = int64(size)
+			rc, err := src.OpenMedia(context.Background(), hub.Media{ID: id})
+			if err == nil {
+				_, err = io.Copy(io.Discard, rc)
+				rc.Close()
+			}
+			if b.InUse() > int64(total) {
+				t.Fatalf("%d in use over the budget of %d", b.InUse(), total)
+			}
+			var read int64
+			for _, body := range h.bodies {
+				read += body.read
+			}
+			if read > adm.held {
+				t.Fatalf("%d bytes read, %d admitted", read, adm.held)
+			}
+			if err != nil {
+				var pe *PermanentError
+				if !errors.As(err, &pe) {
+					t.Fatalf("err %v, want a PermanentError", err)
+				}
+				break
+			}
+		}
+		adm.release()
+		if b.InUse() != 0 {
+			t.Fatalf("%d in use after release", b.InUse())
+		}
+	})
+}
