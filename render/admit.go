@@ -42,7 +42,7 @@ func (r *Renderer) PrepareView(ctx context.Context, d *model.DesignDetail, viewI
 	if err != nil {
 		return nil, err
 	}
-	p.SourceBytes = 0
+	p.SourceBytes = s.svgBytes
 	for _, pd := range pending {
 		p.SourceBytes += pd.bytes
 	}
@@ -52,7 +52,9 @@ func (r *Renderer) PrepareView(ctx context.Context, d *model.DesignDetail, viewI
 // Plan is the view's plan with SourceBytes measured from the media files' headers:
 // the decoded pixels at the decoder's own layout (16-bit PNG at 8 bytes a pixel, JPEG
 // planes, progressive JPEG coefficients), the 8-bit copy the renderer converts to,
-// a recoloured copy, and the file bytes themselves.
+// a recoloured copy, and the file bytes themselves; and for SVG files their bytes and
+// the memory their paths and drawing hold (svg.Doc.DrawBytes: a stroke of 600k
+// segments holds gigabytes while it is drawn).
 func (p *PreparedView) Plan() Plan { return p.plan }
 
 // Render decodes the measured media and writes the view to w as its export type. Only
@@ -113,7 +115,7 @@ func (p *PreparedView) decode(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := pd.decode(); err != nil {
+		if err := pd.decode(ctx); err != nil {
 			var ie *InputError
 			if errors.As(err, &ie) {
 				ie.ViewID = p.plan.ViewID

@@ -139,7 +139,7 @@ func TestDecodeRefusesMoreThanAdmitted(t *testing.T) {
 	file := encodePNG(t, image.NewNRGBA(image.Rect(0, 0, 300, 200)))
 	p := &pendingDecode{id: "m", kind: kindPNG, data: file, il: &ImageLayer{},
 		cfg: image.Config{ColorModel: color.NRGBAModel, Width: 30, Height: 20}}
-	err := p.decode()
+	err := p.decode(context.Background())
 	var ie *InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "larger than its header") {
 		t.Fatalf("err = %v, want an InputError for decoding beyond the header", err)

@@ -1,5 +1,7 @@
 package render
 
+import "context"
+
 // bandBuffers are one band worker's buffers, on every path that draws a picture in
 // bands (forEachBand, which hands each worker its own). drawTransformed: the ring of pass-1 values, the span of source
 // pixels, the coverage mask and its accumulation cells, the taps. scaleAxisAligned:
@@ -45,6 +47,18 @@ func (b *bandBuffers) taps(n int) ([]int, []float32) {
 	b.idx, b.w = grow(b.idx, n), grow(b.w, n)
 	return b.idx, b.w
 }
+
+// bandEnv is what the band workers of one picture draw share from their render: the
+// pool their buffers come from (nil: new ones), and the render's context, checked
+// before every band (nil: never); once it ends the workers take no more bands and the
+// draw returns, its picture partly drawn, for the caller to see the context's error.
+type bandEnv struct {
+	pool bufferPool
+	ctx  context.Context
+}
+
+// stopped reports whether the draw's context has ended.
+func (b bandEnv) stopped() bool { return b.ctx != nil && b.ctx.Err() != nil }
 
 // bufferPool is where a renderer keeps band buffers between draws: a *sync.Pool.
 type bufferPool interface {

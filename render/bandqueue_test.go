@@ -128,7 +128,7 @@ func TestForEachBandRunsWorkersAtOnce(t *testing.T) {
 			defer cancel()
 			var stuck atomic.Bool
 			area := image.Rect(0, 0, 40, 64*32) // 32 bands of 64 rows
-			forEachBand(area, 1, 1, tc.workers, tc.inRuns, func(int) (int, int) { return 0, 1 }, nil, func(*bandBuffers) func(by0, by1, r0, r1 int) {
+			forEachBand(area, 1, 1, tc.workers, tc.inRuns, func(int) (int, int) { return 0, 1 }, bandEnv{}, func(*bandBuffers) func(by0, by1, r0, r1 int) {
 				newBands.Add(1)
 				first := true
 				return func(by0, by1, r0, r1 int) {

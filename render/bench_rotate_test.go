@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"runtime"
@@ -30,7 +31,7 @@ func BenchmarkPicture300dpi(b *testing.B) {
 			l := pictureLayer(ycc, 1)
 			start := cpuTime(b)
 			for b.Loop() {
-				r.drawPicture(dst, Rect{0, 0, canvas, canvas}, m, l)
+				r.drawPicture(context.Background(), dst, Rect{0, 0, canvas, canvas}, m, l)
 			}
 			b.ReportMetric(float64(cpuTime(b)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 		})

@@ -54,6 +54,9 @@ type mediaCache struct {
 	viewID  string
 	byKey   map[string]*source
 	pending []*pendingDecode
+	// svgBytes is the memory of the SVG documents read: their files and what
+	// drawing them holds (svg.Doc.DrawBytes).
+	svgBytes int64
 }
 
 func newMediaCache(r *Renderer, src MediaSource, viewID string) *mediaCache {
@@ -83,6 +86,9 @@ func (c *mediaCache) get(ctx context.Context, m model.Media, tint string) (*sour
 	c.byKey[key] = s
 	if p != nil {
 		c.pending = append(c.pending, p)
+	}
+	if s.doc != nil {
+		c.svgBytes += int64(len(data)) + s.doc.DrawBytes()
 	}
 	return s, nil
 }
@@ -156,7 +162,7 @@ func (r *Renderer) decodeMedia(data []byte, m model.Media, tint string) (*source
 	if err != nil || p == nil {
 		return s, err
 	}
-	if err := p.decode(); err != nil {
+	if err := p.decode(context.Background()); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -204,7 +210,7 @@ func (r *Renderer) measureMedia(data []byte, m model.Media, tint string) (*sourc
 		o = jpegOrientation(data)
 	}
 	src.orient, src.w, src.h = orientation(o, float64(cfg.Width), float64(cfg.Height))
-	p := &pendingDecode{id: m.ID, kind: kind, data: data, tint: tint, cfg: cfg, il: il}
+	p := &pendingDecode{id: m.ID, kind: kind, data: data, tint: tint, cfg: cfg, il: il, maxScans: r.opts.MaxJPEGScans}
 	p.bytes = decodedBytes(kind, cfg, data, tint != "") + int64(len(data))
 	return src, p, nil
 }
@@ -221,19 +227,28 @@ type pendingDecode struct {
 	// rows, when > 0, is how many of a JPEG's stored pixel rows from the top the
 	// drawing reads (limitRows); the rows below are left undecoded.
 	rows int
+	// maxScans caps a JPEG's scans (Options.MaxJPEGScans).
+	maxScans int
 }
 
 // decode decodes the file into the layer image. The decoder reads the same bytes whose
 // header was measured; a decoded image larger than that header (a codec that trusts
 // something else than the header) is refused rather than drawn, since its memory was
-// never admitted.
-func (p *pendingDecode) decode() error {
+// never admitted. A JPEG's decoding stops with ctx's error once ctx ends, and is
+// refused past maxScans scans; the other codecs' work is bounded by the picture's
+// size (MaxSourcePixels).
+func (p *pendingDecode) decode(ctx context.Context) error {
 	_, decode, _ := rasterCodec(p.kind)
-	if p.kind == kindJPEG && p.rows > 0 {
-		decode = func(r io.Reader) (image.Image, error) { return jpegdec.DecodeRows(r, p.rows) }
+	if p.kind == kindJPEG {
+		decode = func(r io.Reader) (image.Image, error) {
+			return jpegdec.DecodeContext(ctx, r, jpegdec.Options{Rows: p.rows, MaxScans: p.maxScans})
+		}
 	}
 	img, err := decode(bytes.NewReader(p.data))
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return fmt.Errorf("render: media %s: decoding stopped: %w", p.id, err)
+		}
 		return inputErr("", "", err, "media %s: cannot decode %s", p.id, p.kind)
 	}
 	if b := img.Bounds(); b.Dx() > p.cfg.Width || b.Dy() > p.cfg.Height {

@@ -85,7 +85,7 @@ func TestRotatedDrawAllocatesOneSourceCopy(t *testing.T) {
 			poly := clipPolygon(placedQuad(m, w, h), Rect{0, 0, 400, 400})
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			drawTransformed(dst, dst.Rect, poly, tc.src, m, 1, 1, nil)
+			drawTransformed(dst, dst.Rect, poly, tc.src, m, 1, 1, bandEnv{})
 			runtime.ReadMemStats(&after)
 			got := after.TotalAlloc - before.TotalAlloc
 			t.Logf("%s %g°: %d bytes", tc.name, deg, got)

@@ -24,6 +24,9 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 	if float64(s.WidthPx)*float64(s.HeightPx) > float64(r.opts.MaxPixels) {
 		return nil, inputErr(s.ViewID, "", nil, "output %dx%d px exceeds the cap", s.WidthPx, s.HeightPx)
 	}
+	if err := r.checkSVGCost(s); err != nil {
+		return nil, err
+	}
 	canvas := image.NewRGBA(image.Rect(0, 0, s.WidthPx, s.HeightPx))
 	toPx := s.ToPixel()
 	// While pictures are being decoded on their own goroutine, the layers below them
@@ -105,7 +108,7 @@ func (r *Renderer) Rasterize(ctx context.Context, s *Scene) (*image.RGBA, error)
 					return err
 				}
 			}
-			if err := r.drawLayer(canvas, toPx, s, l, workers); err != nil {
+			if err := r.drawLayer(ctx, canvas, toPx, s, l, workers); err != nil {
 				return err
 			}
 			drawn = true
@@ -133,8 +136,37 @@ func touchPages(p []byte) {
 	}
 }
 
+// checkSVGCost refuses a scene whose SVG layers would cost more drawing work than
+// Options.MaxSVGCost (svg.DrawCost, summed over the layers at the scene's pixel
+// size), before its canvas is allocated.
+func (r *Renderer) checkSVGCost(s *Scene) error {
+	toPx := s.ToPixel()
+	canvas := image.Rect(0, 0, s.WidthPx, s.HeightPx)
+	total := 0.0
+	for i := range s.Layers {
+		l := &s.Layers[i]
+		if l.Kind != LayerSVG {
+			continue
+		}
+		clip := pixelRect(toPx, l.Clip).Intersect(canvas)
+		if clip.Empty() {
+			continue
+		}
+		total += svg.DrawCost(l.SVG.Doc, toPx.Mul(l.Transform), clip, l.Opacity)
+		if total > float64(r.opts.MaxSVGCost) {
+			return inputErr(s.ViewID, l.ElementID, nil,
+				"its SVG drawing would cost %.3g pixel operations at %dx%d px, over the cap of %.3g (too many or too large shapes for the output size)",
+				total, s.WidthPx, s.HeightPx, float64(r.opts.MaxSVGCost))
+		}
+	}
+	return nil
+}
+
 // drawLayer draws one layer into the canvas; a fill uses up to workers goroutines.
-func (r *Renderer) drawLayer(canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer, workers int) error {
+// A picture's band workers and an SVG's rasterizer stop once ctx ends, and the layer
+// returns its error; fills and text are bounded by the canvas and checked between
+// layers.
+func (r *Renderer) drawLayer(ctx context.Context, canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer, workers int) error {
 	clip := pixelRect(toPx, l.Clip).Intersect(canvas.Bounds())
 	if clip.Empty() {
 		return nil
@@ -144,10 +176,15 @@ func (r *Renderer) drawLayer(canvas *image.RGBA, toPx Matrix, s *Scene, l *Layer
 	case LayerFill:
 		drawFill(canvas, clip, m, l, workers)
 	case LayerImage:
-		r.drawPicture(canvas, bounds(toPx, l.Clip), m, l)
+		r.drawPicture(ctx, canvas, bounds(toPx, l.Clip), m, l)
 		l.Image = nil
+		if err := ctx.Err(); err != nil {
+			return err // the picture's bands stopped part way
+		}
 	case LayerSVG:
-		svg.Draw(canvas, l.SVG.Doc, m, clip, l.Opacity)
+		if err := svg.Draw(ctx, canvas, l.SVG.Doc, m, clip, l.Opacity); err != nil {
+			return fmt.Errorf("render: view %s: element %s: %w", s.ViewID, l.ElementID, err)
+		}
 	case LayerText:
 		sh := r.shapers.get()
 		err := drawText(canvas, clip, m, l, sh)
@@ -224,7 +261,7 @@ func (r *Renderer) drawMarked(ctx context.Context, s *Scene, canvas *image.RGBA,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := r.drawLayer(canvas, toPx, s, &s.Layers[j], workers); err != nil {
+		if err := r.drawLayer(ctx, canvas, toPx, s, &s.Layers[j], workers); err != nil {
 			return err
 		}
 	}

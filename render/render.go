@@ -46,6 +46,12 @@ const (
 	DefaultMaxSourcePixels = 250_000_000
 	DefaultMaxMediaBytes   = 256 << 20
 	MinDPI, MaxDPI         = 1, 2400
+	// DefaultMaxJPEGScans bounds a JPEG's scans: libjpeg's progressive scripts
+	// write about 10, and each scan is a pass over every block of the picture.
+	DefaultMaxJPEGScans = 100
+	// DefaultMaxSVGCost bounds the drawing work of one raster output's SVG layers
+	// (svg.DrawCost): about 40 s to 150 s of one core.
+	DefaultMaxSVGCost = svg.DefaultMaxDrawCost
 )
 
 // Options are the renderer's settings.
@@ -64,6 +70,13 @@ type Options struct {
 	MaxSourcePixels int64
 	// MaxMediaBytes caps the bytes read from one media file.
 	MaxMediaBytes int64
+	// MaxJPEGScans caps a JPEG's scans (DefaultMaxJPEGScans when 0); a file with
+	// more is refused before the scan past the cap is decoded.
+	MaxJPEGScans int
+	// MaxSVGCost caps the drawing work of a raster output's SVG layers, in
+	// svg.DrawCost's pixel operations (DefaultMaxSVGCost when 0); a view over it
+	// is refused before its canvas is allocated.
+	MaxSVGCost int64
 	// SVG caps SVG documents (size, elements, depth).
 	SVG svg.Limits
 	// FontDirs are extra font folders; families are read from the files' name tables.
@@ -92,6 +105,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxMediaBytes == 0 {
 		o.MaxMediaBytes = DefaultMaxMediaBytes
+	}
+	if o.MaxJPEGScans == 0 {
+		o.MaxJPEGScans = DefaultMaxJPEGScans
+	}
+	if o.MaxSVGCost == 0 {
+		o.MaxSVGCost = DefaultMaxSVGCost
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -122,6 +141,12 @@ func (o Options) Validate() error {
 	}
 	if o.MaxMediaBytes < 0 {
 		errs = append(errs, fmt.Errorf("render: max media bytes %d is negative", o.MaxMediaBytes))
+	}
+	if o.MaxJPEGScans < 0 {
+		errs = append(errs, fmt.Errorf("render: max JPEG scans %d is negative", o.MaxJPEGScans))
+	}
+	if o.MaxSVGCost < 0 {
+		errs = append(errs, fmt.Errorf("render: max SVG cost %d is negative", o.MaxSVGCost))
 	}
 	return errors.Join(errs...)
 }

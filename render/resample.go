@@ -21,9 +21,9 @@ import (
 // the kernel widens by the shrink factor, so every source pixel contributes.
 // Sources without transparency take scaleOpaque's integer path.
 //
-// pool keeps the band workers' buffers across draws (bandBuffers); nil: each draw
-// allocates its own.
-func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a, e, d, f float64, workers int, pool bufferPool) {
+// bd keeps the band workers' buffers across draws (bandBuffers) and stops them when
+// the render's context ends (bandEnv).
+func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a, e, d, f float64, workers int, bd bandEnv) {
 	sb := src.Bounds()
 	sw, sh := sb.Dx(), sb.Dy()
 	// Output pixels whose centres map inside the source.
@@ -44,13 +44,13 @@ func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a,
 			// a time (orientedView.columnRows).
 			newFetch = func() func(int, []uint8) { return v.columnRows(fetch) }
 		}
-		scaleOpaque(dst, area, newFetch, sw, sh, cols, rows, d, workers, pool)
+		scaleOpaque(dst, area, newFetch, sw, sh, cols, rows, d, workers, bd)
 		return
 	}
 	fetch := rowFetcher(src)
 
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
-	forEachBand(area, d, sh, workers, false, span, pool, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
+	forEachBand(area, d, sh, workers, false, span, bd, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
 		bb.srcRowF = grow(bb.srcRowF, 4*sw)
 		srcRow := bb.srcRowF
 		return func(by0, by1, r0, r1 int) {
@@ -122,12 +122,12 @@ const (
 // takes about half the time of the float path (85 against 180 ms on one core).
 //
 // newFetch returns a row fetcher for one band worker.
-func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int, pool bufferPool) {
+func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int, bd bandEnv) {
 	cols := newRowPlan(fixedWeights(colsF, hBits), 3*sw)
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
-	forEachBand(area, d, sh, workers, false, span, pool, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
+	forEachBand(area, d, sh, workers, false, span, bd, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
 		// Padded: the SIMD kernel loads 16 bytes for a column's 12.
 		bb.spanBuf = grow(bb.spanBuf, 3*sw+rowPad)
 		srcRow := bb.spanBuf
@@ -159,15 +159,16 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 
 // forEachBand splits area's output rows into bands whose source rows stay under
 // about 256 (d is the vertical scale) and runs them on up to workers goroutines.
-// Each goroutine calls newBand once with its own scratch buffers, taken from pool
+// Each goroutine calls newBand once with its own scratch buffers, taken from bd.pool
 // (bandBuffers; nil: new ones) and put back there once every band is done, then runs
-// the returned func on the bands it takes: output rows [by0, by1) and the source rows
-// [r0, r1) they read, as span(y) gives each output row's first tap and tap count.
+// the returned func on the bands it takes, until none is left or bd.ctx ends: output
+// rows [by0, by1) and the source rows [r0, r1) they read, as span(y) gives each
+// output row's first tap and tap count.
 // With inRuns each goroutine takes a run of neighbouring bands of its own (bandQueue):
 // for the rotated path's column bands, whose edges share canvas lines. Row bands,
 // which share none but where they meet, go in turn: in runs, an unrotated two-worker
 // draw took 2 % longer (40 interleaved runs).
-func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, span func(y int) (start, n int), pool bufferPool, newBand func(*bandBuffers) func(by0, by1, r0, r1 int)) {
+func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, span func(y int) (start, n int), bd bandEnv, newBand func(*bandBuffers) func(by0, by1, r0, r1 int)) {
 	bandRows := max(1, min(64, int(256*d)))
 	nBands := (area.Dy() + bandRows - 1) / bandRows
 	runs := 1
@@ -175,7 +176,7 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, 
 		runs = workers
 	}
 	q := newBandQueue(nBands, runs)
-	bufs := takeBandBuffers(pool, max(1, min(workers, nBands)))
+	bufs := takeBandBuffers(bd.pool, max(1, min(workers, nBands)))
 	var wg sync.WaitGroup
 	for w, bb := range bufs {
 		wg.Go(func() {
@@ -183,7 +184,7 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, 
 			t := q.taker(w % len(q.runs))
 			for {
 				bi, ok := t.next()
-				if !ok {
+				if !ok || bd.stopped() {
 					return
 				}
 				by0 := area.Min.Y + bi*bandRows
@@ -198,7 +199,7 @@ func forEachBand(area image.Rectangle, d float64, sh, workers int, inRuns bool, 
 		})
 	}
 	wg.Wait()
-	putBandBuffers(pool, bufs)
+	putBandBuffers(bd.pool, bufs)
 }
 
 // rowPlan is the horizontal pass of scaleOpaque: each output column's taps, and the

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -87,8 +88,8 @@ func TestQuarterTurnMatchesGeneralPath(t *testing.T) {
 				got := image.NewRGBA(image.Rect(0, 0, 200, 180))
 				want := image.NewRGBA(got.Rect)
 				r := newRenderer(t, Options{Workers: 3})
-				r.drawPicture(got, clip, m, pictureLayer(src, 1))
-				drawTransformed(want, want.Rect, clipPolygon(placedQuad(m, 80, 60), clip), src, m, 1, 3, nil)
+				r.drawPicture(context.Background(), got, clip, m, pictureLayer(src, 1))
+				drawTransformed(want, want.Rect, clipPolygon(placedQuad(m, 80, 60), clip), src, m, 1, 3, bandEnv{})
 				worst, drawn := 0, 0
 				for i := range got.Pix {
 					d := int(got.Pix[i]) - int(want.Pix[i])
@@ -214,8 +215,8 @@ func TestOrientedViewDrawsAsCopy(t *testing.T) {
 				got.Pix[i], want.Pix[i] = uint8(i), uint8(i)
 			}
 			r := newRenderer(t, Options{Workers: 3})
-			r.drawPicture(got, clip, m, pictureLayer(src, opacity))
-			r.drawPicture(want, clip, n, pictureLayer(orientedRGBA(src, image.Rect(0, 0, w, h), swap, flipX, flipY), opacity))
+			r.drawPicture(context.Background(), got, clip, m, pictureLayer(src, opacity))
+			r.drawPicture(context.Background(), want, clip, n, pictureLayer(orientedRGBA(src, image.Rect(0, 0, w, h), swap, flipX, flipY), opacity))
 			if string(got.Pix) != string(want.Pix) {
 				t.Errorf("%v opacity %g: drawn through the view differs from the copy", rot, opacity)
 			}

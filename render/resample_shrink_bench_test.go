@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"image"
 	"math/rand/v2"
 	"runtime"
@@ -24,7 +25,7 @@ func BenchmarkPictureShrink300dpi(b *testing.B) {
 	l := pictureLayer(ycc, 1)
 	start := cpuTime(b)
 	for b.Loop() {
-		r.drawPicture(dst, Rect{0, 0, canvasW, canvasH}, m, l)
+		r.drawPicture(context.Background(), dst, Rect{0, 0, canvasW, canvasH}, m, l)
 	}
 	b.ReportMetric(float64(cpuTime(b)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }

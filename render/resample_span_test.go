@@ -159,8 +159,8 @@ func TestSpanSourcesMatchRGBA(t *testing.T) {
 					got.Pix[i] = uint8(i * 7)
 				}
 				copy(want.Pix, got.Pix)
-				drawTransformed(got, got.Rect, poly, src, m, 1, 3, nil)
-				drawTransformed(want, want.Rect, poly, ref, m, 1, 3, nil)
+				drawTransformed(got, got.Rect, poly, src, m, 1, 3, bandEnv{})
+				drawTransformed(want, want.Rect, poly, ref, m, 1, 3, bandEnv{})
 				if !bytes.Equal(got.Pix, want.Pix) {
 					t.Errorf("drawn from %s differs from the RGBA conversion", name)
 				}

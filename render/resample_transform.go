@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"image"
 	"image/draw"
 	"math"
@@ -34,7 +35,8 @@ import (
 // edges. Unrotated opaque placements draw their fully covered interior on the fast
 // separable path (scaleAxisAligned) and only the one-pixel ring of partly covered
 // pixels through the general path.
-func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
+func (r *Renderer) drawPicture(ctx context.Context, dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
+	bd := bandEnv{pool: r.bandBufs, ctx: ctx}
 	src := l.Image.Image
 	sw, sh := float64(l.Image.Width), float64(l.Image.Height)
 	poly := clipPolygon(placedQuad(m, sw, sh), clip)
@@ -56,7 +58,7 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 		img.Width, img.Height = img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
 		turned := *l
 		turned.Image = &img
-		r.drawPicture(dst, clip, n, &turned)
+		r.drawPicture(ctx, dst, clip, n, &turned)
 		return
 	}
 	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
@@ -65,7 +67,7 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 		x0, y0, x1, y1 := polyBox(poly)
 		inner := image.Rect(int(math.Ceil(x0)), int(math.Ceil(y0)), int(math.Floor(x1)), int(math.Floor(y1))).Intersect(area)
 		if !inner.Empty() {
-			scaleAxisAligned(dst, inner, src, m[0], m[4], m[3], m[5], r.opts.Workers, r.bandBufs)
+			scaleAxisAligned(dst, inner, src, m[0], m[4], m[3], m[5], r.opts.Workers, bd)
 			for _, ring := range [4]image.Rectangle{
 				image.Rect(area.Min.X, area.Min.Y, area.Max.X, inner.Min.Y),
 				image.Rect(area.Min.X, inner.Max.Y, area.Max.X, area.Max.Y),
@@ -73,13 +75,13 @@ func (r *Renderer) drawPicture(dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
 				image.Rect(inner.Max.X, inner.Min.Y, area.Max.X, inner.Max.Y),
 			} {
 				if !ring.Empty() {
-					drawTransformed(dst, ring, poly, src, m, 1, r.opts.Workers, r.bandBufs)
+					drawTransformed(dst, ring, poly, src, m, 1, r.opts.Workers, bd)
 				}
 			}
 			return
 		}
 	}
-	drawTransformed(dst, area, poly, src, m, l.Opacity, r.opts.Workers, r.bandBufs)
+	drawTransformed(dst, area, poly, src, m, l.Opacity, r.opts.Workers, bd)
 }
 
 // placedQuad is the source rectangle (0, 0, w, h) mapped by m: four corners in order.
@@ -234,7 +236,7 @@ func (k kernel1D) maxTaps() int { return int(2*math.Ceil(k.support)) + 2 }
 
 // drawTransformed draws src through m into the pixels of area that the polygon poly
 // (the placed picture cut by the clip) touches, weighted by coverage and opacity.
-func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, src image.Image, m Matrix, opacity float64, workers int, pool bufferPool) {
+func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, src image.Image, m Matrix, opacity float64, workers int, bd bandEnv) {
 	inv, ok := m.Invert()
 	if !ok {
 		return
@@ -323,7 +325,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	// Bands of 64 columns (d = 1): each band computes its own source rows with rows,
 	// so forEachBand's per-line span is not needed.
 	noSpan := func(int) (int, int) { return 0, 0 }
-	forEachBand(transposed, 1, sh, workers, true, noSpan, pool, func(bb *bandBuffers) func(bx0, bx1, _, _ int) {
+	forEachBand(transposed, 1, sh, workers, true, noSpan, bd, func(bb *bandBuffers) func(bx0, bx1, _, _ int) {
 		idx, w := bb.taps(max(kx.maxTaps(), ky.maxTaps()))
 		fetchSpan := fetchSpan
 		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {

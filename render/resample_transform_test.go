@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -44,7 +45,7 @@ func TestTransformMatchesDirect2D(t *testing.T) {
 			got := image.NewRGBA(want.Rect)
 			xdraw.CatmullRom.Transform(want, f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}, src, src.Bounds(), xdraw.Over, nil)
 			poly := clipPolygon(placedQuad(m, 80, 60), Rect{0, 0, 200, 180})
-			drawTransformed(got, got.Rect, poly, src, m, 1, 3, nil)
+			drawTransformed(got, got.Rect, poly, src, m, 1, 3, bandEnv{})
 			// Compare pixels at least 3 output pixels inside the picture (both
 			// kernels see the same source there).
 			inner := clipPolygon(placedQuad(m, 80, 60), Rect{0, 0, 200, 180})
@@ -137,7 +138,7 @@ func TestClipBetweenPixels(t *testing.T) {
 			if tc.name == "opacity path" {
 				l.Opacity = 0.999 // the general path even though unrotated
 			}
-			r.drawPicture(dst, Rect{X: 10.5, Y: 0, W: 20, H: 40}, tc.m, l)
+			r.drawPicture(context.Background(), dst, Rect{X: 10.5, Y: 0, W: 20, H: 40}, tc.m, l)
 			for y := 5; y < 35; y++ {
 				for _, c := range []struct {
 					x, lo, hi int
@@ -160,7 +161,7 @@ func TestRotatedEdgeCoverage(t *testing.T) {
 	src := solidSource(120, 80, color.RGBA{0, 0, 255, 255})
 	m := svg.Translate(100, 100).Mul(svg.Rotate(30)).Mul(svg.Scale(1.3, 1.3)).Mul(svg.Translate(-60, -40))
 	dst := image.NewRGBA(image.Rect(0, 0, 200, 200))
-	r.drawPicture(dst, Rect{0, 0, 200, 200}, m, pictureLayer(src, 1))
+	r.drawPicture(context.Background(), dst, Rect{0, 0, 200, 200}, m, pictureLayer(src, 1))
 	poly := placedQuad(m, 120, 80)
 	partial, worst := 0, 0
 	for y := range 200 {
@@ -252,7 +253,7 @@ func TestRotatedSameForAnyWorkers(t *testing.T) {
 		for _, workers := range []int{1, 2, 3, 5} {
 			r := newRenderer(t, Options{Workers: workers})
 			dst := image.NewRGBA(image.Rect(0, 0, 900, 900))
-			r.drawPicture(dst, Rect{0, 0, 900, 900}, m, pictureLayer(src, 1))
+			r.drawPicture(context.Background(), dst, Rect{0, 0, 900, 900}, m, pictureLayer(src, 1))
 			if want == nil {
 				want = dst.Pix
 				if slices.Max(want) == 0 {
@@ -314,9 +315,9 @@ func TestPicturesSameThroughKeptBuffers(t *testing.T) {
 		b := d.src.Bounds()
 		m := svg.Translate(450, 450).Mul(svg.Rotate(d.deg)).Mul(svg.Scale(d.scale, d.scale)).Mul(svg.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2))
 		got := image.NewRGBA(image.Rect(0, 0, 900, 900))
-		kept.drawPicture(got, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
+		kept.drawPicture(context.Background(), got, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
 		want := image.NewRGBA(got.Rect)
-		newRenderer(t, Options{Workers: 3}).drawPicture(want, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
+		newRenderer(t, Options{Workers: 3}).drawPicture(context.Background(), want, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
 		if slices.Max(want.Pix) == 0 {
 			t.Fatalf("draw %d: nothing drawn", i)
 		}
@@ -354,7 +355,7 @@ func TestBandBuffersGoBack(t *testing.T) {
 	// mask), or are new (none).
 	draw := func(workers int) (given []*bandBuffers, reused int) {
 		var mu sync.Mutex
-		forEachBand(area, 1, 1, workers, false, func(int) (int, int) { return 0, 1 }, pool, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
+		forEachBand(area, 1, 1, workers, false, func(int) (int, int) { return 0, 1 }, bandEnv{pool: pool}, func(bb *bandBuffers) func(by0, by1, r0, r1 int) {
 			mu.Lock()
 			given = append(given, bb)
 			if len(bb.mask) == 7 {

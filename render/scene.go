@@ -52,6 +52,9 @@ type Scene struct {
 	// (PreparedView.Render) and returns the decoding's error; Rasterize calls it
 	// before drawing the first picture.
 	awaitMedia func() error
+	// svgBytes is the memory of the scene's SVG documents (mediaCache.svgBytes),
+	// counted in the prepared plan's SourceBytes.
+	svgBytes int64
 	// finalRows, when set, is told of canvas rows no layer will change any more
 	// while Rasterize still draws others (the rows the first picture and the layers
 	// after it leave alone, once the layers ahead of it are drawn), so that the PNG

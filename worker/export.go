@@ -318,13 +318,13 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 		attribute.String("printworker.view", x.v.ID),
 		attribute.String("printworker.export.type", x.v.Export.Type),
 		attribute.Float64("printworker.export.dpi", x.v.Export.DPI)))
-	prep, err := x.r.PrepareView(sctx, x.d, x.v.ID, mediaSource{x.h})
+	// The media are admitted one by one as they are read, then the hold grows to the
+	// render's peak (which counts them).
+	adm := &mediaAdmission{b: w.budget}
+	defer adm.release()
+	prep, err := x.r.PrepareView(sctx, x.d, x.v.ID, mediaSource{h: x.h, adm: adm})
 	if err == nil {
-		var release func()
-		release, err = w.budget.Acquire(ctx, prep.Plan().PeakBytes())
-		if err == nil {
-			defer release()
-		}
+		err = adm.growTo(ctx, prep.Plan().PeakBytes())
 	}
 	if err != nil {
 		endSpan(span, err)

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"iter"
 
@@ -110,13 +111,60 @@ func (l *limitedHub) DeleteTemplate(ctx context.Context, id string) error {
 	return l.call(ctx, hub.OpDeleteTemplate, func() error { return l.h.DeleteTemplate(ctx, id) })
 }
 
-// mediaSource adapts a hub to the renderer's media source.
-type mediaSource struct{ h Hub }
+// mediaSource adapts a hub to the renderer's media source. With an admission, each
+// file is admitted against the memory budget before its bytes are held: a file whose
+// Content-Length is known is admitted whole before a byte is read (and one larger than
+// the budget refused unread), one of unknown length a chunk at a time while it is read.
+type mediaSource struct {
+	h   Hub
+	adm *mediaAdmission
+}
+
+// mediaChunk is what a body of unknown length is admitted by at a time, at most a
+// 64th of the budget: a file admits less than a chunk more than it holds.
+const mediaChunk = 1 << 20
 
 func (m mediaSource) OpenMedia(ctx context.Context, media hub.Media) (io.ReadCloser, error) {
 	d, err := m.h.OpenMedia(ctx, media)
 	if err != nil {
 		return nil, err
 	}
-	return d.Body, nil
+	if m.adm == nil {
+		return d.Body, nil
+	}
+	if d.Length >= 0 {
+		if err := m.adm.grow(ctx, d.Length, "media "+media.ID+" of "+fmt.Sprint(d.Length>>20)+" MiB makes the render's media"); err != nil {
+			d.Body.Close()
+			return nil, err
+		}
+		// A body longer than its Content-Length is cut there by net/http.
+		return d.Body, nil
+	}
+	return &admittedBody{ctx: ctx, body: d.Body, adm: m.adm, id: media.ID}, nil
 }
+
+// admittedBody admits a media body of unknown length a chunk at a time, before the
+// bytes of each chunk are read.
+type admittedBody struct {
+	ctx      context.Context
+	body     io.ReadCloser
+	adm      *mediaAdmission
+	id       string
+	read     int64 // bytes read so far
+	admitted int64 // bytes admitted so far
+}
+
+func (a *admittedBody) Read(p []byte) (int, error) {
+	if a.read+int64(len(p)) > a.admitted {
+		n := max(min(mediaChunk, a.adm.b.total/64), a.read+int64(len(p))-a.admitted)
+		if err := a.adm.grow(a.ctx, n, "media "+a.id+" makes the render's media"); err != nil {
+			return 0, err
+		}
+		a.admitted += n
+	}
+	n, err := a.body.Read(p)
+	a.read += int64(n)
+	return n, err
+}
+
+func (a *admittedBody) Close() error { return a.body.Close() }

@@ -371,6 +371,7 @@ type renderFlags struct {
 	basis, lang string
 	strict      bool
 	maxPixels   int64
+	maxSVGCost  int64
 	fontDirs    stringList
 	fallback    string
 	fallbackDir stringList
@@ -385,6 +386,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.StringVar(&r.lang, "render-lang", "", "language of text values drawn (default: each value's first)")
 	fs.BoolVar(&r.strict, "render-strict", false, "fail a render on an unknown font or a character no font has, instead of falling back with a warning")
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
+	fs.Int64Var(&r.maxSVGCost, "render-max-svg-cost", render.DefaultMaxSVGCost, "most drawing work a raster output's SVG layers may cost, in pixel operations (about 4-15 ns each); more is refused before drawing")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
 	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
 	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto and Symbola folders, where present)")
@@ -395,7 +397,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 }
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
-	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels,
+	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels, MaxSVGCost: r.maxSVGCost,
 		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers, PNGSpeed: r.pngSpeed})
 	if err != nil {
 		return nil, usageError(err.Error())

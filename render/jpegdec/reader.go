@@ -25,6 +25,10 @@
 //     holding the last of them, and no block below them is transformed (for
 //     progressive or non-interleaved files every scan is still read). The rows below
 //     are left zero in the returned image, which keeps its full size.
+//   - DecodeContext bounds the work a hostile file can cost: it refuses a file with
+//     more scans than Options.MaxScans before decoding the scan past the limit (as
+//     libjpeg-turbo's max_scans does), and stops within one MCU row (one block row
+//     when the progressive blocks are transformed) once its context ends.
 //   - Blocks are decoded in place instead of copied in and out, the encoder is left
 //     out, nothing is registered with package image (the renderer picks its codecs by
 //     the sniffed magic bytes), and YCbCrK to CMYK uses color.YCbCrToRGB where
@@ -34,6 +38,8 @@
 package jpegdec
 
 import (
+	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"io"
@@ -48,6 +54,14 @@ func (e FormatError) Error() string { return "invalid JPEG format: " + string(e)
 type UnsupportedError string
 
 func (e UnsupportedError) Error() string { return "unsupported JPEG feature: " + string(e) }
+
+// ScanLimitError is returned for a file with more scans than Options.MaxScans allows;
+// the scan past the limit is not decoded.
+type ScanLimitError struct{ Limit int }
+
+func (e *ScanLimitError) Error() string {
+	return fmt.Sprintf("JPEG has more than %d scans, the limit (progressive files have about 10)", e.Limit)
+}
 
 var errUnsupportedSubsamplingRatio = UnsupportedError("luma/chroma subsampling ratio")
 
@@ -181,6 +195,21 @@ type decoder struct {
 	// pipeMin is the smallest sequential scan, in blocks, whose blocks are stored on
 	// a second goroutine (pipeMinBlocks; the tests lower it); < 0: never.
 	pipeMin int
+	// ctx, when not nil, is checked once per scan and per MCU row (per block row
+	// while progressive blocks are transformed): decoding stops with its error.
+	ctx context.Context
+	// maxScans, when > 0, is how many scans a file may have; scans counts the scans
+	// begun, decoded those whose blocks were all read.
+	maxScans       int
+	scans, decoded int
+}
+
+// ctxErr is the decoder's context's error, nil without a context.
+func (d *decoder) ctxErr() error {
+	if d.ctx == nil {
+		return nil
+	}
+	return d.ctx.Err()
 }
 
 // fill fills up the d.bytes.buf buffer from the underlying io.Reader. It
@@ -659,7 +688,17 @@ func (d *decoder) decode(r io.Reader, configOnly bool) (image.Image, error) {
 			if configOnly {
 				return nil, nil
 			}
+			d.scans++
+			if d.maxScans > 0 && d.scans > d.maxScans {
+				return nil, &ScanLimitError{Limit: d.maxScans}
+			}
+			if err := d.ctxErr(); err != nil {
+				return nil, err
+			}
 			err = d.processSOS(n)
+			if err == nil {
+				d.decoded++
+			}
 			if err == nil && d.stopped {
 				// Every row wanted is decoded; the rest of the file is not read.
 				return d.finish()
@@ -838,6 +877,25 @@ func DecodeRows(r io.Reader, rows int) (image.Image, error) {
 
 func decodeWith(r io.Reader, rows, pipeMin int) (image.Image, error) {
 	d := &decoder{rowLimit: max(rows, 0), pipeMin: pipeMin}
+	return d.decode(r, false)
+}
+
+// Options are DecodeContext's settings.
+type Options struct {
+	// Rows is how many pixel rows from the top the caller needs, as for DecodeRows
+	// (<= 0: all of them).
+	Rows int
+	// MaxScans, when > 0, refuses a file with more scans with a *ScanLimitError,
+	// before the first scan past the limit is decoded. A sequential file has one
+	// scan per component at most; libjpeg's progressive scripts write about 10.
+	MaxScans int
+}
+
+// DecodeContext is DecodeRows with a bound on the work: it refuses files with more
+// than o.MaxScans scans, and returns ctx's error within one MCU row of work once ctx
+// ends (the inverse DCT goroutine of a sequential scan is joined before it returns).
+func DecodeContext(ctx context.Context, r io.Reader, o Options) (image.Image, error) {
+	d := &decoder{rowLimit: max(o.Rows, 0), pipeMin: pipeMinBlocks, ctx: ctx, maxScans: o.MaxScans}
 	return d.decode(r, false)
 }
 

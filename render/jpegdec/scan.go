@@ -190,6 +190,9 @@ func (d *decoder) scanBlocks(pipe *idctPipe, scan *[maxComponents]scanComp, nCom
 		last int32
 	)
 	for my := 0; my < myy; my++ {
+		if err := d.ctxErr(); err != nil {
+			return err
+		}
 		for mx := 0; mx < mxx; mx++ {
 			for i := 0; i < nComp; i++ {
 				compIndex := scan[i].compIndex
@@ -605,6 +608,9 @@ func (d *decoder) reconstructProgressiveRows(y0, y1 int) error {
 		h := 8 * d.comp[0].h / d.comp[i].h
 		stride := mxx * d.comp[i].h
 		for by := (y0 + v - 1) / v; by*v < y1; by++ {
+			if err := d.ctxErr(); err != nil {
+				return err
+			}
 			for bx := 0; bx*h < d.width; bx++ {
 				if err := d.reconstructBlock(&d.progCoeffs[i][by*stride+bx], bx, by, i); err != nil {
 					return err

@@ -1,6 +1,7 @@
 package svg
 
 import (
+	"context"
 	"image"
 	"image/draw"
 	"math"
@@ -33,29 +34,165 @@ const evenOddSamples = 16
 //
 // Group opacity is applied per shape, so overlapping shapes inside a
 // translucent group show through each other (see docs/svg.md).
-func Draw(dst *image.RGBA, d *Doc, m Matrix, clip image.Rectangle, opacity float64) {
+//
+// Bounded work: ctx is checked before every shape, every band of rows and
+// every few thousand edges; once it ends Draw returns its error, leaving dst
+// partly drawn. DrawCost tells a caller the work before it draws.
+func Draw(ctx context.Context, dst *image.RGBA, d *Doc, m Matrix, clip image.Rectangle, opacity float64) error {
 	clip = clip.Intersect(dst.Bounds())
 	if clip.Empty() || opacity <= 0 {
-		return
+		return nil
 	}
-	r := &rasterizer{}
 	scale := m.meanScale()
 	if scale == 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
-		return
+		return nil
 	}
+	r := &rasterizer{ctx: ctx}
 	for _, s := range d.Shapes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		alpha := s.Opacity * opacity
 		if alpha <= 0 {
 			continue
 		}
 		if s.Fill != nil && s.Fill.A > 0 {
-			r.fill(dst, clip, s.Path.Transform(m), s.FillRule == "evenodd", newShader(*s.Fill, s.FillGradient, m, alpha))
+			if err := r.fill(dst, clip, s.Path.Transform(m), s.FillRule == "evenodd", newShader(*s.Fill, s.FillGradient, m, alpha)); err != nil {
+				return err
+			}
 		}
 		if s.Stroke != nil && s.Stroke.A > 0 && s.StrokeWidth > 0 {
-			outline := StrokeToPath(s, drawTol/scale)
-			r.fill(dst, clip, outline.Transform(m), false, newShader(*s.Stroke, s.StrokeGradient, m, alpha))
+			if err := r.stroke(dst, clip, s, m, scale, newShader(*s.Stroke, s.StrokeGradient, m, alpha)); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// Weights of DrawCost, in pixel operations (one pixel composited through a
+// coverage mask): an edge in every band of stripRows it is clipped to; a row
+// an edge crosses (the nonzero rasterizer accumulates a cell or two, the
+// even-odd one sorts a crossing on each of its 16 sample rows: log2 of the
+// edges more); and the edges a stroke's outline has per point of its
+// flattened path (two sides, a join and the closing edges of its pieces).
+const (
+	costEdgeBand     = 16
+	costRowNonZero   = 4
+	costSampleRow    = 1
+	strokeEdgesPerPt = 8
+)
+
+// DefaultMaxDrawCost is the drawing cost (DrawCost) the renderer allows one
+// raster output by default: about 40 s to 150 s of one core.
+const DefaultMaxDrawCost = 10_000_000_000
+
+// DrawCost estimates the work of Draw(d, m, clip, opacity) in pixel
+// operations without drawing: for every painted fill and stroke, the pixels
+// of its bounding box within clip (each is rasterized into a coverage mask
+// and composited), costEdgeBand for every edge of its flattened outline in
+// every band of rows the box spans, and the rows its edges cross. A
+// stroke's box grows by its width and miter reach, its outline counts
+// strokeEdgesPerPt edges per point of its flattened path and crosses twice
+// the rows of the path plus the stroke's width at every point. One
+// operation is about 4 to 15 ns of one core.
+func DrawCost(d *Doc, m Matrix, clip image.Rectangle, opacity float64) float64 {
+	scale := m.meanScale()
+	if opacity <= 0 || scale == 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
+		return 0
+	}
+	clipH := float64(clip.Dy())
+	total := 0.0
+	for i := range d.Shapes {
+		s := &d.Shapes[i]
+		if s.Opacity*opacity <= 0 {
+			continue
+		}
+		fill := s.Fill != nil && s.Fill.A > 0
+		stroke := s.Stroke != nil && s.Stroke.A > 0 && s.StrokeWidth > 0
+		if !fill && !stroke {
+			continue
+		}
+		x0, y0, x1, y1, pts, rows := costOf(s.Path, m, clipH)
+		if pts == 0 {
+			continue
+		}
+		box := func(grow float64) (area, bands float64) {
+			bx0, by0 := math.Max(x0-grow, float64(clip.Min.X)), math.Max(y0-grow, float64(clip.Min.Y))
+			bx1, by1 := math.Min(x1+grow+1, float64(clip.Max.X)), math.Min(y1+grow+1, float64(clip.Max.Y))
+			if !(bx1 > bx0 && by1 > by0) {
+				return 0, 0
+			}
+			return (bx1 - bx0) * (by1 - by0), math.Ceil((by1 - by0) / stripRows)
+		}
+		if fill {
+			if area, bands := box(0); area > 0 {
+				perRow := float64(costRowNonZero)
+				if s.FillRule == "evenodd" {
+					perRow = evenOddSamples * costSampleRow * (4 + math.Log2(pts))
+				}
+				total += area + costEdgeBand*pts*bands + perRow*rows
+			}
+		}
+		if stroke {
+			miter := math.Max(1, s.MiterLimit)
+			if s.LineJoin != "miter" {
+				miter = math.Sqrt2 // square caps reach the half width times √2
+			}
+			w := s.StrokeWidth * scale
+			if area, bands := box(w / 2 * math.Max(miter, math.Sqrt2)); area > 0 {
+				edges := strokeEdgesPerPt * pts
+				total += area + costEdgeBand*edges*bands + costRowNonZero*(2*rows+pts*math.Min(w, clipH))
+			}
+		}
+	}
+	return total
+}
+
+// costOf returns the bounding box of p mapped by m (control points
+// included), the number of points its flattening at drawTol gives, and the
+// rows its segments span (each at most maxRows, control points included),
+// without flattening it.
+func costOf(p Path, m Matrix, maxRows float64) (x0, y0, x1, y1, pts, rows float64) {
+	x0, y0 = math.Inf(1), math.Inf(1)
+	x1, y1 = math.Inf(-1), math.Inf(-1)
+	var last, start Point
+	for _, s := range p {
+		var q [3]Point
+		lo, hi := last.Y, last.Y
+		for j := 0; j < s.Op.points(); j++ {
+			q[j] = m.Apply(s.Pts[j])
+			x0, x1 = math.Min(x0, q[j].X), math.Max(x1, q[j].X)
+			y0, y1 = math.Min(y0, q[j].Y), math.Max(y1, q[j].Y)
+			lo, hi = math.Min(lo, q[j].Y), math.Max(hi, q[j].Y)
+		}
+		switch s.Op {
+		case MoveTo:
+			pts++
+			last, start = q[0], q[0]
+			continue
+		case LineTo:
+			pts++
+			last = q[0]
+		case QuadTo:
+			pts += float64(curveSteps(math.Hypot(last.X-2*q[0].X+q[1].X, last.Y-2*q[0].Y+q[1].Y), drawTol))
+			last = q[1]
+		case CubicTo:
+			dd := math.Max(math.Hypot(last.X-2*q[0].X+q[1].X, last.Y-2*q[0].Y+q[1].Y),
+				math.Hypot(q[0].X-2*q[1].X+q[2].X, q[0].Y-2*q[1].Y+q[2].Y))
+			pts += float64(curveSteps(1.5*dd, drawTol))
+			last = q[2]
+		case Close:
+			pts++
+			lo, hi = math.Min(lo, start.Y), math.Max(hi, start.Y)
+			last = start
+		}
+		rows += math.Min(hi-lo+1, maxRows)
+	}
+	if math.IsNaN(x0+y0+x1+y1+rows) || x0 > x1 {
+		return 0, 0, 0, 0, 0, 0
+	}
+	return x0, y0, x1, y1, pts, rows
 }
 
 // edge is a line segment of a flattened, closed outline in device pixels.
@@ -66,58 +203,150 @@ type crossing struct {
 	dir int8
 }
 
+// sampleEdge is an edge of the even-odd rasterizer's band, clipped to it: it
+// crosses the band's sample rows [k0, k1), at x = xa + (y-ya)*slope on the
+// sample row at y (band coordinates).
+type sampleEdge struct {
+	k0, k1        int32
+	dir           int8
+	xa, ya, slope float64
+}
+
+// edgeCheck is how many edges are handled between two checks of the context.
+const edgeCheck = 4096
+
 // rasterizer holds buffers reused across shapes.
 type rasterizer struct {
+	ctx context.Context
+	// work counts edges handled since the context was last checked.
+	work  int
+	pts   []Point // a stroke polygon mapped to device pixels
 	z     vector.Rasterizer
 	mask  image.Alpha
 	edges []edge
-	// even-odd state
-	rows [][]crossing
-	acc  []float32
-	diff []float32
+	// even-odd state: the band's clipped edges by first sample row, those
+	// crossing the current sample row, and that row's crossings. Memory is
+	// a few words an edge, whatever the band's height.
+	band   []sampleEdge
+	active []sampleEdge
+	xs     []crossing
+	acc    []float32
+	diff   []float32
 }
 
-func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd bool, sh shader) {
+// checkAfter counts n more edges handled and returns the context's error once
+// edgeCheck of them have been since the last check.
+func (r *rasterizer) checkAfter(n int) error {
+	if r.work += n; r.work < edgeCheck {
+		return nil
+	}
+	r.work = 0
+	return r.ctx.Err()
+}
+
+// addPolygon adds the edges of a closed polygon (the last point joins the first),
+// leaving out horizontal and non-finite ones.
+func (r *rasterizer) addPolygon(pts []Point) {
+	n := len(pts)
+	for i := 0; i < n; i++ {
+		a, b := pts[i], pts[(i+1)%n] // fills close every subpath
+		if a.Y != b.Y && finite(a) && finite(b) {
+			r.edges = append(r.edges, edge{a.X, a.Y, b.X, b.Y})
+		}
+	}
+}
+
+func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd bool, sh shader) error {
 	if sh.skip {
-		return
+		return nil
 	}
 	x0, y0, x1, y1, ok := p.bounds()
 	if !ok {
-		return
+		return nil
 	}
+	box, ok := pixelBox(clip, x0, y0, x1, y1)
+	if !ok {
+		return nil
+	}
+	r.edges = r.edges[:0]
+	for _, pl := range p.Flatten(drawTol) {
+		if err := r.checkAfter(len(pl.Pts)); err != nil {
+			return err
+		}
+		r.addPolygon(pl.Pts)
+	}
+	return r.fillEdges(dst, box, evenOdd, sh)
+}
+
+// stroke fills the outline of s's stroke mapped by m (scale its mean scale) with
+// the nonzero rule: the outline's polygons go straight into edges as the stroker
+// makes them, so the memory is the edges, not the outline's path, its mapped copy
+// and its flattening besides.
+func (r *rasterizer) stroke(dst *image.RGBA, clip image.Rectangle, s Shape, m Matrix, scale float64, sh shader) error {
+	if sh.skip {
+		return nil
+	}
+	x0, y0 := math.Inf(1), math.Inf(1)
+	x1, y1 := math.Inf(-1), math.Inf(-1)
+	var err error
+	r.edges = r.edges[:0]
+	strokeOutline(s, drawTol/scale, func(pts []Point) {
+		if err != nil {
+			return
+		}
+		if err = r.checkAfter(len(pts)); err != nil {
+			return
+		}
+		r.pts = r.pts[:0]
+		for _, p := range pts {
+			q := m.Apply(p)
+			x0, x1 = math.Min(x0, q.X), math.Max(x1, q.X)
+			y0, y1 = math.Min(y0, q.Y), math.Max(y1, q.Y)
+			r.pts = append(r.pts, q)
+		}
+		r.addPolygon(r.pts)
+	})
+	if err != nil {
+		return err
+	}
+	box, ok := pixelBox(clip, x0, y0, x1, y1)
+	if !ok {
+		return nil
+	}
+	return r.fillEdges(dst, box, false, sh)
+}
+
+// pixelBox is the pixels within clip of the box x0..x1, y0..y1; false when none
+// (or the box is not a number).
+func pixelBox(clip image.Rectangle, x0, y0, x1, y1 float64) (image.Rectangle, bool) {
 	if math.IsNaN(x0 + y0 + x1 + y1) {
-		return
+		return image.Rectangle{}, false
 	}
 	// Clamp far-off coordinates so that int conversions cannot overflow.
 	lim := func(v float64) int { return int(math.Max(-1e9, math.Min(1e9, v))) }
 	box := image.Rect(lim(math.Floor(x0)), lim(math.Floor(y0)), lim(math.Ceil(x1))+1, lim(math.Ceil(y1))+1)
 	box = box.Intersect(clip)
-	if box.Empty() {
-		return
-	}
-	r.edges = r.edges[:0]
-	for _, pl := range p.Flatten(drawTol) {
-		n := len(pl.Pts)
-		for i := 0; i < n; i++ {
-			a, b := pl.Pts[i], pl.Pts[(i+1)%n] // fills close every subpath
-			if a.Y != b.Y && finite(a) && finite(b) {
-				r.edges = append(r.edges, edge{a.X, a.Y, b.X, b.Y})
-			}
-		}
-	}
+	return box, !box.Empty()
+}
+
+// fillEdges fills r.edges within box.
+func (r *rasterizer) fillEdges(dst *image.RGBA, box image.Rectangle, evenOdd bool, sh shader) error {
 	if len(r.edges) == 0 {
-		return
+		return nil
 	}
 	c, alpha := sh.color, sh.alpha
 	pa := uint32(clamp01(c.A*alpha)*255 + 0.5)
 	if pa == 0 && sh.grad == nil {
-		return
+		return nil
 	}
 	cr := uint32(clamp01(c.R)*255 + 0.5)
 	cg := uint32(clamp01(c.G)*255 + 0.5)
 	cb := uint32(clamp01(c.B)*255 + 0.5)
 	w := box.Dx()
 	for top := box.Min.Y; top < box.Max.Y; top += stripRows {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
 		h := min(stripRows, box.Max.Y-top)
 		band := image.Rect(box.Min.X, top, box.Max.X, top+h)
 		if cap(r.mask.Pix) < w*h {
@@ -126,10 +355,14 @@ func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd
 		r.mask.Pix = r.mask.Pix[:w*h]
 		r.mask.Stride = w
 		r.mask.Rect = image.Rect(0, 0, w, h)
+		var err error
 		if evenOdd {
-			r.evenOdd(band)
+			err = r.evenOdd(band)
 		} else {
-			r.nonZero(band)
+			err = r.nonZero(band)
+		}
+		if err != nil {
+			return err
 		}
 		if sh.grad != nil {
 			compositeGradient(dst, band, r.mask.Pix, &sh)
@@ -137,6 +370,7 @@ func (r *rasterizer) fill(dst *image.RGBA, clip image.Rectangle, p Path, evenOdd
 			composite(dst, band, r.mask.Pix, cr, cg, cb, pa)
 		}
 	}
+	return nil
 }
 
 // clipY returns the part of e within rows [ya, yb), if any.
@@ -164,19 +398,23 @@ func clipY(e edge, ya, yb float64) (edge, bool) {
 	return c, true
 }
 
-func (r *rasterizer) nonZero(band image.Rectangle) {
+func (r *rasterizer) nonZero(band image.Rectangle) error {
 	w, h := band.Dx(), band.Dy()
 	r.z.Reset(w, h)
 	r.z.DrawOp = draw.Src
 	ox, oy := float64(band.Min.X), float64(band.Min.Y)
 	for _, e := range r.edges {
+		if err := r.checkAfter(1); err != nil {
+			return err
+		}
 		c, ok := clipY(e, oy, oy+float64(h))
 		if !ok {
 			continue
 		}
 		// Coverage accumulates per edge, so separate segments need no
 		// closing: each MoveTo/LineTo pair contributes on its own.
-		for _, c := range clipX(c, ox, ox+float64(w)) {
+		parts, np := clipX(c, ox, ox+float64(w))
+		for _, c := range parts[:np] {
 			// Nearly flat edges add next to no coverage but overflow the
 			// fixed-point rasterizer's slope arithmetic.
 			if math.Abs(c.y1-c.y0) < 1e-4 {
@@ -187,50 +425,46 @@ func (r *rasterizer) nonZero(band image.Rectangle) {
 		}
 	}
 	r.z.Draw(&r.mask, r.mask.Rect, image.Opaque, image.Point{})
+	return nil
 }
 
-func (r *rasterizer) evenOdd(band image.Rectangle) {
+// evenOdd fills the mask with the band's even-odd coverage. The edges are
+// clipped to the band and sorted by their first sample row, then each sample
+// row takes the crossings of the edges active on it (a scanline sweep), so
+// the memory is a few words an edge, not an edge's crossings of every
+// sample row of the band at once.
+func (r *rasterizer) evenOdd(band image.Rectangle) error {
 	w, h := band.Dx(), band.Dy()
 	const S = evenOddSamples
 	n := h * S
-	if cap(r.rows) < n {
-		r.rows = make([][]crossing, n)
-	}
-	r.rows = r.rows[:n]
-	for i := range r.rows {
-		r.rows[i] = r.rows[i][:0]
-	}
 	ox, oy := float64(band.Min.X), float64(band.Min.Y)
+	r.band = r.band[:0]
 	for _, e := range r.edges {
+		if err := r.checkAfter(1); err != nil {
+			return err
+		}
 		c, ok := clipY(e, oy, oy+float64(h))
 		if !ok {
 			continue
 		}
-		for _, c := range clipX(c, ox, ox+float64(w)) {
-			r.addCrossings(c, ox, oy, n)
+		parts, np := clipX(c, ox, ox+float64(w))
+		for _, c := range parts[:np] {
+			dir := int8(1)
+			ya, yb, xa, xb := c.y0-oy, c.y1-oy, c.x0-ox, c.x1-ox
+			if ya > yb {
+				dir, ya, yb, xa, xb = -1, yb, ya, xb, xa
+			}
+			// Sample rows at (k+0.5)/S; an edge covers samples in [ya, yb).
+			k0 := max(int(math.Ceil(ya*S-0.5)), 0)
+			k1 := min(int(math.Ceil(yb*S-0.5)), n)
+			if k0 < k1 {
+				r.band = append(r.band, sampleEdge{int32(k0), int32(k1), dir, xa, ya, (xb - xa) / (yb - ya)})
+			}
 		}
 	}
+	slices.SortFunc(r.band, func(a, b sampleEdge) int { return int(a.k0 - b.k0) })
 	r.accumulateEvenOdd(w, h)
-}
-
-func (r *rasterizer) addCrossings(c edge, ox, oy float64, n int) {
-	const S = evenOddSamples
-	{
-		dir := int8(1)
-		ya, yb, xa, xb := c.y0-oy, c.y1-oy, c.x0-ox, c.x1-ox
-		if ya > yb {
-			dir, ya, yb, xa, xb = -1, yb, ya, xb, xa
-		}
-		// Sample rows at (k+0.5)/S; an edge covers samples in [ya, yb).
-		k0 := int(math.Ceil(ya*S - 0.5))
-		k1 := int(math.Ceil(yb*S - 0.5))
-		k0, k1 = max(k0, 0), min(k1, n)
-		slope := (xb - xa) / (yb - ya)
-		for k := k0; k < k1; k++ {
-			y := (float64(k) + 0.5) / S
-			r.rows[k] = append(r.rows[k], crossing{float32(xa + (y-ya)*slope), dir})
-		}
-	}
+	return nil
 }
 
 func (r *rasterizer) accumulateEvenOdd(w, h int) {
@@ -242,14 +476,33 @@ func (r *rasterizer) accumulateEvenOdd(w, h int) {
 	acc, diff := r.acc[:w+2], r.diff[:w+2]
 	const wt = float32(1) / S
 	fw := float32(w)
+	next := 0 // the first edge of r.band not yet active
+	active := r.active[:0]
 	for row := 0; row < h; row++ {
 		clear(acc)
 		clear(diff)
 		for k := row * S; k < (row+1)*S; k++ {
-			xs := r.rows[k]
-			if len(xs) < 2 {
+			// Edges ending above this sample row leave, edges starting on it join.
+			keep := active[:0]
+			for _, e := range active {
+				if int(e.k1) > k {
+					keep = append(keep, e)
+				}
+			}
+			active = keep
+			for next < len(r.band) && int(r.band[next].k0) <= k {
+				active = append(active, r.band[next])
+				next++
+			}
+			if len(active) < 2 {
 				continue
 			}
+			y := (float64(k) + 0.5) / S
+			xs := r.xs[:0]
+			for _, e := range active {
+				xs = append(xs, crossing{float32(e.xa + (y-e.ya)*e.slope), e.dir})
+			}
+			r.xs = xs
 			slices.SortFunc(xs, func(a, b crossing) int {
 				switch {
 				case a.x < b.x:
@@ -277,6 +530,7 @@ func (r *rasterizer) accumulateEvenOdd(w, h int) {
 			}
 		}
 	}
+	r.active = active
 }
 
 // addSpan adds weight wt times the covered fraction of each pixel in
@@ -330,23 +584,23 @@ func finite(p Point) bool {
 // clipX splits e at the band's left and right sides and moves the parts
 // outside onto those sides. Coverage accumulates left to right, so a
 // vertical edge on the side stands exactly for the part beyond it; this also
-// keeps coordinates small for the fixed-point rasterizer.
-func clipX(e edge, xa, xb float64) []edge {
+// keeps coordinates small for the fixed-point rasterizer. The parts are
+// returned in an array (no allocation an edge and band), n of them.
+func clipX(e edge, xa, xb float64) (parts [3]edge, n int) {
 	ts := [4]float64{0, 1, 1, 1}
-	n := 1
+	k := 1
 	for _, x := range [2]float64{xa, xb} {
 		if (e.x0 < x) != (e.x1 < x) && e.x0 != e.x1 {
-			ts[n] = (x - e.x0) / (e.x1 - e.x0)
-			n++
+			ts[k] = (x - e.x0) / (e.x1 - e.x0)
+			k++
 		}
 	}
-	ts[n] = 1
-	if n == 3 && ts[1] > ts[2] {
+	ts[k] = 1
+	if k == 3 && ts[1] > ts[2] {
 		ts[1], ts[2] = ts[2], ts[1]
 	}
-	out := make([]edge, 0, n)
 	cl := func(x float64) float64 { return math.Max(xa, math.Min(xb, x)) }
-	for i := 0; i < n; i++ {
+	for i := 0; i < k; i++ {
 		t0, t1 := ts[i], ts[i+1]
 		y0 := e.y0 + (e.y1-e.y0)*t0
 		y1 := e.y0 + (e.y1-e.y0)*t1
@@ -356,7 +610,8 @@ func clipX(e edge, xa, xb float64) []edge {
 		if y0 == y1 || math.IsNaN(c.x0+c.x1+c.y0+c.y1) {
 			continue
 		}
-		out = append(out, c)
+		parts[n] = c
+		n++
 	}
-	return out
+	return parts, n
 }

@@ -2,6 +2,7 @@ package svg
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"image"
 	"image/color"
@@ -88,7 +89,9 @@ func renderGolden(t testing.TB, src string, scale float64) *image.RGBA {
 	w, h := int(d.Width*scale+0.5), int(d.Height*scale+0.5)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-	Draw(img, d, Scale(scale, scale), img.Bounds(), 1)
+	if err := Draw(context.Background(), img, d, Scale(scale, scale), img.Bounds(), 1); err != nil {
+		t.Fatal(err)
+	}
 	return img
 }
 

@@ -2,6 +2,7 @@ package svg
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/png"
 	"math"
@@ -75,7 +76,9 @@ func renderFlat(t *testing.T, src string, scale float64) *image.RGBA {
 	for i := range img.Pix {
 		img.Pix[i] = 255
 	}
-	Draw(img, d, Scale(scale, scale), img.Bounds(), 1)
+	if err := Draw(context.Background(), img, d, Scale(scale, scale), img.Bounds(), 1); err != nil {
+		t.Fatal(err)
+	}
 	return img
 }
 
@@ -166,7 +169,9 @@ func TestHostileGradients(t *testing.T) {
 				}
 			}
 			img := image.NewRGBA(image.Rect(0, 0, 64, 64))
-			Draw(img, d, Scale(4, 4), img.Bounds(), 1)
+			if err := Draw(context.Background(), img, d, Scale(4, 4), img.Bounds(), 1); err != nil {
+				t.Fatal(err)
+			}
 			if el := time.Since(start); el > 5*time.Second {
 				t.Errorf("took %v", el)
 			}

@@ -1,6 +1,7 @@
 package svg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -337,7 +338,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d shapes beyond the cap", len(d.Shapes))
 		}
 		img := image.NewRGBA(image.Rect(0, 0, 32, 32))
-		Draw(img, d, Identity, img.Bounds(), 1)
+		if err := Draw(context.Background(), img, d, Identity, img.Bounds(), 1); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
@@ -367,6 +370,8 @@ func BenchmarkDraw600Paths(b *testing.B) {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	b.ResetTimer()
 	for b.Loop() {
-		Draw(img, d, Scale(scale, scale), img.Bounds(), 1)
+		if err := Draw(context.Background(), img, d, Scale(scale, scale), img.Bounds(), 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -13,9 +13,25 @@ const maxDashes = 100000
 // same way, so nonzero filling merges them without seams; it is meant for
 // rasterizing, not as a minimal outline.
 func StrokeToPath(s Shape, tol float64) Path {
+	var out Path
+	strokeOutline(s, tol, func(pts []Point) {
+		out = append(out, Segment{Op: MoveTo, Pts: [3]Point{pts[0]}})
+		for _, p := range pts[1:] {
+			out = append(out, Segment{Op: LineTo, Pts: [3]Point{p}})
+		}
+		out = append(out, Segment{Op: Close})
+	})
+	return out
+}
+
+// strokeOutline hands each closed polygon of StrokeToPath's outline to emit, in
+// order, without keeping them: a stroke is drawn, and its bounds are measured, in
+// memory the size of one polygon rather than of the whole outline. emit may not keep
+// pts.
+func strokeOutline(s Shape, tol float64, emit func(pts []Point)) {
 	hw := s.StrokeWidth / 2
 	if hw <= 0 || math.IsNaN(hw) || math.IsInf(hw, 0) {
-		return nil
+		return
 	}
 	if tol <= 0 {
 		tol = 0.1
@@ -27,14 +43,13 @@ func StrokeToPath(s Shape, tol float64) Path {
 	if len(s.Dashes) > 0 {
 		lines = dash(lines, s.Dashes, s.DashOffset)
 	}
-	st := stroker{hw: hw, tol: tol, cap: s.LineCap, join: s.LineJoin, miter: s.MiterLimit}
+	st := stroker{hw: hw, tol: tol, cap: s.LineCap, join: s.LineJoin, miter: s.MiterLimit, emit: emit}
 	if st.miter < 1 {
 		st.miter = 4
 	}
 	for _, pl := range lines {
 		st.polyline(pl)
 	}
-	return st.out
 }
 
 func dedupe(pts []Point) []Point {
@@ -120,7 +135,8 @@ func dash(lines []Polyline, pattern []float64, offset float64) []Polyline {
 type stroker struct {
 	hw, tol, miter float64
 	cap, join      string
-	out            Path
+	emit           func(pts []Point)
+	circ           []Point // circle's points, reused
 }
 
 // poly appends a closed polygon, wound so that its signed area is positive.
@@ -138,11 +154,7 @@ func (s *stroker) poly(pts ...Point) {
 			pts[i], pts[j] = pts[j], pts[i]
 		}
 	}
-	s.out = append(s.out, Segment{Op: MoveTo, Pts: [3]Point{pts[0]}})
-	for _, p := range pts[1:] {
-		s.out = append(s.out, Segment{Op: LineTo, Pts: [3]Point{p}})
-	}
-	s.out = append(s.out, Segment{Op: Close})
+	s.emit(pts)
 }
 
 func (s *stroker) circle(c Point) {
@@ -151,7 +163,10 @@ func (s *stroker) circle(c Point) {
 		n = int(math.Ceil(math.Pi / math.Acos(1-s.tol/s.hw)))
 	}
 	n = max(8, min(n, 512))
-	pts := make([]Point, n)
+	if cap(s.circ) < n {
+		s.circ = make([]Point, n)
+	}
+	pts := s.circ[:n]
 	for i := range pts {
 		sn, cs := math.Sincos(2 * math.Pi * float64(i) / float64(n))
 		pts[i] = Point{c.X + s.hw*cs, c.Y + s.hw*sn}
