@@ -74,6 +74,10 @@ type Options struct {
 	// FallbackFontDirs are searched for the fallback families only (default
 	// fonts.DefaultFallbackDirs, skipped where absent).
 	FallbackFontDirs []string
+	// NoCoverageFallback turns off the fallback by coverage: after the chain, a
+	// character is otherwise taken from any font of FallbackFontDirs that has it
+	// (docs/text.md "Font fallback").
+	NoCoverageFallback bool
 	// Workers is the compositing parallelism (default: GOMAXPROCS).
 	Workers int
 	// PNGSpeed is PNGSpeedBalanced (default, "") or PNGSpeedFastest.
@@ -157,7 +161,7 @@ func New(opts Options) (*Renderer, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	reg, err := fonts.Open(fonts.Config{Dirs: opts.FontDirs, Fallback: opts.FontFallback, FallbackDirs: opts.FallbackFontDirs})
+	reg, err := fonts.Open(fonts.Config{Dirs: opts.FontDirs, Fallback: opts.FontFallback, FallbackDirs: opts.FallbackFontDirs, NoCoverage: opts.NoCoverageFallback})
 	if err != nil {
 		return nil, fmt.Errorf("render: fonts: %w", err)
 	}

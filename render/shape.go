@@ -110,6 +110,8 @@ type fontmap struct {
 	byFace  map[*font.Face]*fonts.Font
 	chain   []*fonts.Font // resolved lazily; nil entries: not installed
 	loaded  int
+	// covered are the faces the coverage fallback gave, in order of first use.
+	covered []*fonts.Font
 	report  *shapeReport
 	primary *font.Face
 }
@@ -148,7 +150,29 @@ func (fm *fontmap) ResolveFace(r rune) *font.Face {
 			return fc
 		}
 	}
+	if f := fm.coverageFace(r); f != nil {
+		return fm.face(f)
+	}
 	return fm.primary
+}
+
+// coverageFace asks the registry's coverage fallback (docs/text.md "Font fallback")
+// for a face having r, after the explicit chain.
+func (fm *fontmap) coverageFace(r rune) *fonts.Font {
+	if fm.req.reg == nil || ignorable(r) {
+		return nil
+	}
+	for _, f := range fm.covered {
+		if _, ok := fm.face(f).NominalGlyph(r); ok {
+			return f
+		}
+	}
+	f, errs := fm.req.reg.CoverageFace(r, fm.req.style)
+	fm.report.fallbackErrs = append(fm.report.fallbackErrs, errs...)
+	if f != nil {
+		fm.covered = append(fm.covered, f)
+	}
+	return f
 }
 
 // single is a Fontmap answering the element's face for every rune, so that the
@@ -232,6 +256,11 @@ func (fm *fontmap) resolveAll(cl []rune) *font.Face {
 	}
 	for i := range fm.loaded {
 		if f := fm.chain[i]; f != nil && has(fm.face(f)) {
+			return fm.face(f)
+		}
+	}
+	for _, f := range fm.covered {
+		if has(fm.face(f)) {
 			return fm.face(f)
 		}
 	}

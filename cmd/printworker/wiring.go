@@ -319,6 +319,7 @@ type renderFlags struct {
 	fontDirs    stringList
 	fallback    string
 	fallbackDir stringList
+	coverage    bool
 	workers     int
 	pngSpeed    string
 	colour      *colourFlags
@@ -332,7 +333,8 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.Int64Var(&r.maxPixels, "render-max-pixels", render.DefaultMaxPixels, "largest output raster in pixels")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
 	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
-	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto and Symbola folders, where present)")
+	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families and by coverage, repeatable (default: Debian's Noto and Symbola folders, where present)")
+	fs.BoolVar(&r.coverage, "font-fallback-coverage", true, "after the --font-fallback chain, take a character from any font of the --font-fallback-dir folders whose coverage has it (false: only the chain)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
 	fs.StringVar(&r.pngSpeed, "png-speed", render.PNGSpeedBalanced, "PNG encoding: balanced (deflate level 1) or fastest (Huffman-only: less CPU, larger files)")
 	r.colour = addColourFlags(fs)
@@ -341,7 +343,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
 	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels,
-		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers, PNGSpeed: r.pngSpeed})
+		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, NoCoverageFallback: !r.coverage, Workers: r.workers, PNGSpeed: r.pngSpeed})
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
