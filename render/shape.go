@@ -105,11 +105,11 @@ type shapeReport struct {
 // first fallback family that has it, else the element's font (its .notdef). It
 // implements shaping.Fontmap.
 type fontmap struct {
-	req     *textRequest
-	sh      *shaper
-	byFace  map[*font.Face]*fonts.Font
-	chain   []*fonts.Font // resolved lazily; nil entries: not installed
-	loaded  int
+	req    *textRequest
+	sh     *shaper
+	byFace map[*font.Face]*fonts.Font
+	chain  []*fonts.Font // resolved lazily; nil entries: not installed
+	loaded int
 	// covered are the faces the coverage fallback gave, in order of first use.
 	covered []*fonts.Font
 	report  *shapeReport
