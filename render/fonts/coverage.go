@@ -45,6 +45,7 @@ type coverage struct {
 	indexed bool
 	memo    map[memoKey]string // rune and style -> family key ("" none)
 	errs    []error
+	bad     map[string]bool // files that failed to read, reported once
 }
 
 type memoKey struct {
@@ -86,7 +87,7 @@ func splitFileName(path string) (key string, st Style, ok bool) {
 }
 
 func newCoverage(files []string) *coverage {
-	c := &coverage{byKey: map[string]*[4]string{}, faces: map[string]*[4]*Font{}, tried: map[string]*[4]bool{}, memo: map[memoKey]string{}}
+	c := &coverage{byKey: map[string]*[4]string{}, faces: map[string]*[4]*Font{}, tried: map[string]*[4]bool{}, memo: map[memoKey]string{}, bad: map[string]bool{}}
 	for _, p := range files {
 		key, st, ok := splitFileName(p)
 		if !ok {
@@ -185,10 +186,11 @@ func (c *coverage) face(key string, st Style) *Font {
 		c.faces[key], c.tried[key] = faces, tried
 	}
 	load := func(s Style) *Font {
-		if !tried[s] && files[s] != "" {
+		if !tried[s] && files[s] != "" && !c.bad[files[s]] {
 			tried[s] = true
 			f, err := loadFirstFace(files[s])
 			if err != nil {
+				c.bad[files[s]] = true
 				c.errs = append(c.errs, err)
 			}
 			faces[s] = f
@@ -253,12 +255,13 @@ func (c *coverage) buildIndex() {
 	var buf []byte
 	for _, key := range keys {
 		path := c.byKey[key][Regular]
-		if path == "" {
+		if path == "" || c.bad[path] {
 			continue
 		}
 		ranges, b, err := cmapRanges(path, buf)
 		buf = b
 		if err != nil {
+			c.bad[path] = true
 			c.errs = append(c.errs, fmt.Errorf("fonts: %s: %w", path, err))
 			continue
 		}
