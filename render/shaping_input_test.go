@@ -158,3 +158,27 @@ func FuzzShape(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLayoutLongLine lays out the longest text an element may hold on one line:
+// 20,000 distinct CJK characters (every grapheme and pair measured once for the
+// fabric.js line box) and 20,000 Latin letters (few distinct pairs).
+func BenchmarkLayoutLongLine(b *testing.B) {
+	r := newRenderer(b, Options{})
+	primary, _ := r.Fonts().Lookup("DejaVu Sans", 0)
+	var cjk []rune
+	for i := range maxTextRunes {
+		cjk = append(cjk, rune(0x4E00+i))
+	}
+	for _, tc := range []struct{ name, text string }{
+		{"cjk-distinct", string(cjk)},
+		{"latin", strings.Repeat("office AV", maxTextRunes/9)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := r.shapers.layoutText(tc.text, textRequest{primary: primary, reg: r.fonts, size: 20, lineHeight: 1.16, align: "center"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
