@@ -399,9 +399,9 @@ func needFabric(t *testing.T) {
 	const dist = "testdata/browser/node_modules/fabric/dist/index.min.js"
 	if _, err := os.Stat(dist); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("fabric.js is required in CI (npm ci --ignore-scripts in render/testdata/browser): %v", err)
+			t.Fatalf("fabric.js is required in CI (npm ci --ignore-scripts --omit=optional in render/testdata/browser): %v", err)
 		}
-		t.Skipf("fabric.js not installed (run npm ci --ignore-scripts in render/testdata/browser): %v", err)
+		t.Skipf("fabric.js not installed (run npm ci --ignore-scripts --omit=optional in render/testdata/browser): %v", err)
 	}
 }
 

@@ -320,6 +320,7 @@ type renderFlags struct {
 	fallback    string
 	fallbackDir stringList
 	coverage    bool
+	direction   string
 	workers     int
 	pngSpeed    string
 	colour      *colourFlags
@@ -335,6 +336,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
 	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families and by coverage, repeatable (default: Debian's Noto and Symbola folders, where present)")
 	fs.BoolVar(&r.coverage, "font-fallback-coverage", true, "after the --font-fallback chain, take a character from any font of the --font-fallback-dir folders whose coverage has it (false: only the chain)")
+	fs.StringVar(&r.direction, "text-direction", render.TextDirectionLTR, "paragraph direction of text lines, the designer's fabric.js direction: ltr (fabric.js's default), rtl, or auto (each line's first strong letter)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
 	fs.StringVar(&r.pngSpeed, "png-speed", render.PNGSpeedBalanced, "PNG encoding: balanced (deflate level 1) or fastest (Huffman-only: less CPU, larger files)")
 	r.colour = addColourFlags(fs)
@@ -343,7 +345,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
 	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels,
-		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, NoCoverageFallback: !r.coverage, Workers: r.workers, PNGSpeed: r.pngSpeed})
+		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, NoCoverageFallback: !r.coverage, TextDirection: r.direction, Workers: r.workers, PNGSpeed: r.pngSpeed})
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
