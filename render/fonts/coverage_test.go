@@ -193,3 +193,33 @@ func BenchmarkCoverageSteady(b *testing.B) {
 		}
 	}
 }
+
+// FuzzCoverageFace: any rune (negative, surrogate, beyond U+10FFFF, private use) in any
+// style gives a face that has it or none, never a panic, and the memo stays bounded.
+func FuzzCoverageFace(f *testing.F) {
+	for _, r := range []rune{'ক', 'A', 0, -1, 0xD800, 0xE000, 0x10FFFF, 0x110000, 0x7FFFFFFF, 0x2E3B, '😀', 0x0301} {
+		f.Add(int32(r), uint8(0))
+		f.Add(int32(r), uint8(3))
+	}
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Whatever-Regular.ttf"), goregular.TTF, 0o644); err != nil {
+		f.Fatal(err)
+	}
+	dirs := []string{dir}
+	if _, err := os.Stat(notoDir); err == nil {
+		dirs = append(dirs, notoDir)
+	}
+	r, err := Open(Config{FallbackDirs: dirs})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, ru int32, st uint8) {
+		fc, _ := r.CoverageFace(ru, Style(st%4))
+		if fc != nil && !hasRune(fc, ru) {
+			t.Errorf("%U: %s lacks it", ru, fc.Name)
+		}
+		if n := len(r.coverage.memo); n > maxMemo {
+			t.Errorf("memo of %d entries", n)
+		}
+	})
+}
