@@ -48,6 +48,7 @@ type pdfText struct {
 	runFont *fonts.Font
 	runX    float64
 	next    float64
+	pts     []svg.Point // outline scratch
 }
 
 func (p *pdfText) face(f *fonts.Font) *font.Face { return p.sh.face(f) }
@@ -75,7 +76,7 @@ func (p *pdfText) line(line TextLine) {
 // character: an embeddable font, one character, the glyph its cmap names, unmoved.
 func (p *pdfText) plain(cluster []Glyph) (rune, bool) {
 	g := cluster[0]
-	if len(cluster) != 1 || !g.Font.Embeddable || g.Y != 0 || g.ID == 0 {
+	if len(cluster) != 1 || !g.Font.Embeddable || g.Y != 0 || g.ID == 0 || g.Synth != 0 {
 		return 0, false
 	}
 	r, n := utf8.DecodeRuneInString(g.Text)
@@ -142,6 +143,9 @@ func (p *pdfText) outline(g Glyph, baseline float64) svg.Path {
 		return nil
 	}
 	k := p.size / float64(g.Font.Face.Upem())
+	// The same points the raster draws, synthetic oblique and bold applied (synth.go).
+	p.pts = glyphPoints(p.pts[:0], o.Segments, g.Synth, k, p.size)
+	i := 0
 	var path svg.Path
 	for _, s := range o.Segments {
 		seg := svg.Segment{}
@@ -155,8 +159,10 @@ func (p *pdfText) outline(g Glyph, baseline float64) svg.Path {
 		case ot.SegmentOpCubeTo:
 			seg.Op = svg.CubicTo
 		}
-		for i, a := range s.Args[:segArgs(s.Op)] {
-			seg.Pts[i] = svg.Point{X: g.X + float64(a.X)*k, Y: baseline + g.Y - float64(a.Y)*k}
+		for j := range segArgs(s.Op) {
+			q := p.pts[i]
+			seg.Pts[j] = svg.Point{X: g.X + q.X, Y: baseline + g.Y + q.Y}
+			i++
 		}
 		if s.Op == ot.SegmentOpMoveTo && len(path) > 0 {
 			path = append(path, svg.Segment{Op: svg.Close})

@@ -377,15 +377,13 @@ func eachGlyph(clip image.Rectangle, m Matrix, t *TextLayer, sh *shaper, fn func
 				continue // a space, or a bitmap-only glyph
 			}
 			k := t.Size / float64(g.Font.Face.Upem())
-			// Map every point once.
-			pts = pts[:0]
+			// Map every point once (synthetic oblique and bold applied; synth.go).
+			pts = glyphPoints(pts[:0], outline.Segments, g.Synth, k, t.Size)
 			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-			for _, sg := range outline.Segments {
-				for _, a := range sg.Args[:segArgs(sg.Op)] {
-					q := m.Apply(svg.Point{X: g.X + float64(a.X)*k, Y: line.Baseline + g.Y - float64(a.Y)*k})
-					pts = append(pts, q)
-					x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
-				}
+			for i, p := range pts {
+				q := m.Apply(svg.Point{X: g.X + p.X, Y: line.Baseline + g.Y + p.Y})
+				pts[i] = q
+				x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
 			}
 			area := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1))).Intersect(clip)
 			if !area.Empty() {

@@ -87,13 +87,31 @@ type Options struct {
 	// FallbackFontDirs are searched for the fallback families only (default
 	// fonts.DefaultFallbackDirs, skipped where absent).
 	FallbackFontDirs []string
+	// TextDirection is the paragraph direction of text lines, fabric.js's `direction`
+	// of the designer: TextDirectionLTR (default, fabric.js's default), TextDirectionRTL,
+	// or TextDirectionAuto (each line's first strong letter; docs/text.md "Pipeline of one text element").
+	TextDirection string
+	// NoCoverageFallback turns off the fallback by coverage: after the chain, a
+	// character is otherwise taken from any font of FallbackFontDirs that has it
+	// (docs/text.md "Font fallback").
+	NoCoverageFallback bool
 	// Workers is the compositing parallelism (default: GOMAXPROCS).
 	Workers int
 	// PNGSpeed is PNGSpeedBalanced (default, "") or PNGSpeedFastest.
 	PNGSpeed string
 }
 
+// The text directions (Options.TextDirection).
+const (
+	TextDirectionLTR  = "ltr"
+	TextDirectionRTL  = "rtl"
+	TextDirectionAuto = "auto"
+)
+
 func (o Options) withDefaults() Options {
+	if o.TextDirection == "" {
+		o.TextDirection = TextDirectionLTR
+	}
 	if o.Basis == "" {
 		o.Basis = BasisPoint
 	}
@@ -132,6 +150,11 @@ func (o Options) Validate() error {
 	}
 	if o.PNGSpeed != "" && o.PNGSpeed != PNGSpeedBalanced && o.PNGSpeed != PNGSpeedFastest {
 		errs = append(errs, fmt.Errorf("render: png speed %q: want %q or %q", o.PNGSpeed, PNGSpeedBalanced, PNGSpeedFastest))
+	}
+	switch o.TextDirection {
+	case "", TextDirectionLTR, TextDirectionRTL, TextDirectionAuto:
+	default:
+		errs = append(errs, fmt.Errorf("render: text direction %q: want %q, %q or %q", o.TextDirection, TextDirectionLTR, TextDirectionRTL, TextDirectionAuto))
 	}
 	if o.MaxPixels < 0 {
 		errs = append(errs, fmt.Errorf("render: max pixels %d is negative", o.MaxPixels))
@@ -182,7 +205,7 @@ func New(opts Options) (*Renderer, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	reg, err := fonts.Open(fonts.Config{Dirs: opts.FontDirs, Fallback: opts.FontFallback, FallbackDirs: opts.FallbackFontDirs})
+	reg, err := fonts.Open(fonts.Config{Dirs: opts.FontDirs, Fallback: opts.FontFallback, FallbackDirs: opts.FallbackFontDirs, NoCoverage: opts.NoCoverageFallback})
 	if err != nil {
 		return nil, fmt.Errorf("render: fonts: %w", err)
 	}

@@ -218,8 +218,10 @@ type TextLine struct {
 	// X is where the line starts (alignment applied); Baseline is the line's baseline;
 	// both from the text box's top-left, in local units.
 	X, Baseline float64
-	// Width is the advance width of the line, kerning and charSpacing included.
-	Width float64
+	// Width is the width of the line's box as fabric.js measures it (per grapheme
+	// cluster; see fabricWidth), which alignment uses; Ink is the shaped line's advance
+	// width, kerning and charSpacing included, which the glyphs span from X.
+	Width, Ink float64
 	// Glyphs are the line's shaped glyphs in visual order with their positions.
 	Glyphs []Glyph
 }
@@ -236,6 +238,9 @@ type Glyph struct {
 	X, Y float64
 	// Advance is the glyph's shaped advance (kerning included, no charSpacing).
 	Advance float64
+	// Synth is the oblique and bold the renderer synthesizes because Font lacks the
+	// element's style (synth.go).
+	Synth synthesis
 	// Text is the source text of the cluster this glyph starts (logical order; the
 	// characters a copy from the PDF must give), "" for a cluster's later glyphs.
 	Text string

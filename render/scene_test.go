@@ -150,8 +150,9 @@ func TestPicturePlacement(t *testing.T) {
 // Text layout follows fabric.js (hub-gaps.md): U = 1.13 x size, height =
 // U x (lineHeight x (n-1) + 1), baseline i = U x lineHeight x i + 0.879 x size.
 func TestTextLayout(t *testing.T) {
-	// No fallback chain: the last case needs a character no font has.
-	r := newRenderer(t, Options{FontFallback: []string{}})
+	// No fallback chain and no coverage fallback: the last case needs a character no
+	// font has.
+	r := newRenderer(t, Options{FontFallback: []string{}, NoCoverageFallback: true})
 	f, _ := r.Fonts().Lookup("DejaVu Sans", 0)
 	layoutText := func(f *fonts.Font, s string, size, cs, lh float64, align string) (*TextLayer, []rune, error) {
 		tl, rep, err := r.shapers.layoutText(s, textRequest{primary: f, reg: r.fonts, size: size, charSpacing: cs, lineHeight: lh, align: align})

@@ -11,6 +11,7 @@ import (
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
 	"github.com/go-text/typesetting/language"
+	"github.com/go-text/typesetting/segmenter"
 	"github.com/go-text/typesetting/shaping"
 	"github.com/printworker/printworker/render/fonts"
 	"golang.org/x/image/math/fixed"
@@ -38,6 +39,7 @@ const (
 type shaper struct {
 	hb    shaping.HarfbuzzShaper
 	seg   shaping.Segmenter
+	gseg  segmenter.Segmenter
 	para  bidi.Paragraph
 	parts []shaping.Input
 	// faces are this shaper's faces of each font: a Face caches cmap lookups and
@@ -89,6 +91,7 @@ type textRequest struct {
 	lineHeight  float64
 	align       string
 	lang        string
+	direction   string // Options.TextDirection ("" as "auto")
 }
 
 // shapeReport tells the caller what to warn about.
@@ -105,11 +108,13 @@ type shapeReport struct {
 // first fallback family that has it, else the element's font (its .notdef). It
 // implements shaping.Fontmap.
 type fontmap struct {
-	req     *textRequest
-	sh      *shaper
-	byFace  map[*font.Face]*fonts.Font
-	chain   []*fonts.Font // resolved lazily; nil entries: not installed
-	loaded  int
+	req    *textRequest
+	sh     *shaper
+	byFace map[*font.Face]*fonts.Font
+	chain  []*fonts.Font // resolved lazily; nil entries: not installed
+	loaded int
+	// covered are the faces the coverage fallback gave, in order of first use.
+	covered []*fonts.Font
 	report  *shapeReport
 	primary *font.Face
 }
@@ -148,7 +153,29 @@ func (fm *fontmap) ResolveFace(r rune) *font.Face {
 			return fc
 		}
 	}
+	if f := fm.coverageFace(r); f != nil {
+		return fm.face(f)
+	}
 	return fm.primary
+}
+
+// coverageFace asks the registry's coverage fallback (docs/text.md "Font fallback")
+// for a face having r, after the explicit chain.
+func (fm *fontmap) coverageFace(r rune) *fonts.Font {
+	if fm.req.reg == nil || ignorable(r) {
+		return nil
+	}
+	for _, f := range fm.covered {
+		if _, ok := fm.face(f).NominalGlyph(r); ok {
+			return f
+		}
+	}
+	f, errs := fm.req.reg.CoverageFace(r, fm.req.style)
+	fm.report.fallbackErrs = append(fm.report.fallbackErrs, errs...)
+	if f != nil {
+		fm.covered = append(fm.covered, f)
+	}
+	return f
 }
 
 // single is a Fontmap answering the element's face for every rune, so that the
@@ -235,6 +262,11 @@ func (fm *fontmap) resolveAll(cl []rune) *font.Face {
 			return fm.face(f)
 		}
 	}
+	for _, f := range fm.covered {
+		if has(fm.face(f)) {
+			return fm.face(f)
+		}
+	}
 	return fm.ResolveFace(cl[0])
 }
 
@@ -260,10 +292,7 @@ func (sp *shaperPool) layoutText(s string, req textRequest) (*TextLayer, shapeRe
 	for _, text := range lines {
 		runes := sanitizeRunes(text, &rep)
 		line := TextLine{Text: text}
-		dir := firstStrong(runes)
-		if dir == xbidi.Neutral {
-			dir = textDir
-		}
+		dir := paragraphDirection(req.direction, runes, textDir)
 		glyphs, width := sh.shapeLine(runes, dir == xbidi.RightToLeft, fm, tl.CharSpacing, &req)
 		for _, g := range glyphs {
 			if g.ID == 0 && g.Text != "" {
@@ -279,17 +308,121 @@ func (sp *shaperPool) layoutText(s string, req textRequest) (*TextLayer, shapeRe
 				rep.fallbacks = append(rep.fallbacks, g.Font)
 			}
 		}
-		line.Glyphs, line.Width = glyphs, width
-		tl.Width = max(tl.Width, width)
+		line.Glyphs, line.Ink = glyphs, width
+		line.Width = sh.fabricWidth(runes, fm, tl.CharSpacing, &req)
+		tl.Width = max(tl.Width, line.Width)
 		tl.Lines = append(tl.Lines, line)
 	}
-	placeLines(tl, req.size, req.lineHeight, req.align)
+	placeLines(tl, req.size, req.lineHeight, req.align, req.direction == TextDirectionRTL)
 	return tl, rep, nil
 }
 
-// placeLines applies fabric.js's box: line i's baseline and alignment inside the widest
-// line.
-func placeLines(tl *TextLayer, size, lineHeight float64, align string) {
+// paragraphDirection is a line's bidi paragraph direction: fabric.js's direction
+// ("ltr", "rtl"), or with "auto" the line's first strong letter, else the element's
+// (textDir), else left to right.
+func paragraphDirection(mode string, runes []rune, textDir xbidi.Direction) xbidi.Direction {
+	switch mode {
+	case TextDirectionLTR:
+		return xbidi.LeftToRight
+	case TextDirectionRTL:
+		return xbidi.RightToLeft
+	}
+	dir := firstStrong(runes)
+	if dir == xbidi.Neutral {
+		dir = textDir
+	}
+	return dir
+}
+
+// fabricWidth is the width fabric.js gives a line's box (Text._measureLine and
+// _measureChar, fabric.js 6.9): the line is split into grapheme clusters
+// (Intl.Segmenter), the first measured alone and each next one as the width of the
+// pair it forms with the one before, less the width of that one alone, each string
+// measured by the browser (measureText: shaped whole, kerning, ligatures and joining
+// inside it); charSpacing is added after every cluster but the last. A line whose
+// shaping joins or ligates across clusters is so given a box narrower or wider than
+// its ink, and fabric.js aligns the line by that box while drawing the shaped line
+// from the box's start; printworker does the same so that the print matches the
+// designer's preview (docs/text.md "Line box").
+func (sh *shaper) fabricWidth(runes []rune, fm *fontmap, spacing float64, req *textRequest) float64 {
+	if len(runes) == 0 {
+		return 0
+	}
+	sh.gseg.Init(runes)
+	it := sh.gseg.GraphemeIterator()
+	memo := map[string]float64{}
+	lang := language.NewLanguage(req.lang)
+	measure := func(rs []rune) float64 {
+		k := string(rs)
+		if w, ok := memo[k]; ok {
+			return w
+		}
+		w, ok := sh.measureOneScript(rs, fm, lang, req.size)
+		if !ok {
+			_, w = sh.shapeLine(rs, false, fm, 0, req)
+		}
+		memo[k] = w
+		return w
+	}
+	var prev []rune
+	width := 0.0
+	n := 0
+	for it.Next() {
+		g := it.Grapheme().Text
+		if prev == nil {
+			width += measure(g)
+		} else {
+			pair := make([]rune, 0, len(prev)+len(g))
+			pair = append(append(pair, prev...), g...)
+			width += measure(pair) - measure(prev)
+		}
+		prev = g
+		n++
+	}
+	return max(0, width+spacing*float64(n-1))
+}
+
+// measureOneScript is the shaped width of a string of one script and direction (a
+// grapheme or a pair of them), shaped as one run per face without the bidi and script
+// itemization of shapeLine, which costs more than the shaping of so short a string;
+// ok is false for a string mixing scripts or directions (shapeLine measures those).
+func (sh *shaper) measureOneScript(rs []rune, fm *fontmap, lang language.Language, size float64) (float64, bool) {
+	script := language.Common
+	dir := di.DirectionLTR
+	for i, r := range rs {
+		sc := language.LookupScript(r)
+		if !sc.Strong() {
+			continue
+		}
+		if script != language.Common && sc != script {
+			return 0, false
+		}
+		script = sc
+		if d := firstStrong(rs[i : i+1]); d == xbidi.RightToLeft {
+			dir = di.DirectionRTL
+		}
+	}
+	if firstStrong(rs) == xbidi.Neutral && len(rs) > 1 {
+		// Neutrals only (spaces, digits, punctuation): digits are weak, leave them to
+		// shapeLine.
+		return 0, false
+	}
+	in := shaping.Input{Text: rs, RunStart: 0, RunEnd: len(rs), Direction: dir, Script: script, Language: lang}
+	w := 0.0
+	for _, p := range fm.splitByCluster(in) {
+		f := fm.byFace[p.Face]
+		p.Size = fixed.I(int(f.Face.Upem()))
+		out := sh.hb.Shape(p)
+		w += float64(out.Advance) / 64 * size / float64(f.Face.Upem())
+	}
+	return w, true
+}
+
+// placeLines applies fabric.js's box: line i's baseline and alignment of its box
+// (fabricWidth) inside the widest line's. The shaped glyphs are drawn from the box's
+// start, as fabric.js's fillText of the whole line does: its left end, or with
+// direction rtl its right end (fabric.js draws right-aligned at the box's right edge).
+func placeLines(tl *TextLayer, size, lineHeight float64, align string, rtl bool) {
 	u := fabricLineUnit * size
 	n := float64(len(tl.Lines))
 	tl.Height = u * (lineHeight*(n-1) + 1)
@@ -303,8 +436,12 @@ func placeLines(tl *TextLayer, size, lineHeight float64, align string) {
 			l.X = (tl.Width - l.Width) / 2
 		}
 		l.Baseline = u*lineHeight*float64(i) + fabricBaseline*size
+		start := l.X
+		if rtl {
+			start = l.X + l.Width - l.Ink
+		}
 		for j := range l.Glyphs {
-			l.Glyphs[j].X += l.X
+			l.Glyphs[j].X += start
 		}
 	}
 }
@@ -414,7 +551,7 @@ func (sh *shaper) shapeLine(runes []rune, rtl bool, fm *fontmap, spacing float64
 		}
 	}
 	reorderRuns(runs)
-	return placeRuns(runes, runs, spacing, req.size)
+	return placeRuns(runes, runs, spacing, req.size, req.style)
 }
 
 // levelRun is a maximal range of one bidi level.
@@ -505,11 +642,12 @@ func joiningScript(s language.Script) bool {
 
 // placeRuns lays the shaped runs side by side, adding spacing after every cluster but
 // the line's last and except between two clusters of one joining-script run.
-func placeRuns(runes []rune, runs []visualRun, spacing, size float64) ([]Glyph, float64) {
+func placeRuns(runes []rune, runs []visualRun, spacing, size float64, style fonts.Style) ([]Glyph, float64) {
 	var glyphs []Glyph
 	pen := 0.0
 	first, joinedPrev := true, false
 	for _, run := range runs {
+		syn := synthesisFor(style, run.font)
 		k := size / float64(run.font.Face.Upem())
 		unit := func(v fixed.Int26_6) float64 { return float64(v) / 64 * k }
 		gs := run.out.Glyphs
@@ -529,6 +667,7 @@ func placeRuns(runes []rune, runs []visualRun, spacing, size float64) ([]Glyph, 
 				gl := Glyph{
 					Font: run.font, ID: uint32(gs[g].GlyphID),
 					X: pen + unit(gs[g].XOffset), Y: -unit(gs[g].YOffset), Advance: unit(gs[g].Advance),
+					Synth: syn,
 				}
 				if g == i {
 					gl.Text = text

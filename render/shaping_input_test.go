@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/render/fonts"
 )
 
 // renderText renders text.json with its first element's text replaced by s.
@@ -139,7 +141,8 @@ func TestMaxCharactersWarning(t *testing.T) {
 // panic, and an error only for text over the length limit.
 func FuzzShape(f *testing.F) {
 	for _, s := range []string{"office AVATAR", "مرحبا 123 world", "שלום\n123", "नमस्ते", "สวัสดี", "你好",
-		"\u202Eabc", "a\u0301\u0301\u0301", "\xff\xfe", "\u200d\u200c", "🇩🇪👩‍👩‍👧", "\r\n\t"} {
+		"\u202Eabc", "a\u0301\u0301\u0301", "\xff\xfe", "\u200d\u200c", "🇩🇪👩‍👩‍👧", "\r\n\t",
+		"আমার সোনার বাংলা", "తెలుగు", "ភាសាខ្មែរ", "ffi\nwaffle", "\u0301\u0301", "\U000F0000\U0010FFFF"} {
 		f.Add(s, 0.0)
 		f.Add(s, 150.0)
 	}
@@ -155,6 +158,58 @@ func FuzzShape(f *testing.F) {
 		}
 		if len(tl.Lines) != strings.Count(strings.ReplaceAll(s, "\r\n", "\n"), "\n")+strings.Count(strings.ReplaceAll(s, "\r\n", ""), "\r")+1 {
 			t.Errorf("%d lines for %q", len(tl.Lines), s)
+		}
+	})
+}
+
+// BenchmarkLayoutLongLine lays out the longest text an element may hold on one line:
+// 20,000 distinct CJK characters (every grapheme and pair measured once for the
+// fabric.js line box) and 20,000 Latin letters (few distinct pairs).
+func BenchmarkLayoutLongLine(b *testing.B) {
+	r := newRenderer(b, Options{})
+	primary, _ := r.Fonts().Lookup("DejaVu Sans", 0)
+	var cjk []rune
+	for i := range maxTextRunes {
+		cjk = append(cjk, rune(0x4E00+i))
+	}
+	for _, tc := range []struct{ name, text string }{
+		{"cjk-distinct", string(cjk)},
+		{"latin", strings.Repeat("office AV", maxTextRunes/9)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := r.shapers.layoutText(tc.text, textRequest{primary: primary, reg: r.fonts, size: 20, lineHeight: 1.16, align: "center"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzShapeStyled: any text in any style and paragraph direction lays out (fabric.js
+// line boxes, synthesized faces) without a panic, with finite, non-negative boxes.
+func FuzzShapeStyled(f *testing.F) {
+	for _, s := range []string{"office", "مرحبا Hello عالم", "আমার সোনার", "ffi\nffl", "\u0301", "a\u200db", "\U000F0000"} {
+		for st := range 4 {
+			f.Add(s, uint8(st), uint8(st%3))
+		}
+	}
+	r := newRenderer(f, Options{})
+	f.Fuzz(func(t *testing.T, s string, st, dir uint8) {
+		style := fonts.Style(st % 4)
+		primary, _ := r.Fonts().Lookup("Go", style)
+		d := []string{TextDirectionLTR, TextDirectionRTL, TextDirectionAuto}[dir%3]
+		tl, _, err := r.shapers.layoutText(s, textRequest{primary: primary, style: style, reg: r.fonts, size: 20, lineHeight: 1.16, align: "center", direction: d})
+		if err != nil {
+			if !strings.Contains(err.Error(), "exceeds the limit") {
+				t.Fatalf("layoutText(%q): %v", s, err)
+			}
+			return
+		}
+		for _, l := range tl.Lines {
+			if math.IsNaN(l.Width) || math.IsInf(l.Width, 0) || l.Width < 0 || l.X < -1e-9 || l.Width > tl.Width+1e-9 {
+				t.Fatalf("%q: line box %g at %g in %g", s, l.Width, l.X, tl.Width)
+			}
 		}
 	})
 }

@@ -38,7 +38,11 @@ type shapingCase struct {
 	Align       string  `json:"align"`
 	CharSpacing float64 `json:"charSpacing"`
 	LineHeight  float64 `json:"lineHeight"`
+	Bold        bool    `json:"bold"`
+	Italic      bool    `json:"italic"`
 }
+
+func (c shapingCase) style() fonts.Style { return fonts.StyleOf(c.Bold, c.Italic) }
 
 // shapingFallback is the chain of the suite: the CJK face is the collection's first
 // (JP) because a browser's @font-face reads the first face of a .ttc.
@@ -127,7 +131,7 @@ func shapingDesign(t testing.TB, cs []shapingCase, typ string) *model.DesignDeta
 			"id": c.Name, "type": "text", "weight": i, "value": map[string]string{"en": c.Text},
 			"fontsize": c.Size, "align": c.Align, "lineHeight": c.LineHeight, "charSpacing": c.CharSpacing,
 			"positionX": shapingWidth / 2, "positionY": caseY(i, c),
-			"defaultFont": c.Font, "colors": []map[string]any{{"name": map[string]string{"en": "black"}, "color": "#000000", "default": true}},
+			"defaultFont": c.Font, "bold": c.Bold, "italic": c.Italic, "colors": []map[string]any{{"name": map[string]string{"en": "black"}, "color": "#000000", "default": true}},
 		}
 		b, _ := json.Marshal(raw)
 		var e model.Element
@@ -190,6 +194,7 @@ func TestShapingBrowser(t *testing.T) {
 		t.Skip("starts Chromium; skipped with -short")
 	}
 	chromium := imgcheck.Tool(t, "chromium", "Debian chromium")
+	needFabric(t)
 	cs := loadShapingCases(t)
 	r := shapingRenderer(t, false)
 	d := shapingDesign(t, cs, model.ExportPNG)
@@ -228,41 +233,61 @@ func TestShapingBrowser(t *testing.T) {
 	}
 }
 
-// chromiumRender draws the cases with testdata/browser/text.html. Fonts reach the page
-// as @font-face rules from file URLs: the primary faces and the fallback chain in order.
+// chromiumRender draws the cases with testdata/browser/text.html, through fabric.js
+// (testdata/browser/node_modules, `npm ci`). Fonts reach the page as @font-face rules
+// from file URLs, each face with its own weight and style so that the browser
+// synthesizes what a family lacks: the primary family's faces, the fallback chain's
+// faces in order, then the faces printworker's coverage fallback took for the case.
 func chromiumRender(t *testing.T, chromium string, r *Renderer, cs []shapingCase) *image.RGBA {
 	t.Helper()
 	dir := t.TempDir()
-	type face struct{ Name, URL string }
+	type face struct{ Name, URL, Weight, Style string }
 	var faces []face
 	seen := map[string]bool{}
 	addFace := func(alias string, f *fonts.Font) {
-		if seen[alias] {
+		key := alias + "\x00" + f.Name
+		if seen[key] {
 			return
 		}
-		seen[alias] = true
+		seen[key] = true
 		path := strings.SplitN(f.Name, "#", 2)[0]
 		if !filepath.IsAbs(path) {
 			// An embedded font: give the browser a copy.
 			path = filepath.Join(dir, fmt.Sprintf("font%d.ttf", len(faces)))
 			must(t, os.WriteFile(path, f.Data, 0o644))
 		}
-		faces = append(faces, face{alias, (&url.URL{Scheme: "file", Path: path}).String()})
-	}
-	var chain []string
-	for i := range r.Fonts().FallbackLen() {
-		f, err := r.Fonts().FallbackFace(i, fonts.Regular)
-		if err != nil || f == nil {
-			t.Fatalf("fallback %d: %v", i, err)
+		weight, style := "400", "normal"
+		if f.Style == fonts.Bold || f.Style == fonts.BoldItalic {
+			weight = "700"
 		}
+		if f.Style == fonts.Italic || f.Style == fonts.BoldItalic {
+			style = "italic"
+		}
+		faces = append(faces, face{alias, (&url.URL{Scheme: "file", Path: path}).String(), weight, style})
+	}
+	allStyles := []fonts.Style{fonts.Regular, fonts.Bold, fonts.Italic, fonts.BoldItalic}
+	var chain []string
+	inChain := map[*fonts.Font]bool{}
+	for i := range r.Fonts().FallbackLen() {
 		alias := fmt.Sprintf("fallback%d", i)
-		addFace(alias, f)
+		for _, st := range allStyles {
+			f, err := r.Fonts().FallbackFace(i, st)
+			if err != nil || f == nil {
+				t.Fatalf("fallback %d: %v", i, err)
+			}
+			if f.Style == st {
+				addFace(alias, f)
+				inChain[f] = true
+			}
+		}
 		chain = append(chain, alias)
 	}
 	type element struct {
-		Lines       []string `json:"lines"`
+		Text        string   `json:"text"`
 		Fonts       []string `json:"fonts"`
 		Size        float64  `json:"size"`
+		Bold        bool     `json:"bold"`
+		Italic      bool     `json:"italic"`
 		Align       string   `json:"align"`
 		CharSpacing float64  `json:"charSpacing"`
 		LineHeight  float64  `json:"lineHeight"`
@@ -272,18 +297,31 @@ func chromiumRender(t *testing.T, chromium string, r *Renderer, cs []shapingCase
 	}
 	var els []element
 	for i, c := range cs {
-		f, _ := r.Fonts().Lookup(c.Font, fonts.Regular)
-		alias := "primary-" + strings.ReplaceAll(f.Family, " ", "-")
-		addFace(alias, f)
+		prim, _ := r.Fonts().Lookup(c.Font, c.style())
+		alias := "primary-" + strings.ReplaceAll(prim.Family, " ", "-")
+		for _, st := range allStyles {
+			if f, _ := r.Fonts().Lookup(c.Font, st); f.Style == st {
+				addFace(alias, f)
+			}
+		}
+		list := append([]string{alias}, chain...)
+		for j, f := range coverageFaces(t, r, c, prim) {
+			if inChain[f] {
+				continue
+			}
+			a := fmt.Sprintf("cover%d-%d", i, j)
+			addFace(a, f)
+			list = append(list, a)
+		}
 		els = append(els, element{
-			Lines: strings.Split(c.Text, "\n"), Fonts: append([]string{alias}, chain...), Size: c.Size,
+			Text: c.Text, Fonts: list, Size: c.Size, Bold: c.Bold, Italic: c.Italic,
 			Align: c.Align, CharSpacing: c.CharSpacing, LineHeight: c.LineHeight,
 			X: shapingWidth / 2, Y: caseY(i, c), Color: "#000000",
 		})
 	}
 	jfaces := make([]map[string]string, len(faces))
 	for i, f := range faces {
-		jfaces[i] = map[string]string{"name": f.Name, "url": f.URL}
+		jfaces[i] = map[string]string{"name": f.Name, "url": f.URL, "weight": f.Weight, "style": f.Style}
 	}
 	spec, _ := json.Marshal(map[string]any{
 		"width": shapingWidth, "height": shapingRow * float64(len(cs)), "scale": float64(shapingDPI) / 72,
@@ -331,6 +369,40 @@ func chromiumRender(t *testing.T, chromium string, r *Renderer, cs []shapingCase
 		}
 	}
 	return out
+}
+
+// coverageFaces are the faces printworker drew the case with besides its primary face.
+func coverageFaces(t *testing.T, r *Renderer, c shapingCase, prim *fonts.Font) []*fonts.Font {
+	t.Helper()
+	tl, _, err := r.shapers.layoutText(c.Text, textRequest{primary: prim, style: c.style(), reg: r.Fonts(),
+		size: c.Size, charSpacing: c.CharSpacing, lineHeight: c.LineHeight, align: c.Align})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*fonts.Font
+	seen := map[*fonts.Font]bool{prim: true}
+	for _, l := range tl.Lines {
+		for _, g := range l.Glyphs {
+			if !seen[g.Font] {
+				seen[g.Font] = true
+				out = append(out, g.Font)
+			}
+		}
+	}
+	return out
+}
+
+// needFabric skips when fabric.js is not installed in testdata/browser (npm ci), except
+// under CI=true, where .ci/run installs it.
+func needFabric(t *testing.T) {
+	t.Helper()
+	const dist = "testdata/browser/node_modules/fabric/dist/index.min.js"
+	if _, err := os.Stat(dist); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("fabric.js is required in CI (npm ci --ignore-scripts --omit=optional in render/testdata/browser): %v", err)
+		}
+		t.Skipf("fabric.js not installed (run npm ci --ignore-scripts --omit=optional in render/testdata/browser): %v", err)
+	}
 }
 
 // grayOnWhite flattens an image on white and keeps its luminance.

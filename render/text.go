@@ -103,7 +103,7 @@ func (b *sceneBuilder) text(e *model.Element) error {
 	tl, rep, err := b.r.shapers.layoutText(s, textRequest{
 		primary: f, style: fonts.StyleOf(e.Bold != nil && *e.Bold, e.Italic != nil && *e.Italic),
 		reg: b.r.fonts, size: size, charSpacing: e.CharSpacing(), lineHeight: LineHeight(e),
-		align: align, lang: b.r.opts.Lang,
+		align: align, lang: b.r.opts.Lang, direction: b.r.opts.TextDirection,
 	})
 	if err != nil {
 		return inputErr(b.view.ID, e.ID, err, "text layout")

@@ -136,7 +136,7 @@ var concerns = []concern{
 	{"Redis", prefixes("redis-"), []string{"redis-url", "redis-url-file", "redis-sentinel-master", "redis-sentinel-addrs"}},
 	{"Jobs and workers", prefixes("mode", "store-mode", "concurrency", "memory-budget", "queue-weight", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max"), []string{"mode", "concurrency", "memory-budget", "queue-weight", "shutdown-timeout", "export-retry-window"}},
 	{"Storage", prefixes("storage", "storage-", "s3-", "sftp-", "filename-"), []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},
-	{"Render", prefixes("render-", "font-", "png-speed"), []string{"render-basis", "render-strict", "font-dir", "font-fallback", "render-max-pixels", "png-speed"}},
+	{"Render", prefixes("render-", "font-", "png-speed", "text-direction"), []string{"render-basis", "render-strict", "font-dir", "font-fallback", "render-max-pixels", "png-speed"}},
 	{"Colour", prefixes("color-", "bleed", "crop-marks", "ink-limit", "rich-black"), []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
 	{"Shop floor", prefixes("thumbnails", "ticket-size", "staff-pages"), []string{"thumbnails", "ticket-size", "staff-pages"}},
 	{"Events", prefixes("events-"), []string{"events-url", "events-secret", "events-secret-file", "events-file"}},

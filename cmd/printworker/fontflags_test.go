@@ -2,8 +2,12 @@ package main
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/image/font/gofont/goregular"
 )
 
 func TestFallbackFamilies(t *testing.T) {
@@ -39,5 +43,42 @@ func TestFontFallbackFlags(t *testing.T) {
 	}
 	if f, _ := r.Fonts().FallbackFace(1, 0); f != nil {
 		t.Errorf("FallbackFace(1) = %s, want none", f.Family)
+	}
+}
+
+// --font-fallback-coverage and --text-direction reach the renderer: coverage over the
+// fallback folders on by default and off with false; a direction other than ltr, rtl
+// or auto is a usage error.
+func TestCoverageAndDirectionFlags(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Whatever-Regular.ttf"), goregular.TTF, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args      []string
+		wantFace  bool
+		wantError bool
+	}{
+		{[]string{"--font-fallback", "none", "--font-fallback-dir", dir}, true, false},
+		{[]string{"--font-fallback", "none", "--font-fallback-dir", dir, "--font-fallback-coverage=false"}, false, false},
+		{[]string{"--font-fallback-dir", dir, "--text-direction", "rtl"}, true, false},
+		{[]string{"--font-fallback-dir", dir, "--text-direction", "auto"}, true, false},
+		{[]string{"--font-fallback-dir", dir, "--text-direction", "sideways"}, false, true},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		rf := addRenderFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		r, err := rf.renderer()
+		if (err != nil) != tc.wantError {
+			t.Errorf("%q: err %v, want error %v", tc.args, err, tc.wantError)
+		}
+		if err != nil {
+			continue
+		}
+		if f, _ := r.Fonts().CoverageFace('Ω', 0); (f != nil) != tc.wantFace {
+			t.Errorf("%q: coverage face %v, want one: %v", tc.args, f, tc.wantFace)
+		}
 	}
 }

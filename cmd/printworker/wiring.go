@@ -375,6 +375,8 @@ type renderFlags struct {
 	fontDirs    stringList
 	fallback    string
 	fallbackDir stringList
+	coverage    bool
+	direction   string
 	workers     int
 	pngSpeed    string
 	colour      *colourFlags
@@ -389,7 +391,9 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 	fs.Int64Var(&r.maxSVGCost, "render-max-svg-cost", render.DefaultMaxSVGCost, "most drawing work a raster output's SVG layers may cost, in pixel operations (about 4-15 ns each); more is refused before drawing")
 	fs.Var(&r.fontDirs, "font-dir", "extra font folder, repeatable")
 	fs.StringVar(&r.fallback, "font-fallback", strings.Join(fonts.DefaultFallback, ","), "comma-separated font families tried in order for characters a text's font lacks (\"none\": no fallback)")
-	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families, repeatable (default: Debian's Noto and Symbola folders, where present)")
+	fs.Var(&r.fallbackDir, "font-fallback-dir", "folder searched for the --font-fallback families and by coverage, repeatable (default: Debian's Noto and Symbola folders, where present)")
+	fs.BoolVar(&r.coverage, "font-fallback-coverage", true, "after the --font-fallback chain, take a character from any font of the --font-fallback-dir folders whose coverage has it (false: only the chain)")
+	fs.StringVar(&r.direction, "text-direction", render.TextDirectionLTR, "paragraph direction of text lines, the designer's fabric.js direction: ltr (fabric.js's default), rtl, or auto (each line's first strong letter)")
 	fs.IntVar(&r.workers, "render-workers", 0, "compositing parallelism of one render (default: CPUs)")
 	fs.StringVar(&r.pngSpeed, "png-speed", render.PNGSpeedBalanced, "PNG encoding: balanced (deflate level 1) or fastest (Huffman-only: less CPU, larger files)")
 	r.colour = addColourFlags(fs)
@@ -398,7 +402,7 @@ func addRenderFlags(fs *flag.FlagSet) *renderFlags {
 
 func (r *renderFlags) renderer() (*render.Renderer, error) {
 	rr, err := render.New(render.Options{Basis: r.basis, Lang: r.lang, Strict: r.strict, MaxPixels: r.maxPixels, MaxSVGCost: r.maxSVGCost,
-		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, Workers: r.workers, PNGSpeed: r.pngSpeed})
+		FontDirs: r.fontDirs, FontFallback: fallbackFamilies(r.fallback), FallbackFontDirs: r.fallbackDir, NoCoverageFallback: !r.coverage, TextDirection: r.direction, Workers: r.workers, PNGSpeed: r.pngSpeed})
 	if err != nil {
 		return nil, usageError(err.Error())
 	}

@@ -22,6 +22,9 @@ type Config struct {
 	// A folder that does not exist is skipped: the chain is a best effort on machines
 	// without the Noto packages, and every character no face covers is reported.
 	FallbackDirs []string
+	// NoCoverage turns off the fallback by coverage (coverage.go): characters the
+	// element's font and the chain lack are then drawn as missing-glyph boxes.
+	NoCoverage bool
 }
 
 // DefaultFallback is the default fallback chain: Noto families per script (Debian's

@@ -152,6 +152,7 @@ func (f *Font) parsed() *Font {
 type Registry struct {
 	families map[string]*family // by lower-cased family name
 	fallback *fallbackSet
+	coverage *coverage
 }
 
 type family struct {
@@ -190,6 +191,9 @@ func Open(cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	r.fallback = fb
+	if !cfg.NoCoverage {
+		r.coverage = newCoverage(fb.files)
+	}
 	return r, nil
 }
 
