@@ -80,7 +80,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nEvery flag --some-name can also be set as PRINTWORKER_SOME_NAME; a flag on the")
 	fmt.Fprintln(w, "command line wins. Secrets also read from files: --x-file / PRINTWORKER_X_FILE.")
-	fmt.Fprintln(w, "Run 'printworker <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'printworker <command> --help' for a command's flags, grouped by concern.")
 }
 
 // errUsage marks errors in how the program was called (exit status 2).
@@ -120,18 +120,7 @@ func envName(flagName string) string {
 func newFlagSet(e env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stdout)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "Usage: printworker %s\n\n", synopsis)
-		fs.VisitAll(func(f *flag.Flag) {
-			def := ""
-			// A usage that names its own default ("(default: CPUs)") says it better
-			// than the zero value standing for it.
-			if f.DefValue != "" && f.DefValue != "[]" && !strings.Contains(f.Usage, "(default") {
-				def = fmt.Sprintf(" (default %s)", f.DefValue)
-			}
-			fmt.Fprintf(e.stdout, "  --%s  [%s]\n      %s%s\n", f.Name, envName(f.Name), f.Usage, def)
-		})
-	}
+	fs.Usage = func() { printHelp(e.stdout, fs, synopsis) }
 	return fs
 }
 

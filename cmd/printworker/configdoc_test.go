@@ -17,7 +17,7 @@ import (
 // updateDocs rewrites the generated part of docs/configuration.md (go test
 // ./cmd/printworker -run TestConfigurationDoc -update). Another golden test of this
 // package may define -update first; then both read the one flag.
-var updateDocs = boolFlag("update", "rewrite generated files (docs/configuration.md) instead of comparing")
+var updateDocs = boolFlag("update", "rewrite generated files (docs/configuration.md, testdata/help-work.golden) instead of comparing")
 
 // boolFlag defines a bool flag, or reads the one already defined under that name.
 func boolFlag(name, usage string) func() bool {
@@ -36,10 +36,14 @@ const (
 	configEnd   = "<!-- end flags -->"
 )
 
-// helpFlag is one flag as a command's help prints it.
+// helpFlag is one flag as a command's help prints it, with the group it is listed
+// under ("" before any group heading).
 type helpFlag struct {
-	name, env, usage, def string
+	name, env, usage, def, group string
 }
+
+// helpHeading is a group's heading in a command's help ("Jobs and workers:").
+var helpHeading = regexp.MustCompile(`^([A-Z][A-Za-z ]*):$`)
 
 // helpEntry is "  --name  [ENV]" (at any indentation, so help grouped under headings
 // reads too), followed by its usage lines, indented deeper.
@@ -52,8 +56,13 @@ var trailingDefault = regexp.MustCompile(`^(.*?) \(default:? (.*)\)$`)
 // parseHelp reads the flags of one command's help.
 func parseHelp(text string) []helpFlag {
 	var out []helpFlag
+	group := ""
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
+		if h := helpHeading.FindStringSubmatch(lines[i]); h != nil {
+			group = h[1]
+			continue
+		}
 		m := helpEntry.FindStringSubmatch(lines[i])
 		if m == nil {
 			continue
@@ -64,7 +73,7 @@ func parseHelp(text string) []helpFlag {
 			i++
 			usage = append(usage, strings.TrimSpace(lines[i]))
 		}
-		f := helpFlag{name: m[2], env: m[3], usage: strings.Join(usage, " ")}
+		f := helpFlag{name: m[2], env: m[3], usage: strings.Join(usage, " "), group: group}
 		if d := trailingDefault.FindStringSubmatch(f.usage); d != nil {
 			f.usage, f.def = d[1], d[2]
 		}
@@ -77,6 +86,19 @@ func parseHelp(text string) []helpFlag {
 // from the help their real flag sets print.
 func commandFlags(t *testing.T) map[string][]helpFlag {
 	t.Helper()
+	flags := map[string][]helpFlag{}
+	for c, text := range helpTexts(t) {
+		if fs := parseHelp(text); len(fs) > 0 {
+			flags[c] = fs
+		}
+	}
+	return flags
+}
+
+// helpTexts returns the help of every command and every action ("queues list") that
+// has flags of its own, by command.
+func helpTexts(t *testing.T) map[string]string {
+	t.Helper()
 	help := func(args ...string) string {
 		var out, errb bytes.Buffer
 		ctx, cancel := context.WithCancel(context.Background())
@@ -84,89 +106,36 @@ func commandFlags(t *testing.T) map[string][]helpFlag {
 		_ = run(ctx, append(args, "--help"), func(string) string { return "" }, &out, &errb)
 		return out.String()
 	}
-	flags := map[string][]helpFlag{}
+	texts := map[string]string{}
 	for _, c := range commands() {
 		text := help(c.name)
-		if fs := parseHelp(text); len(fs) > 0 {
-			flags[c.name] = fs
-		}
-		_, actions, ok := strings.Cut(text, "\nActions:\n")
+		before, actions, ok := strings.Cut(text, "\nActions:\n")
 		if !ok {
+			texts[c.name] = text
 			continue
+		}
+		if parseHelp(before) != nil {
+			texts[c.name] = text
 		}
 		for _, line := range strings.Split(actions, "\n") {
 			if line == "" {
 				break
 			}
 			if m := actionLine.FindStringSubmatch(line); m != nil {
-				if fs := parseHelp(help(c.name, m[1])); len(fs) > 0 {
-					flags[c.name+" "+m[1]] = fs
-				}
+				texts[c.name+" "+m[1]] = help(c.name, m[1])
 			}
 		}
 	}
-	return flags
-}
-
-// serviceCommands run as the fleet; their flags are grouped by concern. The flags of
-// the other commands that none of these has are listed per command.
-var serviceCommands = []string{"work", "serve", "queue-metrics"}
-
-// concern is one group of docs/configuration.md: the flags it takes, and the ones most
-// people set first, in that order (the rest follow alphabetically).
-type concern struct {
-	title string
-	match func(name string) bool
-	first []string
-}
-
-func prefixes(ps ...string) func(string) bool {
-	return func(name string) bool {
-		for _, p := range ps {
-			if strings.HasSuffix(p, "-") && strings.HasPrefix(name, p) || name == p {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-var concerns = []concern{
-	{"Hub", prefixes("hub-", "fetch-allow"), []string{"hub-url", "hub-store", "hub-api-key", "hub-secret", "hub-secret-file", "hub-stores-file", "hub-rate-per-minute", "hub-rate-burst", "hub-tries", "hub-timeout"}},
-	{"Redis", prefixes("redis-"), []string{"redis-url", "redis-url-file", "redis-sentinel-master", "redis-sentinel-addrs"}},
-	{"Jobs and workers", prefixes("mode", "store-mode", "concurrency", "memory-budget", "queue-weight", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max"), []string{"mode", "concurrency", "memory-budget", "queue-weight", "shutdown-timeout", "export-retry-window"}},
-	{"Storage", prefixes("storage", "storage-", "s3-", "sftp-", "filename-"), []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},
-	{"Render", prefixes("render-", "font-", "png-speed", "text-direction"), []string{"render-basis", "render-strict", "font-dir", "font-fallback", "render-max-pixels", "png-speed"}},
-	{"Colour", prefixes("color-", "bleed", "crop-marks", "ink-limit", "rich-black"), []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
-	{"Shop floor", prefixes("thumbnails", "ticket-size", "staff-pages"), []string{"thumbnails", "ticket-size", "staff-pages"}},
-	{"Events", prefixes("events-"), []string{"events-url", "events-secret", "events-secret-file", "events-file"}},
-	{"Intake", prefixes("addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines"), []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"}},
-	{"Telemetry", prefixes("log-", "metrics-addr"), []string{"log-level", "log-format", "metrics-addr"}},
-	{"Gang sheets", prefixes("gang-"), []string{"gang-tick", "gang-lease"}},
-	{"Routing", prefixes("routing-rules"), nil},
+	return texts
 }
 
 // concernTitles are the titles of the concern groups and "Other".
 func concernTitles() []string {
-	t := []string{"Other"}
-	for _, c := range concerns {
-		t = append(t, c.title)
+	t := []string{otherGroup}
+	for _, g := range flagGroups {
+		t = append(t, g.title)
 	}
 	return t
-}
-
-// concernOf names the group of a service flag; "Other" (and a failing test) when no
-// group takes it. The intake's shutdown bound is the intake's.
-func concernOf(name string, cmds []string) string {
-	if name == "shutdown-timeout" && slices.Equal(cmds, []string{"serve"}) {
-		return "Intake"
-	}
-	for _, c := range concerns {
-		if c.match(name) {
-			return c.title
-		}
-	}
-	return "Other"
 }
 
 // docRow is one line of a table: a flag with one meaning, and the commands that have
@@ -314,13 +283,13 @@ func configTables(flags map[string][]helpFlag) (string, []string) {
 		b.WriteString("\n")
 	}
 	var unknown []string
-	for _, c := range concerns {
-		if rs := groups[c.title]; len(rs) > 0 {
-			table(c.title, rs, c.first, "###")
+	for _, g := range flagGroups {
+		if rs := groups[g.title]; len(rs) > 0 {
+			table(g.title, rs, g.first, "###")
 		}
 	}
-	if rs := groups["Other"]; len(rs) > 0 {
-		table("Other", rs, nil, "###")
+	if rs := groups[otherGroup]; len(rs) > 0 {
+		table(otherGroup, rs, nil, "###")
 		for _, r := range rs {
 			unknown = append(unknown, r.name)
 		}
@@ -350,7 +319,7 @@ func TestConfigurationDoc(t *testing.T) {
 	}
 	tables, unknown := configTables(flags)
 	if len(unknown) > 0 {
-		t.Errorf("flags in no group of docs/configuration.md (add them to concerns in %s): %v", "configdoc_test.go", unknown)
+		t.Errorf("flags in no group of docs/configuration.md (add them to flagGroups in %s): %v", "help.go", unknown)
 	}
 	path := filepath.Join(repoRoot, filepath.FromSlash(configDoc))
 	b, err := os.ReadFile(path)
@@ -397,15 +366,17 @@ func TestParseHelp(t *testing.T) {
 		"  --metrics-addr  [PRINTWORKER_METRICS_ADDR]\n      address of /metrics (empty: none) (default :9464)\n" +
 		"  --workers  [PRINTWORKER_WORKERS]\n      render workers (default: CPUs)\n" +
 		"  --long  [PRINTWORKER_LONG]\n      first line\n      second line (default x)\n" +
-		"Hub:\n    --grouped  [PRINTWORKER_GROUPED]\n        under a heading\n" +
+		"\nHub:\n    --grouped  [PRINTWORKER_GROUPED]\n        under a heading\n" +
+		"\nJobs and workers:\n  --wrapped  [PRINTWORKER_WRAPPED]\n      a usage wrapped\n      over lines (default\n      1h0m0s)\n" +
 		"Actions:\n  list   lists\n"
 	got := fmt.Sprint(parseHelp(text))
-	want := "[{hub-url PRINTWORKER_HUB_URL base URL of the hub } " +
-		"{concurrency PRINTWORKER_CONCURRENCY tasks run at once 10} " +
-		"{metrics-addr PRINTWORKER_METRICS_ADDR address of /metrics (empty: none) :9464} " +
-		"{workers PRINTWORKER_WORKERS render workers CPUs} " +
-		"{long PRINTWORKER_LONG first line second line x} " +
-		"{grouped PRINTWORKER_GROUPED under a heading }]"
+	want := "[{hub-url PRINTWORKER_HUB_URL base URL of the hub  } " +
+		"{concurrency PRINTWORKER_CONCURRENCY tasks run at once 10 } " +
+		"{metrics-addr PRINTWORKER_METRICS_ADDR address of /metrics (empty: none) :9464 } " +
+		"{workers PRINTWORKER_WORKERS render workers CPUs } " +
+		"{long PRINTWORKER_LONG first line second line x } " +
+		"{grouped PRINTWORKER_GROUPED under a heading  Hub} " +
+		"{wrapped PRINTWORKER_WRAPPED a usage wrapped over lines 1h0m0s Jobs and workers}]"
 	if got != want {
 		t.Errorf("parseHelp\n got %s\nwant %s", got, want)
 	}

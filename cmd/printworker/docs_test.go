@@ -28,8 +28,9 @@ func docFiles(t *testing.T) []string {
 }
 
 // helpFlagLine is a flag in a command's help: newFlagSet's "  --name  [ENV]" or the
-// flag package's own "  -name value".
-var helpFlagLine = regexp.MustCompile(`^\s+--?([a-z0-9][a-z0-9-]*)\b`)
+// flag package's own "  -name value"; a usage's wrapped lines, indented deeper, may
+// start with a flag they name and are not entries.
+var helpFlagLine = regexp.MustCompile(`^  --?([a-z0-9][a-z0-9-]*)\b`)
 
 // actionLine is an action in the help of a command with actions ("  list   ...").
 var actionLine = regexp.MustCompile(`^  ([a-z][a-z0-9-]*)(\s|$)`)
