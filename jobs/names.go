@@ -25,30 +25,26 @@ type NameChoice struct {
 }
 
 // reserveScript reserves a name for one file of an order. KEYS: meta, expected, done,
-// views, names. ARGV: ttl ms, owner, request, request in lower case, the number of the
-// first choice, then (name, claims) pairs, claims joined by '/'. An owner that already
-// reserved a name for the same request gets it back; one whose request changed (a
-// renamed design) gives its old claims up first. Else the first choice none of whose
-// claims another owner holds is taken. Returns {name, next}: name "" when every choice
-// is taken, next the number after the highest choice ever taken for the request, so
-// the caller's next offer skips the taken ones.
+// views, names. ARGV: ttl ms, owner, slot, request, request in lower case, the number
+// of the first choice, then (name, claims) pairs, claims joined by '/'. An owner that
+// already reserved a name in the slot for the same request gets it back. Else the
+// first choice none of whose claims another owner holds is taken. Claims are never
+// given up: a file of an earlier request (a renamed design) is still in the folder.
+// Returns {name, next}: name "" when every choice is taken, next the number after the
+// highest choice ever taken for the request, so the caller's next offer skips them.
 var reserveScript = redis.NewScript(`
-local names, owner, request = KEYS[5], ARGV[2], ARGV[3]
-local ofield, nfield = 'owner|' .. owner, 'next|' .. ARGV[4]
-local cur = redis.call('HGET', names, ofield)
+local names, owner, request = KEYS[5], ARGV[2], ARGV[4]
+local sfield, nfield = 'slot|' .. ARGV[3] .. '|' .. owner, 'next|' .. ARGV[5]
+local cur = redis.call('HGET', names, sfield)
 if cur then
-  local req, name, claims = string.match(cur, '^(.-)\n(.-)\n(.*)$')
+  local req, name = string.match(cur, '^(.-)\n(.*)$')
   if req == request then
 ` + expireAll + `
     return {name, 0}
   end
-  for c in string.gmatch(claims or '', '[^/]+') do
-    if redis.call('HGET', names, 'n|' .. c) == owner then redis.call('HDEL', names, 'n|' .. c) end
-  end
-  redis.call('HDEL', names, ofield)
 end
-local first = tonumber(ARGV[5])
-for i = 6, #ARGV - 1, 2 do
+local first = tonumber(ARGV[6])
+for i = 7, #ARGV - 1, 2 do
   local name, claims = ARGV[i], ARGV[i + 1]
   local free = true
   for c in string.gmatch(claims, '[^/]+') do
@@ -57,8 +53,8 @@ for i = 6, #ARGV - 1, 2 do
   end
   if free then
     for c in string.gmatch(claims, '[^/]+') do redis.call('HSET', names, 'n|' .. c, owner) end
-    redis.call('HSET', names, ofield, request .. '\n' .. name .. '\n' .. claims)
-    local n = first + (i - 6) / 2
+    redis.call('HSET', names, sfield, request .. '\n' .. name)
+    local n = first + (i - 7) / 2
     if n + 1 > tonumber(redis.call('HGET', names, nfield) or '0') then redis.call('HSET', names, nfield, n + 1) end
 ` + expireAll + `
     return {name, 0}
@@ -67,21 +63,23 @@ end
 return {'', tonumber(redis.call('HGET', names, nfield) or '0')}
 `)
 
-// ReserveName reserves, for the file owner (design, view and type) of order k, the
-// first of choices whose claims no other file of the order holds, and returns its
-// name. choices are numbered from first (1 is the name as requested, 2 its "-2"
-// variant, and so on). When all are taken it returns "" and the number to offer from
-// next (at least the end of this offer). request identifies what was asked for (the
-// name the file would have without a collision): an owner asking again for the same
+// ReserveName reserves, for a file of order k, the first of choices whose claims no
+// other owner of the order holds, and returns its name. owner is what the file belongs
+// to (a design's view): its files never block each other, so a view whose file turns
+// out to be of another type (slot) may take the same thumbnail name. choices are
+// numbered from first (1 is the name as requested, 2 its "-2" variant, and so on).
+// When all are taken it returns "" and the number to offer from next (at least the
+// end of this offer). request identifies what was asked for (the name the file would
+// have without a collision): an owner asking again in the same slot for the same
 // request gets the name it reserved before, whatever the choices, so a retried export
 // writes the same key. Names never contain '/' or a newline; claims are compared in
 // lower case.
-func (s *State) ReserveName(ctx context.Context, k OrderKey, owner, request string, first int, choices []NameChoice) (name string, next int, err error) {
+func (s *State) ReserveName(ctx context.Context, k OrderKey, owner, slot, request string, first int, choices []NameChoice) (name string, next int, err error) {
 	bad := func(n string) bool { return n == "" || strings.ContainsAny(n, "/\n") }
-	if strings.Contains(request, "\n") || strings.Contains(owner, "\n") {
+	if strings.Contains(request, "\n") || strings.ContainsAny(slot, "|\n") {
 		return "", 0, fmt.Errorf("order state: reserve name %q: not a file name", request)
 	}
-	args := []any{s.ttlArg(), owner, request, strings.ToLower(request), first}
+	args := []any{s.ttlArg(), owner, slot, request, strings.ToLower(request), first}
 	for _, c := range choices {
 		claims := make([]string, len(c.Claims))
 		for i, cl := range c.Claims {
