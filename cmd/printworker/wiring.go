@@ -278,7 +278,7 @@ func addStorageFlags(fs *flag.FlagSet) *storageFlags {
 	fs.StringVar(&s.s3.PublicBaseURL, "s3-public-url", "", "base URL of links to stored files (a CDN or public bucket website)")
 	fs.DurationVar(&s.s3.LinkExpiry, "s3-link-expiry", storage.DefaultLinkExpiry, "lifetime of the presigned links in manifests and events when --s3-public-url is not set (at most 168h)")
 	fs.BoolVar(&s.s3.CreateBucket, "s3-create-bucket", false, "create the bucket at start when missing")
-	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {order} {design} {view} {product} {filename} {type}")
+	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {domain} {order} {design} {view} {product} {filename} {type}; {order} in a folder is <order>@<domain> unless {domain} is placed")
 	return s
 }
 
