@@ -85,3 +85,15 @@ func WithExt(opts Options, name, oldExt, ext string) string {
 	stem := strings.TrimSuffix(name, oldExt)
 	return compose(stem, "", "", ext, opts.maxLen())
 }
+
+// Numbered returns name (a name made by ForDesign, ending in ext) with "-n" before
+// the extension: the n-th choice of a file whose name another file of its order took
+// ("Mug.png" -> "Mug-2.png"). The name keeps its length cap: the stem is cut, never
+// the number or the extension.
+func Numbered(opts Options, name, ext string, n int) string {
+	stem := name
+	if len(name) >= len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext) {
+		stem, ext = name[:len(name)-len(ext)], name[len(name)-len(ext):]
+	}
+	return compose(stem, "", strconv.Itoa(n), ext, opts.maxLen())
+}

@@ -2,6 +2,7 @@ package filenames
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,29 @@ func TestWithExt(t *testing.T) {
 	long := ForDesign(Options{MaxLen: 20}, Fields{ID: "1", Title: "a very long design title"}, []*model.View{view("v", "", "pdf", "")})[0]
 	if got := WithExt(Options{MaxLen: 20}, long, ".pdf", ".webp"); len(got) > 20 || got[len(got)-5:] != ".webp" {
 		t.Errorf("WithExt over the cap: %q from %q", got, long)
+	}
+}
+
+func TestNumbered(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, ext string
+		n         int
+		want      string
+	}{
+		{"Mug.png", ".png", 2, "Mug-2.png"},
+		{"ticket.pdf", ".pdf", 2, "ticket-2.pdf"},
+		{"Mug.PNG", ".png", 3, "Mug-3.PNG"},
+		{"noext", "", 2, "noext-2"},
+		{"1002-Coffee-Mug-Left.png", ".png", 12, "1002-Coffee-Mug-Left-12.png"},
+	}
+	for _, tt := range tests {
+		if got := Numbered(Options{}, tt.name, tt.ext, tt.n); got != tt.want {
+			t.Errorf("Numbered(%q, %d) = %q, want %q", tt.name, tt.n, got, tt.want)
+		}
+	}
+	long := ForDesign(Options{MaxLen: 20}, Fields{ID: "1", Title: "a very long design title"}, []*model.View{view("v", "", "pdf", "")})[0]
+	if got := Numbered(Options{MaxLen: 20}, long, ".pdf", 1234); len(got) > 20 || !strings.HasSuffix(got, "-1234.pdf") {
+		t.Errorf("Numbered over the cap: %q from %q", got, long)
 	}
 }

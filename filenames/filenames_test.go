@@ -198,6 +198,12 @@ func FuzzBuild(f *testing.F) {
 	f.Add("[id]-[title]", "1", "t", "p", "png", 0, int64(0))
 	f.Add("[date]/[product]/..", "..", "/", "\\", "..", 17, int64(1700000000))
 	f.Add("", "", "", "", "", -1, int64(-1))
+	// Issue 32: titles naming the order's own files, and an over-long title.
+	f.Add("[title]", "1", "ticket", "", "pdf", 0, int64(0))
+	f.Add("[title]", "1", "Manifest", "", "json", 0, int64(0))
+	f.Add("[title]", "1", "index", "", "html", 0, int64(0))
+	f.Add("[title]", "1", "Mug.thumb", "", "jpg", 0, int64(0))
+	f.Add("[title]", "1", strings.Repeat("9", 300), "", "png", 0, int64(0))
 	f.Fuzz(func(t *testing.T, pattern, id, title, product, ext string, max int, unix int64) {
 		opts := Options{Pattern: pattern, MaxLen: max}
 		fl := Fields{ID: id, Title: title, Product: product, Date: time.Unix(unix, 0)}
@@ -221,6 +227,14 @@ func FuzzBuild(f *testing.F) {
 				t.Fatalf("views collide: %q", names)
 			}
 			seen[strings.ToLower(n)] = true
+		}
+		// A numbered choice stays a safe name under the cap and differs from the name.
+		for _, n := range []int{2, 10, 99999} {
+			num := Numbered(opts, out, Ext(ext), n)
+			checkSafe(t, pattern, num, opts.maxLen())
+			if strings.EqualFold(num, out) {
+				t.Fatalf("Numbered(%q, %d) = the name itself", out, n)
+			}
 		}
 	})
 }

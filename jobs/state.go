@@ -52,14 +52,16 @@ func NewState(rdb redis.UniversalClient, prefix string, ttl time.Duration) *Stat
 	return &State{rdb: rdb, prefix: prefix, ttl: ttl, now: time.Now}
 }
 
-type orderKeys struct{ meta, expected, done, views string }
+type orderKeys struct{ meta, expected, done, views, names string }
 
 func (s *State) keys(k OrderKey) orderKeys {
 	base := s.prefix + ":order:{" + k.String() + "}:"
-	return orderKeys{meta: base + "meta", expected: base + "expected", done: base + "done", views: base + "views"}
+	return orderKeys{meta: base + "meta", expected: base + "expected", done: base + "done", views: base + "views", names: base + "names"}
 }
 
-func (ks orderKeys) all() []string { return []string{ks.meta, ks.expected, ks.done, ks.views} }
+func (ks orderKeys) all() []string {
+	return []string{ks.meta, ks.expected, ks.done, ks.views, ks.names}
+}
 
 // expireAll is appended to every script that writes: all keys of the order live as
 // long as the order's newest change.
@@ -67,7 +69,7 @@ const expireAll = `
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
 `
 
-// beginScript records a revision of an order. KEYS: meta, expected, done, views.
+// beginScript records a revision of an order. KEYS: meta, expected, done, views, names.
 // ARGV: ttl ms, digest, order JSON, date, refs...
 // Returns {rev, gen, changed, pending refs...}, or {-1, gen, 0} when cancelled.
 var beginScript = redis.NewScript(`
@@ -95,7 +97,7 @@ return res
 `)
 
 // doneScript records a finished design (ARGV[4] non-empty) or only checks completion
-// (ARGV[4] empty). KEYS: meta, expected, done, views. ARGV: ttl ms, ref, gen, result.
+// (ARGV[4] empty). KEYS: meta, expected, done, views, names. ARGV: ttl ms, ref, gen, result.
 // Returns the current revision when every expected design is done, 0 when some are
 // not, -1 when the order is cancelled, -2 when gen is older than the order's.
 var doneScript = redis.NewScript(`
@@ -114,7 +116,7 @@ end
 return tonumber(redis.call('HGET', meta, 'rev'))
 `)
 
-// reexportScript starts a new export generation. KEYS: meta, expected, done, views.
+// reexportScript starts a new export generation. KEYS: meta, expected, done, views, names.
 // ARGV: ttl ms, refs... (none: every expected design). Returns {rev, gen, refs...}
 // or {-3} for an unknown order.
 var reexportScript = redis.NewScript(`
@@ -141,7 +143,7 @@ return res
 `)
 
 // cancelScript sets the cancelled flag, creating the order's state when needed so a
-// later export request for it is refused. KEYS: meta, expected, done, views.
+// later export request for it is refused. KEYS: meta, expected, done, views, names.
 // ARGV: ttl ms. Returns {gen, expected refs...}.
 var cancelScript = redis.NewScript(`
 local meta, exp = KEYS[1], KEYS[2]

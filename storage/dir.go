@@ -77,21 +77,36 @@ func (d *Dir) metaPath(key string) string {
 	return filepath.Join(d.root, metaDir, filepath.FromSlash(key)+".json")
 }
 
-// dirError classifies a filesystem error: a full disk, an I/O error or a missing
-// mount may clear up, a permission problem or a path blocked by a file will not.
+// dirError classifies a filesystem error by what it is. Permanent, with a reason a
+// person can act on: a name too long for the filesystem (ENAMETOOLONG), a name it
+// refuses (EINVAL, EILSEQ: characters a Windows or SMB share cannot hold), a permission
+// problem (EACCES, EPERM), a path blocked by a file or
+// a symlink loop (ENOTDIR, EISDIR, ELOOP): a retry meets each of them again.
+// Transient: a full disk or quota (ENOSPC, EDQUOT), a filesystem remounted read-only
+// (EROFS, as Linux does after a disk fault), an I/O error, a timeout or a missing
+// mount, which may clear up.
 func dirError(op, key string, err error) error {
 	if e := contextError(op, key, err); e != nil {
 		return e
 	}
+	why := func(reason string) error { return permanent(op, key, fmt.Errorf("%s: %w", reason, err)) }
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return permanent(op, key, fmt.Errorf("%w: %w", ErrNotFound, err))
-	case errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrExist), errors.Is(err, ErrInvalidKey):
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return why(fmt.Sprintf("name too long for the filesystem (at most %d bytes per folder or file name)", MaxSegmentBytes))
+	case errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.EILSEQ):
+		return why("the filesystem refuses the name")
+	case errors.Is(err, fs.ErrPermission):
+		return why("permission denied: the worker may not write there")
+	case errors.Is(err, fs.ErrExist), errors.Is(err, ErrInvalidKey):
 		return permanent(op, key, err)
-	}
-	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
-		// A file where a folder should be, or the reverse: a retry meets it again.
-		return permanent(op, key, err)
+	case errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.ELOOP):
+		return why("a file or link is in the way of the path")
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return transient(op, key, fmt.Errorf("disk full or over quota: %w", err))
+	case errors.Is(err, syscall.EROFS):
+		return transient(op, key, fmt.Errorf("the filesystem is read-only: %w", err))
 	}
 	return transient(op, key, err)
 }

@@ -94,3 +94,31 @@ func TestDirUnwritable(t *testing.T) {
 		t.Errorf("Put into a read-only folder = %v, want a permanent *storage.Error", err)
 	}
 }
+
+// A name longer than the filesystem holds fails permanently (issue 32 item 7: it was
+// retried for hours); nothing is left behind.
+func TestDirNameTooLongIsPermanent(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	d, err := storage.NewDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"s/" + strings.Repeat("o", 300) + "/a.png", "s/o/" + strings.Repeat("a", 300) + ".png"} {
+		_, err = d.Put(context.Background(), storage.Object{Key: key}, strings.NewReader("x"))
+		var se *storage.Error
+		if !errors.As(err, &se) || se.Retryable() || !strings.Contains(err.Error(), "name too long") {
+			t.Errorf("Put of a %d-byte key = %v, want a permanent *storage.Error naming the cause", len(key), err)
+		}
+	}
+	var left []string
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -16,9 +16,14 @@ func FuzzLayoutKey(f *testing.F) {
 	f.Add("shop", "1001", "123.4f2a-Front.png", "front", int64(1704153600))
 	f.Add("../..", "a/b", "..", "\x00", int64(0))
 	f.Add(".", "//", ".hidden", "con", int64(-1))
+	// Issue 32: an order id over 255 bytes, names of the order's own files, '@'.
+	f.Add("shop", strings.Repeat("9", 300), "a.png", "front", int64(0))
+	f.Add("shop", "DOM-1001@other.example.com", "manifest.json", "", int64(0))
+	f.Add("shop", "DOM-1001", "ticket.pdf", "index.html", int64(0))
+	f.Add("shop", "A", strings.Repeat("é", 200)+".png", "v", int64(0))
 	l := storage.Layout{Pattern: "{store}/{date}/{order}/{view}-{filename}"}
 	f.Fuzz(func(t *testing.T, store, order, filename, view string, unix int64) {
-		v := storage.KeyVars{Store: store, Order: order, Filename: filename, View: view, Date: time.Unix(unix, 0)}
+		v := storage.KeyVars{Store: store, Domain: view, Order: order, Filename: filename, View: view, Date: time.Unix(unix, 0)}
 		for _, get := range []func(storage.KeyVars) (string, error){l.Key, l.ManifestKey} {
 			key, err := get(v)
 			if err != nil {
@@ -29,6 +34,11 @@ func FuzzLayoutKey(f *testing.F) {
 			}
 			if n := strings.Count(key, "/"); n != 3 {
 				t.Fatalf("key %q has %d folders, want 3", key, n)
+			}
+			for _, seg := range strings.Split(key, "/") {
+				if len(seg) > storage.MaxSegmentBytes {
+					t.Fatalf("key %q has a %d-byte segment", key, len(seg))
+				}
 			}
 		}
 	})

@@ -35,3 +35,28 @@ func FuzzKeyValue(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOrderFolderValue: an order's folder value is a key segment, and two orders
+// (order id, domain) share one only by a fingerprint collision, never by an '@'.
+func FuzzOrderFolderValue(f *testing.F) {
+	f.Add("DOM-1001", "shop.example.com", "DOM-1001", "other.example.com")
+	f.Add("A@b", "c", "A", "b@c")
+	f.Add("A@b", "", "A", "b")
+	f.Add("A", "b-0a1b2c", "A@b-0a1b2c", "")
+	f.Add(strings.Repeat("9", 300), "d", "9", "d")
+	f.Fuzz(func(t *testing.T, o1, d1, o2, d2 string) {
+		v1, v2 := storage.OrderFolderValue(o1, d1), storage.OrderFolderValue(o2, d2)
+		for _, v := range []string{v1, v2} {
+			if v != "" && (strings.Contains(v, "/") || storage.ValidateKey(v) != nil) {
+				t.Fatalf("OrderFolderValue gave %q, not a key segment", v)
+			}
+		}
+		if o1 == o2 && d1 == d2 || v1 != v2 || v1 == "" {
+			return
+		}
+		// Equal values must both carry a fingerprint (a collision of 24 bits).
+		if !strings.Contains(v1, "-") || v1 == o1+"@"+d1 || v2 == o2+"@"+d2 || d1 == "" && v1 == o1 || d2 == "" && v2 == o2 {
+			t.Fatalf("orders %q@%q and %q@%q share the folder %q", o1, d1, o2, d2, v1)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,29 +19,39 @@ const DefaultLayout = "{store}/{date}/{order}/{filename}"
 // ManifestName is the last segment of an order's manifest key.
 const ManifestName = "manifest.json"
 
+// MaxSegmentBytes is the longest key segment a layout builds: most filesystems (ext4,
+// XFS, APFS, NTFS in UTF-16 units) hold at most 255 bytes per name, so a longer
+// folder or file name could be stored on S3 but never copied to a hot folder.
+const MaxSegmentBytes = 255
+
 // Layout maps the identity of a print file to its object key. The pattern is a
 // '/'-separated path of literal text and variables: {store} {date} (yyyy-mm-dd, UTC)
-// {order} {design} {view} {product} {filename} {type}. {filename} must be in the last
+// {domain} {order} {design} {view} {product} {filename} {type}. {filename} must be in the last
 // segment and {order} in a folder above it; the folders may not depend on {design},
 // {view}, {filename} or {type}, because the order's manifest sits next to its files
 // at the folder part + "manifest.json" and there must be exactly one per order.
 //
 // Every variable is cleaned before it is substituted, so a value can never add a '/',
 // a ".." or a hidden segment; in folders by KeyValue, so two orders never share a
-// folder (and a manifest). A variable the pattern uses that is empty after cleaning is
-// an error, never a silently shorter key.
+// folder (and a manifest). The hub identifies an order by store, order id and domain:
+// in a pattern whose folders do not use {domain}, {order} in a folder stands for the
+// order id and its domain, "<order>@<domain>" (OrderFolderValue), so two orders of one
+// id from two domains never share a folder either. A variable the pattern uses that is
+// empty after cleaning is an error, never a silently shorter key; so is a segment
+// longer than MaxSegmentBytes.
 type Layout struct {
 	Pattern string
 }
 
 // KeyVars are the values a layout pattern refers to.
 type KeyVars struct {
-	Store, Order, Design, View, Product, Filename, Type string
-	Date                                                time.Time
+	Store, Domain, Order, Design, View, Product, Filename, Type string
+	Date                                                        time.Time
 }
 
 var layoutVars = map[string]func(KeyVars) string{
 	"store":    func(v KeyVars) string { return v.Store },
+	"domain":   func(v KeyVars) string { return v.Domain },
 	"order":    func(v KeyVars) string { return v.Order },
 	"design":   func(v KeyVars) string { return v.Design },
 	"view":     func(v KeyVars) string { return v.View },
@@ -158,11 +169,22 @@ func (l Layout) Validate() error {
 	return nil
 }
 
+// foldsDomain reports whether the pattern's folders lack {domain}, so that {order}
+// in them carries the domain (OrderFolderValue).
+func foldsDomain(segs []segment) bool {
+	for _, s := range segs[:len(segs)-1] {
+		if s.uses("domain") {
+			return false
+		}
+	}
+	return true
+}
+
 // expandSegment substitutes the variables of one segment. Folder values go through
-// KeyValue, so an order's folder is its own; the last segment (the file name) takes
-// the filenames rules only, the file names of one order being kept apart by
-// filenames.ForViews already.
-func expandSegment(s segment, v KeyVars, folder bool) (string, error) {
+// KeyValue, so an order's folder is its own, and {order} through OrderFolderValue when
+// fold is set; the last segment (the file name) takes the filenames rules only, the
+// file names of one order being kept apart by the worker's per-order name reservation.
+func expandSegment(s segment, v KeyVars, folder, fold bool) (string, error) {
 	var b strings.Builder
 	for i, p := range s.parts {
 		if i%2 == 0 {
@@ -170,7 +192,10 @@ func expandSegment(s segment, v KeyVars, folder bool) (string, error) {
 			continue
 		}
 		val := filenames.Clean(layoutVars[p](v))
-		if folder {
+		switch {
+		case folder && fold && p == "order":
+			val = OrderFolderValue(v.Order, v.Domain)
+		case folder:
 			val = KeyValue(layoutVars[p](v))
 		}
 		if val == "" {
@@ -178,20 +203,30 @@ func expandSegment(s segment, v KeyVars, folder bool) (string, error) {
 		}
 		b.WriteString(val)
 	}
-	return b.String(), nil
+	out := b.String()
+	if len(out) > MaxSegmentBytes {
+		what := "file name"
+		if folder {
+			what = "folder name"
+		}
+		return "", fmt.Errorf("%w: %s %.40q… is %d bytes, longer than the %d a filesystem holds (a variable's value is too long)",
+			ErrInvalidKey, what, out, len(out), MaxSegmentBytes)
+	}
+	return out, nil
 }
 
 func (l Layout) expand(segs []segment, v KeyVars, last string) (string, error) {
 	out := make([]string, 0, len(segs))
+	fold := foldsDomain(segs)
 	for _, s := range segs[:len(segs)-1] {
-		e, err := expandSegment(s, v, true)
+		e, err := expandSegment(s, v, true, fold)
 		if err != nil {
 			return "", err
 		}
 		out = append(out, e)
 	}
 	if last == "" {
-		e, err := expandSegment(segs[len(segs)-1], v, false)
+		e, err := expandSegment(segs[len(segs)-1], v, false, fold)
 		if err != nil {
 			return "", err
 		}
@@ -214,18 +249,38 @@ func (l Layout) expand(segs []segment, v KeyVars, last string) (string, error) {
 // '-' and 6 hex digits gets the fingerprint too, so that no clean value can pose as
 // another's fingerprinted one. "" means nothing is left.
 func KeyValue(raw string) string {
+	return keyValue(raw, false, raw)
+}
+
+// keyValue is KeyValue of shown, fingerprinted by identity (a string that tells the
+// values apart) when cleaning changes shown, when shown looks fingerprinted, or when
+// force is set.
+func keyValue(shown string, force bool, identity string) string {
 	mapped := strings.Map(func(r rune) rune {
 		if strings.ContainsRune(`/\:*?"<>|`, r) {
 			return '_'
 		}
 		return r
-	}, raw)
+	}, shown)
 	c := filenames.Clean(mapped)
-	if c == "" || c == raw && !looksFingerprinted(c) {
+	if c == "" || !force && c == shown && !looksFingerprinted(c) {
 		return c
 	}
-	sum := sha256.Sum256([]byte(raw))
+	sum := sha256.Sum256([]byte(identity))
 	return c + "-" + hex.EncodeToString(sum[:3])
+}
+
+// OrderFolderValue is {order}'s value in the folders of a layout that does not use
+// {domain}: the order id and its domain as "<order>@<domain>" ("DOM-1001@shop.example.com"),
+// the order id alone when the domain is empty, under KeyValue's rules. An '@' in the
+// order id or the domain would make the split ambiguous ("A@b" of "c" and "A" of
+// "b@c"), so such a value always gets KeyValue's fingerprint, of both parts.
+func OrderFolderValue(order, domain string) string {
+	if domain == "" {
+		return keyValue(order, strings.Contains(order, "@"), order)
+	}
+	force := strings.Contains(order, "@") || strings.Contains(domain, "@")
+	return keyValue(order+"@"+domain, force, strconv.Itoa(len(order))+":"+order+domain)
 }
 
 // looksFingerprinted reports whether s ends in '-' and 6 lowercase hex digits.
@@ -281,8 +336,9 @@ func (l Layout) DayFolder(v KeyVars) (folder string, ok bool, err error) {
 		return "", false, nil
 	}
 	out := make([]string, 0, n)
+	fold := foldsDomain(segs)
 	for _, s := range segs[:n] {
-		e, err := expandSegment(s, v, true)
+		e, err := expandSegment(s, v, true, fold)
 		if err != nil {
 			return "", false, err
 		}

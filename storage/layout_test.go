@@ -162,3 +162,71 @@ func TestLayoutDayFolder(t *testing.T) {
 		t.Error("DayFolder without a date: no error")
 	}
 }
+
+// The hub identifies an order by store, order id and domain (issue 32 item 2): one
+// order id from two domains gets two folders, with {domain} in the pattern or without
+// it (then {order} in a folder carries the domain), and an ambiguous '@' is
+// fingerprinted rather than trusted.
+func TestLayoutOrderFolderHasTheDomain(t *testing.T) {
+	t.Parallel()
+	day := time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)
+	v := func(order, domain string) storage.KeyVars {
+		return storage.KeyVars{Store: "s", Domain: domain, Order: order, Filename: "a.png", Date: day}
+	}
+	tests := []struct {
+		pattern string
+		vars    storage.KeyVars
+		want    string
+	}{
+		{"", v("DOM-1001", "shop.example.com"), "s/2024-01-02/DOM-1001@shop.example.com/manifest.json"},
+		{"", v("DOM-1001", "other.example.com"), "s/2024-01-02/DOM-1001@other.example.com/manifest.json"},
+		{"", v("DOM-1001", ""), "s/2024-01-02/DOM-1001/manifest.json"},
+		{"{date}-{order}/{filename}", v("7", "shop.example.com"), "2024-01-02-7@shop.example.com/manifest.json"},
+		{"{store}/{domain}/{date}/{order}/{filename}", v("DOM-1001", "shop.example.com"), "s/shop.example.com/2024-01-02/DOM-1001/manifest.json"},
+		{"{store}/{order}-{domain}/{filename}", v("DOM 1", "shop.example.com"), "s/DOM-1-" + storage.KeyValue("DOM 1")[len("DOM-1-"):] + "-shop.example.com/manifest.json"},
+	}
+	for _, tt := range tests {
+		got, err := storage.Layout{Pattern: tt.pattern}.ManifestKey(tt.vars)
+		if err != nil || got != tt.want {
+			t.Errorf("%q %+v: ManifestKey = %q, %v; want %q", tt.pattern, tt.vars, got, err, tt.want)
+		}
+	}
+	// '@' inside a part could make two orders look alike: both get a fingerprint.
+	seen := map[string]string{}
+	for _, o := range [][2]string{{"A@b", "c"}, {"A", "b@c"}, {"A@b@c", ""}, {"A", "b"}, {"A@b", ""}} {
+		key, err := storage.Layout{}.ManifestKey(v(o[0], o[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, ok := seen[key]; ok {
+			t.Errorf("orders %q and %q share %s", o, other, key)
+		}
+		seen[key] = o[0] + "|" + o[1]
+	}
+	if got := storage.OrderFolderValue("A", "b"); got != "A@b" {
+		t.Errorf("OrderFolderValue(A, b) = %q: a clean pair stays readable", got)
+	}
+}
+
+// A segment longer than a filesystem holds is refused up front, permanently, before
+// any storage sees it (issue 32 item 7: a 300-byte order id was retried for hours).
+func TestLayoutRefusesOverlongSegments(t *testing.T) {
+	t.Parallel()
+	day := time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)
+	long := strings.Repeat("9", 300)
+	for name, v := range map[string]storage.KeyVars{
+		"order":    {Store: "s", Domain: "d", Order: long, Filename: "a.png", Date: day},
+		"store":    {Store: long, Domain: "d", Order: "1", Filename: "a.png", Date: day},
+		"domain":   {Store: "s", Domain: long, Order: "1", Filename: "a.png", Date: day},
+		"filename": {Store: "s", Domain: "d", Order: "1", Filename: long + ".png", Date: day},
+	} {
+		_, err := storage.Layout{}.Key(v)
+		if !errors.Is(err, storage.ErrInvalidKey) || !strings.Contains(err.Error(), "longer than the 255") {
+			t.Errorf("%s of 300 bytes: Key = %v, want ErrInvalidKey naming the limit", name, err)
+		}
+	}
+	ok := storage.KeyVars{Store: "s", Domain: "d", Order: strings.Repeat("9", 200), Filename: "a.png", Date: day}
+	if _, err := (storage.Layout{}).Key(ok); err != nil {
+		t.Errorf("a 200-byte order id: %v", err)
+	}
+}

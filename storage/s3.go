@@ -408,11 +408,16 @@ func s3Error(op, key string, err error) error {
 		return permanent(op, key, fmt.Errorf("%w: %w", ErrExists, err))
 	case "NoSuchKey", "NotFound":
 		return permanent(op, key, fmt.Errorf("%w: %w", ErrNotFound, err))
-	case "NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch",
-		"InvalidBucketName", "KeyTooLongError", "InvalidArgument", "EntityTooLarge", "MetadataTooLarge":
+	case "KeyTooLongError":
+		return permanent(op, key, fmt.Errorf("name too long for the store (keys hold at most 1024 bytes): %w", err))
+	case "InvalidURI", "InvalidObjectName", "XMinioInvalidObjectName", "InvalidArgument":
+		return permanent(op, key, fmt.Errorf("the store refuses the name: %w", err))
+	case "AccessDenied", "AllAccessDisabled", "AccountProblem", "InvalidAccessKeyId", "SignatureDoesNotMatch":
+		return permanent(op, key, fmt.Errorf("permission denied by the store: %w", err))
+	case "NoSuchBucket", "InvalidBucketName", "EntityTooLarge", "MetadataTooLarge":
 		return permanent(op, key, err)
 	case "SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "RequestTimeTooSkewed",
-		"InternalError", "ServiceUnavailable":
+		"InternalError", "ServiceUnavailable", "XMinioStorageFull":
 		return transient(op, key, err)
 	}
 	var hs interface{ HTTPStatusCode() int }
@@ -422,6 +427,8 @@ func s3Error(op, key string, err error) error {
 			return permanent(op, key, fmt.Errorf("%w: %w", ErrNotFound, err))
 		case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests, code >= 500:
 			return transient(op, key, err)
+		case code == http.StatusForbidden:
+			return permanent(op, key, fmt.Errorf("permission denied by the store: %w", err))
 		case code >= 400:
 			return permanent(op, key, err)
 		}

@@ -111,7 +111,7 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		return err
 	}
 	date, _ := time.Parse(time.DateOnly, snap.Date)
-	key, err := w.cfg.Layout.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: date})
+	key, err := w.cfg.Layout.ManifestKey(orderVars(k, date))
 	if err != nil {
 		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
 	}

@@ -97,7 +97,7 @@ func TestDayPageFleet(t *testing.T) {
 				}
 				var m worker.Manifest
 				if backend == "dir" {
-					m = waitHotManifest(t, filepath.Join(root, store, "2024-06-01", id, "manifest.json"))
+					m = waitHotManifest(t, filepath.Join(root, store, "2024-06-01", storage.OrderFolderValue(id, domain), "manifest.json"))
 				} else {
 					m = e.manifest(id, 1)
 				}

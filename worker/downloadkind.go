@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -13,7 +14,7 @@ import (
 // objectKey is the storage key of a view's file named name, of export type typ.
 func (w *Worker) objectKey(x viewExport, name, typ string) (string, error) {
 	key, err := w.cfg.Layout.Key(storage.KeyVars{
-		Store: x.p.Store, Order: x.p.OrderID, Design: strconv.FormatInt(x.ref.ID, 10), View: x.v.ID,
+		Store: x.p.Store, Domain: x.p.Domain, Order: x.p.OrderID, Design: strconv.FormatInt(x.ref.ID, 10), View: x.v.ID,
 		Product: x.d.ProductID, Filename: name, Type: typ, Date: x.orderDate,
 	})
 	if err != nil {
@@ -28,13 +29,13 @@ func (w *Worker) objectKey(x viewExport, name, typ string) (string, error) {
 // is the hub client's (the Content-Type, else the magic bytes). A kind the client
 // cannot tell keeps the view's type. The mismatch stays in the manifest as a warning,
 // since the shop asked for something else.
-func (w *Worker) followKind(x viewExport, dl *hub.Download, obj *storage.Object, rec *FileRecord) error {
+func (w *Worker) followKind(ctx context.Context, x viewExport, dl *hub.Download, obj *storage.Object, rec *FileRecord) error {
 	want := kindOf(x.v.Export.Type)
 	if dl.Kind == "" || dl.Kind == hub.KindUnknown || dl.Kind == want {
 		return nil
 	}
 	name := filenames.WithExt(w.cfg.Filenames, x.name, filenames.Ext(x.v.Export.Type), filenames.Ext(dl.Kind))
-	key, err := w.objectKey(x, name, dl.Kind)
+	name, key, err := w.reserveKey(ctx, x, name, dl.Kind)
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func TestCancelStopsPendingExports(t *testing.T) {
 	e.runOrders("C-ok", 1)
 	e.waitQueuesIdle()
 	for _, id := range []string{"C-1", "C-2"} {
-		objs, err := e.store.List(ctx, store+"/2024-06-01/"+id+"/")
+		objs, err := e.store.List(ctx, orderDir(id)+"/")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,6 +105,10 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return &PermanentError{Reason: fmt.Sprintf("order %s: bad date folder %q in state", k, st.Date)}
 	}
+	// The order's folder is its own before any file is written into it.
+	if err := w.claimFolder(ctx, k, orderDate); err != nil {
+		return err
+	}
 
 	h, err := w.hubFor(p.Store)
 	if err != nil {
@@ -246,10 +250,12 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	v := x.v
 	rec := FileRecord{Filename: x.name, DesignID: x.ref.ID, ViewID: v.ID, ViewName: v.Name.Pick(""),
 		Type: v.Export.Type, ContentType: contentType(v.Export.Type), DPI: v.Export.DPI}
-	key, err := w.objectKey(x, x.name, v.Export.Type)
+	// The name is the order's before anything is stored (names.go).
+	name, key, err := w.reserveKey(ctx, x, x.name, v.Export.Type)
 	if err != nil {
 		return rec, err
 	}
+	x.name, rec.Filename = name, name
 	if key, x.bucket, rec.Gang, err = w.routeView(ctx, x, key); err != nil {
 		return rec, err
 	}
@@ -380,7 +386,7 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	if dl.Length > 0 {
 		obj.Size = dl.Length
 	}
-	if err := w.followKind(x, dl, &obj, rec); err != nil {
+	if err := w.followKind(ctx, x, dl, &obj, rec); err != nil {
 		return storage.PutResult{}, err
 	}
 	var body io.Reader = dl.Body

@@ -212,10 +212,10 @@ func TestPermanentErrorArchivesOnlyItsTask(t *testing.T) {
 		t.Errorf("archived pushes: %d, reason %v", len(pushes), pushes)
 	}
 	// The good design of the bad order was exported; the order has no manifest.
-	if _, err := e.readManifest(store + "/2024-06-01/P-bad/manifest.json"); err == nil {
+	if _, err := e.readManifest(orderDir("P-bad") + "/manifest.json"); err == nil {
 		t.Error("an order with a failed design got a manifest")
 	}
-	if got := e.object(store + "/2024-06-01/P-bad/1003-Greeting-Card-2024-05-20.pdf"); len(got) == 0 {
+	if got := e.object(orderDir("P-bad") + "/1003-Greeting-Card-2024-05-20.pdf"); len(got) == 0 {
 		t.Error("the good design of the bad order is empty")
 	}
 }

@@ -83,7 +83,7 @@ func (w *Worker) gangAdd(ctx context.Context, p jobs.DesignExport, orderDate tim
 	if err != nil {
 		return err
 	}
-	mk, err := w.cfg.Layout.ManifestKey(storage.KeyVars{Store: p.Store, Order: p.OrderID, Date: orderDate})
+	mk, err := w.cfg.Layout.ManifestKey(orderVars(p.OrderKey, orderDate))
 	if err != nil {
 		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
 	}

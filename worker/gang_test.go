@@ -185,7 +185,7 @@ func TestGangSheetsS3(t *testing.T) {
 	sheetsOf := map[string][]string{}
 	for id := range orders {
 		var rec worker.GangRecord
-		if err := json.Unmarshal(e.object(store+"/2024-06-01/"+id+"/gang.json"), &rec); err != nil {
+		if err := json.Unmarshal(e.object(orderDir(id)+"/gang.json"), &rec); err != nil {
 			t.Fatal(err)
 		}
 		if rec.OrderID != id || len(rec.Files) != 2 {
@@ -307,7 +307,7 @@ func TestGangRacingBuilders(t *testing.T) {
 // manifest2 waits for an order's manifest in a hot folder.
 func (e *env) manifest2(dir *storage.Dir, id string) {
 	e.t.Helper()
-	key := store + "/2024-06-01/" + id + "/manifest.json"
+	key := orderDir(id) + "/manifest.json"
 	deadline := time.Now().Add(waitBound)
 	for {
 		if _, err := dir.Stat(context.Background(), key); err == nil {
@@ -339,7 +339,7 @@ func TestGangNothingFits(t *testing.T) {
 	}
 	e.waitGangIdle()
 	var rec worker.GangRecord
-	if err := json.Unmarshal(e.object(store+"/2024-06-01/N-1/gang.json"), &rec); err != nil {
+	if err := json.Unmarshal(e.object(orderDir("N-1")+"/gang.json"), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.Files) != 2 {

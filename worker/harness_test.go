@@ -205,12 +205,17 @@ func (e *env) order(id string, designs ...int64) *hub.Order {
 // -race in CI, so it is generous.
 const waitBound = 3 * time.Minute
 
+// orderDir is the folder of the test order id (of domain) under the default layout.
+func orderDir(id string) string {
+	return store + "/2024-06-01/" + storage.OrderFolderValue(id, domain)
+}
+
 // manifest waits for the order's manifest of at least revision rev and returns it.
 // The wait is bounded only to fail a stuck test with a message; nothing asserts on
 // how long the pipeline takes.
 func (e *env) manifest(orderID string, rev int64) worker.Manifest {
 	e.t.Helper()
-	key := store + "/2024-06-01/" + orderID + "/manifest.json"
+	key := orderDir(orderID) + "/manifest.json"
 	deadline := time.Now().Add(waitBound)
 	for {
 		m, err := e.readManifest(key)

@@ -21,9 +21,9 @@ type readWriter interface {
 }
 
 // backends runs a test on the S3 server over HTTP (internal/tests3) and on a hot folder.
-func backends(t *testing.T, run func(t *testing.T, e *env, st readWriter)) {
+func backends(t *testing.T, run func(t *testing.T, e *env, st readWriter), opts ...envOption) {
 	t.Run("s3", func(t *testing.T) {
-		e := newEnv(t)
+		e := newEnv(t, opts...)
 		run(t, e, e.store)
 	})
 	t.Run("hot folder", func(t *testing.T) {
@@ -31,7 +31,7 @@ func backends(t *testing.T, run func(t *testing.T, e *env, st readWriter)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run(t, newEnv(t, func(_ *worker.Config, d *worker.Deps) { d.Storage = dir }), dir)
+		run(t, newEnv(t, append(opts, func(_ *worker.Config, d *worker.Deps) { d.Storage = dir })...), dir)
 	})
 }
 
@@ -70,7 +70,7 @@ func TestOrdersThatCleanAlikeGetFoldersOfTheirOwn(t *testing.T) {
 		}
 		folders := map[string]bool{}
 		for _, id := range ids {
-			folder := store + "/2024-06-01/" + storage.KeyValue(id)
+			folder := store + "/2024-06-01/" + storage.OrderFolderValue(id, domain)
 			folders[folder] = true
 			m := waitManifest(t, e, st, folder+"/"+storage.ManifestName)
 			if m.OrderID != id {
@@ -91,18 +91,20 @@ func TestOrdersThatCleanAlikeGetFoldersOfTheirOwn(t *testing.T) {
 		if len(folders) != 2 {
 			t.Fatalf("folders %v: want two", folders)
 		}
-		if !folders[store+"/2024-06-01/A1"] {
-			t.Errorf("folders %v: a clean id must keep its folder name (A1)", folders)
+		if !folders[store+"/2024-06-01/A1@"+domain] {
+			t.Errorf("folders %v: a clean id must keep its folder name (A1@"+domain+")", folders)
 		}
 	})
 }
 
-// A manifest is never written over another order's: the completion fails permanently
-// with a reason naming both orders, and the manifest in place is kept byte for byte.
+// A manifest is never written over another order's: the export fails permanently
+// with a reason naming both orders before any file is written (issue 32 item 2: the
+// files went in first and only the completion refused), and the manifest in place is
+// kept byte for byte, alone in its folder.
 func TestManifestOfAnotherOrderIsNotOverwritten(t *testing.T) {
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		ctx := context.Background()
-		key := store + "/2024-06-01/B-7/" + storage.ManifestName
+		key := orderDir("B-7") + "/" + storage.ManifestName
 		theirs := `{"version":1,"store":"` + store + `","domain":"` + domain + `","orderId":"B:7"}` + "\n"
 		if _, err := st.Put(ctx, storage.Object{Key: key}, strings.NewReader(theirs)); err != nil {
 			t.Fatal(err)
@@ -113,7 +115,7 @@ func TestManifestOfAnotherOrderIsNotOverwritten(t *testing.T) {
 		}
 		deadline := time.Now().Add(waitBound)
 		for {
-			archived, _ := e.insp.ListArchivedTasks(jobs.QueueComplete)
+			archived, _ := e.insp.ListArchivedTasks(jobs.QueueExports)
 			if len(archived) > 0 {
 				if !strings.Contains(archived[0].LastErr, `manifest of order "B:7"`) || !strings.Contains(archived[0].LastErr, "not overwritten") {
 					t.Errorf("archived for %q, want the manifest's owner named", archived[0].LastErr)
@@ -128,7 +130,30 @@ func TestManifestOfAnotherOrderIsNotOverwritten(t *testing.T) {
 		if got := string(readAll(t, st, key)); got != theirs {
 			t.Errorf("the other order's manifest became %q", got)
 		}
+		if objs := listKeys(t, st, path.Dir(key)+"/"); len(objs) != 1 {
+			t.Errorf("folder holds %q, want only the other order's manifest", objs)
+		}
 	})
+}
+
+// listKeys lists the keys under prefix of a storage that can list.
+func listKeys(t *testing.T, st readWriter, prefix string) []string {
+	t.Helper()
+	l, ok := st.(interface {
+		List(ctx context.Context, prefix string) ([]storage.Info, error)
+	})
+	if !ok {
+		t.Fatal("storage cannot list")
+	}
+	infos, err := l.List(context.Background(), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, i := range infos {
+		keys = append(keys, i.Key)
+	}
+	return keys
 }
 
 func readAll(t *testing.T, st readWriter, key string) []byte {

@@ -81,7 +81,7 @@ func TestPipelineEndToEnd(t *testing.T) {
 				var want []string
 				for _, d := range uniq(designs) {
 					for _, n := range wantNames[d] {
-						want = append(want, store+"/2024-06-01/"+id+"/"+n)
+						want = append(want, orderDir(id)+"/"+n)
 					}
 				}
 				var got []string

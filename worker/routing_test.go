@@ -74,10 +74,10 @@ func TestRoutingS3(t *testing.T) {
 			continue
 		}
 		switch {
-		case f.DesignID == 1001 && !strings.HasPrefix(f.Key, "dtf/"+store+"/2024-06-01/R-1/"),
-			f.DesignID == 1002 && (f.Bucket != "sublimation-prints" || !strings.HasPrefix(f.Key, "sublimation/"+store+"/2024-06-01/R-1/")),
-			f.DesignID == 1003 && strings.Contains(f.Key, "/R-1/") && !strings.HasPrefix(f.Key, store+"/2024-06-01/R-1/"),
-			f.DesignID == 1003 && strings.Contains(f.Key, "/R-2/") && !strings.HasPrefix(f.Key, "rush/"+store+"/2024-06-01/R-2/"):
+		case f.DesignID == 1001 && !strings.HasPrefix(f.Key, "dtf/"+orderDir("R-1")+"/"),
+			f.DesignID == 1002 && (f.Bucket != "sublimation-prints" || !strings.HasPrefix(f.Key, "sublimation/"+orderDir("R-1")+"/")),
+			f.DesignID == 1003 && strings.Contains(f.Key, "/"+storage.OrderFolderValue("R-1", domain)+"/") && !strings.HasPrefix(f.Key, orderDir("R-1")+"/"),
+			f.DesignID == 1003 && strings.Contains(f.Key, "/"+storage.OrderFolderValue("R-2", domain)+"/") && !strings.HasPrefix(f.Key, "rush/"+orderDir("R-2")+"/"):
 			t.Errorf("design %d file routed to %s bucket %q", f.DesignID, f.Key, f.Bucket)
 		}
 		checkStored(t, st, f)
@@ -107,7 +107,7 @@ func TestRoutingS3(t *testing.T) {
 			got[bucket+":"+in.Key] = true
 		}
 	}
-	for _, mk := range []string{":" + store + "/2024-06-01/R-1/manifest.json", ":" + store + "/2024-06-01/R-2/manifest.json"} {
+	for _, mk := range []string{":" + orderDir("R-1") + "/manifest.json", ":" + orderDir("R-2") + "/manifest.json"} {
 		if !got[mk] {
 			t.Errorf("manifest %s missing", mk)
 		}
@@ -177,7 +177,7 @@ func TestRoutingHotFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitQueuesIdle()
-	manifest := store + "/2024-06-01/H-1/manifest.json"
+	manifest := orderDir("H-1") + "/manifest.json"
 	rc, _, err := dir.Get(ctx, manifest)
 	if err != nil {
 		t.Fatalf("manifest: %v; %s", err, e.queueReport())

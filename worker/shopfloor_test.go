@@ -58,7 +58,7 @@ func TestShopFloorHotFolder(t *testing.T) {
 	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
 		t.Fatal(err)
 	}
-	folder := filepath.Join(root, store, "2024-06-01", "SF-1")
+	folder := filepath.Join(root, store, "2024-06-01", storage.OrderFolderValue("SF-1", domain))
 	m := waitHotManifest(t, filepath.Join(folder, "manifest.json"))
 
 	// Thumbnails: the downloaded PNGs have one each, the downloaded PDF none.
@@ -79,7 +79,7 @@ func TestShopFloorHotFolder(t *testing.T) {
 	if thumbs != 2 {
 		t.Fatalf("thumbnails: %d, want 2", thumbs)
 	}
-	if m.Ticket != store+"/2024-06-01/SF-1/ticket.pdf" || m.StaffPage != store+"/2024-06-01/SF-1/index.html" {
+	if m.Ticket != orderDir("SF-1")+"/ticket.pdf" || m.StaffPage != orderDir("SF-1")+"/index.html" {
 		t.Fatalf("manifest names ticket %q and page %q", m.Ticket, m.StaffPage)
 	}
 

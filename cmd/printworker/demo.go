@@ -571,7 +571,7 @@ func (d *demoRun) post(ctx context.Context, body []byte, name string) (intakeAns
 // order's date folder, which is the UTC day it was created (jobs fixes it at the
 // first export, from the order's created time).
 func (d *demoRun) manifestKey(k jobs.OrderKey, created time.Time) (string, error) {
-	return storage.Layout{Pattern: d.o.storage.layout}.ManifestKey(storage.KeyVars{Store: k.Store, Order: k.OrderID, Date: created})
+	return storage.Layout{Pattern: d.o.storage.layout}.ManifestKey(storage.KeyVars{Store: k.Store, Domain: k.Domain, Order: k.OrderID, Date: created})
 }
 
 // wait polls for every order's manifest, showing progress, until all exist or the
@@ -706,7 +706,7 @@ func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Man
 	for _, id := range ids {
 		m := manifests[id]
 		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
-		if folder, ok, err := layout.DayFolder(storage.KeyVars{Store: m.Store, Order: m.OrderID, Date: created}); err == nil && ok {
+		if folder, ok, err := layout.DayFolder(storage.KeyVars{Store: m.Store, Domain: m.Domain, Order: m.OrderID, Date: created}); err == nil && ok {
 			key := folder + "/" + worker.StaffPageName
 			if days[key] == 0 {
 				dayKeys = append(dayKeys, key)

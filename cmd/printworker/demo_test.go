@@ -214,7 +214,7 @@ func checkDemoShopFloor(t *testing.T, out, stdout string, manifests map[string]*
 		t.Errorf("the demo does not say where the day page is:\n%s", stdout)
 	}
 	for id, m := range manifests {
-		if !strings.Contains(string(day), `href="`+id+`/index.html"`) {
+		if !strings.Contains(string(day), `href="`+storage.OrderFolderValue(id, m.Domain)+`/index.html"`) {
 			t.Errorf("day page lacks order %s", id)
 		}
 		for _, k := range []string{m.Ticket, m.StaffPage} {

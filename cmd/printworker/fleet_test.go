@@ -195,7 +195,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 	}
 	for id := range wantFiles {
 		var m worker.Manifest
-		if err := json.Unmarshal(readObject(t, st, store+"/2024-07-01/"+id+"/"+storage.ManifestName), &m); err != nil {
+		if err := json.Unmarshal(readObject(t, st, store+"/2024-07-01/"+storage.OrderFolderValue(id, f.domain)+"/"+storage.ManifestName), &m); err != nil {
 			t.Fatalf("order %s manifest: %v", id, err)
 		}
 		if len(m.Files) != wantFiles[id] {

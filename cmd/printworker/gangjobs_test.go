@@ -117,7 +117,7 @@ func gangTrial(t *testing.T, bin string, kill bool) (map[string][]byte, map[stri
 			continue
 		}
 		var rec worker.GangRecord
-		if err := json.Unmarshal(readObject(t, f.st, f.store+"/2024-07-01/"+id+"/gang.json"), &rec); err != nil {
+		if err := json.Unmarshal(readObject(t, f.st, f.store+"/2024-07-01/"+storage.OrderFolderValue(id, f.domain)+"/gang.json"), &rec); err != nil {
 			t.Fatal(err)
 		}
 		for _, fr := range rec.Files {

@@ -319,7 +319,7 @@ func addStorageFlags(fs *flag.FlagSet) *storageFlags {
 	fs.StringVar(&s.sftp.KnownHosts, "sftp-known-hosts", "", "known_hosts file holding the SFTP server's host key (e.g. from ssh-keyscan -p PORT HOST); other keys are refused")
 	fs.StringVar(&s.sftp.HostKey, "sftp-host-key", "", "the SFTP server's host key fingerprint (SHA256:..., as ssh-keygen -l prints it), instead of --sftp-known-hosts")
 	fs.DurationVar(&s.sftp.DialTimeout, "sftp-dial-timeout", storage.DefaultSFTPDialTimeout, "limit on connecting and logging in to the SFTP server")
-	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {order} {design} {view} {product} {filename} {type}")
+	fs.StringVar(&s.layout, "storage-layout", storage.DefaultLayout, "object key pattern: {store} {date} {domain} {order} {design} {view} {product} {filename} {type}; {order} in a folder is <order>@<domain> unless {domain} is placed")
 	return s
 }
 

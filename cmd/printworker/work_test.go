@@ -177,7 +177,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 	listed := map[string]bool{}
 	validated := map[string]bool{}
 	for id := range wantFiles {
-		mkey := store + "/2024-07-01/" + id + "/" + storage.ManifestName
+		mkey := store + "/2024-07-01/" + storage.OrderFolderValue(id, fx.domain) + "/" + storage.ManifestName
 		var m worker.Manifest
 		if err := json.Unmarshal(readObject(t, st, mkey), &m); err != nil {
 			t.Fatalf("%s: %v", mkey, err)
