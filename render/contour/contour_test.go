@@ -325,3 +325,25 @@ func TestContextStops(t *testing.T) {
 		t.Error("trace ran on a cancelled context")
 	}
 }
+
+func TestSmooth(t *testing.T) {
+	t.Parallel()
+	// A 10 x 10 square keeps its sides straight: each corner is cut by half a
+	// pixel, and the long edges keep their line.
+	sq := Path{{0, 0}, {10, 0}, {10, 10}, {0, 10}}
+	got := Smooth(sq)
+	want := Path{{0.5, 0}, {9.5, 0}, {10, 0.5}, {10, 9.5}, {9.5, 10}, {0.5, 10}, {0, 9.5}, {0, 0.5}}
+	if len(got) != len(want) {
+		t.Fatalf("%v", got)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%v, want %v", got, want)
+		}
+	}
+	// A unit staircase becomes its edges' midpoints.
+	st := Path{{0, 0}, {1, 0}, {1, 1}, {0, 1}}
+	if got := Smooth(st); len(got) != 4 || got[0] != (Point{0.5, 0}) {
+		t.Errorf("%v", got)
+	}
+}

@@ -150,16 +150,23 @@ func follow(m *Mask, seen []byte, x0, y0 int, p Path, maxPts int) (Path, bool) {
 	}
 }
 
-// Smooth replaces a traced path by the midpoints of its edges, cutting each
-// staircase corner by half a pixel: the polygon marching squares would give.
+// Smooth cuts each corner of a traced path by half a pixel along both its edges:
+// a unit step becomes its midpoint (the polygon marching squares would give), and
+// a longer edge keeps its straight middle, so straight runs stay straight.
 func Smooth(p Path) Path {
 	if len(p) < 3 {
 		return p
 	}
-	out := make(Path, len(p))
+	out := make(Path, 0, 2*len(p))
 	for i := range p {
-		j := (i + 1) % len(p)
-		out[i] = Point{(p[i].X + p[j].X) / 2, (p[i].Y + p[j].Y) / 2}
+		a, b := p[i], p[(i+1)%len(p)]
+		l := math.Hypot(b.X-a.X, b.Y-a.Y)
+		if l <= 1 {
+			out = append(out, Point{(a.X + b.X) / 2, (a.Y + b.Y) / 2})
+			continue
+		}
+		ux, uy := (b.X-a.X)/l/2, (b.Y-a.Y)/l/2
+		out = append(out, Point{a.X + ux, a.Y + uy}, Point{b.X - ux, b.Y - uy})
 	}
 	return out
 }
