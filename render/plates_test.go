@@ -81,7 +81,6 @@ func tiffsepPlates(t testing.TB, pdf []byte, dpi int, names ...string) map[strin
 	return plates
 }
 
-
 // components counts the 8-connected pieces of the pixels at or above thr.
 func components(g *image.Gray, thr uint8) int {
 	m := contour.NewMask(g.Rect.Dx(), g.Rect.Dy())

@@ -138,6 +138,7 @@ var concerns = []concern{
 	{"Storage", prefixes("storage", "storage-", "s3-", "sftp-", "filename-"), []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},
 	{"Render", prefixes("render-", "font-", "png-speed", "text-direction"), []string{"render-basis", "render-strict", "font-dir", "font-fallback", "render-max-pixels", "png-speed"}},
 	{"Colour", prefixes("color-", "bleed", "crop-marks", "ink-limit", "rich-black"), []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
+	{"Cut and white plates", prefixes("cut-", "white-"), []string{"cut-contour", "cut-offset", "white-plate", "white-choke", "white-spot"}},
 	{"Shop floor", prefixes("thumbnails", "ticket-size", "staff-pages"), []string{"thumbnails", "ticket-size", "staff-pages"}},
 	{"Events", prefixes("events-"), []string{"events-url", "events-secret", "events-secret-file", "events-file"}},
 	{"Intake", prefixes("addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines"), []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"}},
