@@ -312,6 +312,29 @@ func toPoints(p contour.Path, scale float64) []gofpdf.PointType {
 	return out
 }
 
+// plateBytes estimates the plates' working memory for a view's plan (Plan.PlateBytes).
+func (r *Renderer) plateBytes(p Plan) int64 {
+	if !r.hasPlates() {
+		return 0
+	}
+	px := float64(p.WidthPx) * float64(p.HeightPx)
+	perPx := 6.0
+	if p.Type == model.ExportPDF {
+		dpi := r.plateDPI()
+		px = math.Round(p.PageWidthPt*dpi/72) * math.Round(p.PageHeightPt*dpi/72)
+		perPx += 4
+	}
+	return int64(perPx * px)
+}
+
+// plateDPI is the plate resolution of vector pages.
+func (r *Renderer) plateDPI() float64 {
+	if wp := r.print.White; wp != nil {
+		return wp.dpi()
+	}
+	return DefaultPlateDPI
+}
+
 // plateScene is a copy of the scene to rasterize for the plates of a vector page at
 // dpi: its own layer list, since Rasterize drops each picture once drawn, and no
 // early encoding.
@@ -326,11 +349,7 @@ func plateScene(s *Scene, dpi float64) *Scene {
 
 // vectorPlates rasterizes the scene at the plate resolution for a vector page.
 func (r *Renderer) vectorPlates(ctx context.Context, s *Scene) (*plates, error) {
-	dpi := float64(DefaultPlateDPI)
-	if wp := r.print.White; wp != nil {
-		dpi = wp.dpi()
-	}
-	c := plateScene(s, dpi)
+	c := plateScene(s, r.plateDPI())
 	canvas, err := r.Rasterize(ctx, c)
 	if err != nil {
 		return nil, err

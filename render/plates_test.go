@@ -406,3 +406,65 @@ func TestSidecarName(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPlateBytes: a plan counts the plates' memory when there are plates.
+func TestPlanPlateBytes(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, Options{})
+	for _, typ := range []string{model.ExportPNG, model.ExportPDF, model.ExportPDFSimple} {
+		d := stickerDetail(t, typ)
+		plain, err := r.Plan(d, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := r.WithPrint(&Print{White: &WhitePlate{}}).Plan(d, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.PlateBytes != 0 || pl.PlateBytes == 0 || pl.PeakBytes() != plain.PeakBytes()+pl.PlateBytes {
+			t.Errorf("%s: plate bytes %d -> %d, peak %d -> %d", typ, plain.PlateBytes, pl.PlateBytes, plain.PeakBytes(), pl.PeakBytes())
+		}
+	}
+}
+
+// TestPlatesLeaveArtAlone: on a design with pictures, text and a template image,
+// the plates overprint: every process plate of the PDF is what it is without them,
+// for the vector page (whose pictures the plates' raster reads too) and the raster
+// page.
+func TestPlatesLeaveArtAlone(t *testing.T) {
+	needTools(t, "gs")
+	for _, name := range []string{"basic", "pictures"} {
+		for _, typ := range []string{model.ExportPDF, model.ExportPDFSimple} {
+			t.Run(name+"/"+typ, func(t *testing.T) {
+				b, err := os.ReadFile(filepath.Join("testdata/designs", name+".json"))
+				must(t, err)
+				var d model.DesignDetail
+				must(t, json.Unmarshal(b, &d))
+				view := d.Views[0].ID
+				for i := range d.Views {
+					d.Views[i].Export.Type = typ
+				}
+				plain := testPrint(t, 0)
+				with := *plain
+				with.Cut = &CutContour{OffsetPt: DefaultCutOffsetPt}
+				with.White = &WhitePlate{}
+				ref, _ := renderPrint(t, plain, &d, view)
+				got, _ := renderPrint(t, &with, &d, view)
+				inks := []string{"Cyan", "Magenta", "Yellow", "Black"}
+				a := tiffsepPlates(t, ref, 72, inks...)
+				p := tiffsepPlates(t, got, 72, append(inks, "White", "CutContour")...)
+				for _, ink := range inks {
+					if !bytes.Equal(a[ink].Pix, p[ink].Pix) {
+						t.Errorf("%s plate changed by the plates", ink)
+					}
+				}
+				if components(p["White"], 128) == 0 {
+					t.Error("empty White plate")
+				}
+				if components(p["CutContour"], 64) == 0 {
+					t.Error("empty CutContour plate")
+				}
+			})
+		}
+	}
+}
