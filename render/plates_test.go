@@ -106,19 +106,27 @@ func TestCutContourSeparation(t *testing.T) {
 	const dpi = 144
 	const offset = 1.5 * mmPt
 	for _, tc := range []struct {
-		name string
-		typ  string
-		cmyk bool
+		name  string
+		typ   string
+		cmyk  bool
+		marks bool // 3 mm bleed and crop marks: the art moves by both
 	}{
-		{"pdf-cmyk", model.ExportPDF, true},
-		{"pdf-simple-cmyk", model.ExportPDFSimple, true},
-		{"pdf-srgb", model.ExportPDF, false},
-		{"pdf-simple-srgb", model.ExportPDFSimple, false},
+		{"pdf-cmyk", model.ExportPDF, true, false},
+		{"pdf-simple-cmyk", model.ExportPDFSimple, true, false},
+		{"pdf-srgb", model.ExportPDF, false, false},
+		{"pdf-simple-srgb", model.ExportPDFSimple, false, false},
+		{"pdf-cmyk-bleed-marks", model.ExportPDF, true, true},
+		{"pdf-simple-cmyk-bleed-marks", model.ExportPDFSimple, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Print{}
+			shift := 0.0
 			if tc.cmyk {
 				p = testPrint(t, 0)
+			}
+			if tc.marks {
+				p.BleedPt, p.CropMarks = 3*mmPt, true
+				shift = 3*mmPt + cropSlugPt
 			}
 			p.Cut = &CutContour{OffsetPt: offset}
 			b, res := renderPrint(t, p, stickerDetail(t, tc.typ), "v")
@@ -131,14 +139,25 @@ func TestCutContourSeparation(t *testing.T) {
 			if out, err := exec.Command("qpdf", "--check", path).CombinedOutput(); err != nil || bytes.Contains(out, []byte("WARNING")) {
 				t.Fatalf("qpdf --check: %v\n%s", err, out)
 			}
-			for _, want := range []string{"/Separation /CutContour", "/OCProperties", "/Type /OCG"} {
+			if tc.cmyk {
+				checkOutputIntent(t, path, p.Profile.ICC)
+				checkNoRGB(t, path)
+				if !bytes.HasPrefix(b, []byte("%PDF-1.6\n")) {
+					t.Errorf("header %q, want %%PDF-1.6", b[:9])
+				}
+			}
+			// The optional content configuration has the /Name PDF/X-4 asks for.
+			if !bytes.Contains(b, []byte("/D <</Name(D)/Order [")) {
+				t.Error("optional content configuration without a /Name")
+			}
+			for _, want := range []string{"/Separation /CutContour", "/OCProperties", "/Type /OCG", "/OP true /op true /OPM 1"} {
 				if !bytes.Contains(b, []byte(want)) {
 					t.Errorf("no %q in the PDF", want)
 				}
 			}
 			plates := tiffsepPlates(t, b, dpi, "CutContour", "Cyan", "Magenta", "Yellow", "Black")
 			cut := plates["CutContour"]
-			px := func(pt float64) int { return int(math.Floor(pt * dpi / 72)) }
+			px := func(pt float64) int { return int(math.Floor((pt + shift) * dpi / 72)) }
 			if n := components(cut, 64); n != len(stickerRects) {
 				t.Errorf("cut plate has %d loops, want %d (one per piece)", n, len(stickerRects))
 			}
@@ -175,9 +194,15 @@ func TestCutContourSeparation(t *testing.T) {
 			inside := *wall
 			inside.Pix = append([]byte(nil), wall.Pix...)
 			must(t, contour.FillHoles(context.Background(), &inside))
+			// The crop marks are registration black on every plate, in the slug.
+			slug := cut.Rect
+			if tc.marks {
+				m := int(math.Ceil(cropSlugPt*dpi/72)) + 1
+				slug = image.Rect(m, m, w-m, h-m)
+			}
 			for _, ink := range []string{"Cyan", "Magenta", "Yellow", "Black"} {
 				for i, v := range plates[ink].Pix {
-					if v > 2 && inside.Pix[i] == 0 {
+					if v > 2 && inside.Pix[i] == 0 && image.Pt(i%w, i/w).In(slug) {
 						t.Fatalf("%s ink %d at (%d, %d), outside the cut", ink, v, i%w, i/w)
 					}
 				}
