@@ -493,3 +493,18 @@ func TestPlatesLeaveArtAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestPlatesTIFFWarns: the tiff output has no plates, and says so.
+func TestPlatesTIFFWarns(t *testing.T) {
+	t.Parallel()
+	p := testPrint(t, 0)
+	p.RasterTIFF, p.White = true, &WhitePlate{}
+	_, res := renderPrint(t, p, stickerDetail(t, ExportTIFF), "v")
+	found := false
+	for _, w := range res.Warnings {
+		found = found || (w.Code == WarnUnsupported && strings.Contains(w.Message, "white plate"))
+	}
+	if !found {
+		t.Errorf("warnings %v, want the missing plates named", res.Warnings)
+	}
+}
