@@ -99,6 +99,9 @@ func (p *Print) Validate() error {
 	if err := p.White.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if p.Cut != nil && p.White != nil && p.Cut.spot() == p.White.spot() {
+		errs = append(errs, fmt.Errorf("render: the cut contour and the white plate both use the spot colour %q", p.Cut.spot()))
+	}
 	if p.Profile != nil {
 		if p.Profile.ToCMYK == nil || len(p.Profile.ICC) == 0 {
 			errs = append(errs, errors.New("render: output profile without its CMYK transform or bytes"))
