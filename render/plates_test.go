@@ -514,18 +514,18 @@ func TestPlatesTIFFWarns(t *testing.T) {
 // settings either fail Validate or render without a panic, a refusal is an
 // InputError, and a vector PDF written holds only numbers a reader takes.
 func FuzzPlateSettings(f *testing.F) {
-	f.Add("alpha", 4.25, 0.0, 0.25, "CutContour", 1, uint8(26), uint8(0), false)
-	f.Add("box", 0.0, 720.0, 10.0, "PerfCutContour", 100, uint8(255), uint8(1), true)
-	f.Add("alpha", 72.0, 0.0, 0.0, "Spot 1", -5, uint8(0), uint8(2), true)
-	f.Add("svg", math.NaN(), math.Inf(1), -1.0, "Cut/Contour", 1<<30, uint8(1), uint8(0), false)
-	f.Add("alpha", 1e-9, 1e-300, 1e-300, "\t", 0, uint8(128), uint8(1), false)
+	f.Add("alpha", 4.25, 0.0, 0.25, "CutContour", "White", 1, uint8(26), uint8(0), false)
+	f.Add("box", 0.0, 720.0, 10.0, "PerfCutContour", "RDG_WHITE", 100, uint8(255), uint8(1), true)
+	f.Add("alpha", 72.0, 0.0, 0.0, "", "Spot 1", -5, uint8(0), uint8(2), true)
+	f.Add("svg", math.NaN(), math.Inf(1), -1.0, "Cut/Contour", "W#1", 1<<30, uint8(1), uint8(0), false)
+	f.Add("alpha", 1e-9, 1e-300, 1e-300, "\t", "", 0, uint8(128), uint8(1), false)
 	// One name for both plates (refused: fpdf cannot declare a spot twice).
-	f.Add("alpha", 4.25, 0.0, 0.25, "PerfCutContour", 1, uint8(26), uint8(1), false)
+	f.Add("alpha", 4.25, 0.0, 0.25, "PerfCutContour", "PerfCutContour", 1, uint8(26), uint8(1), false)
 	r := newRenderer(f, Options{})
-	f.Fuzz(func(t *testing.T, source string, offset, radius, hairline float64, spot string, choke int, thr, typ uint8, skip bool) {
+	f.Fuzz(func(t *testing.T, source string, offset, radius, hairline float64, spot, whiteSpot string, choke int, thr, typ uint8, skip bool) {
 		p := &Print{
 			Cut:   &CutContour{Source: source, OffsetPt: offset, CornerRadiusPt: radius, HairlinePt: hairline, Spot: spot, AlphaThreshold: thr},
-			White: &WhitePlate{Spot: spot, ChokePx: choke, Threshold: thr, SkipPureWhite: skip, PlateDPI: 72},
+			White: &WhitePlate{Spot: whiteSpot, ChokePx: choke, Threshold: thr, SkipPureWhite: skip, PlateDPI: 72},
 		}
 		if p.Validate() != nil {
 			return
