@@ -307,6 +307,9 @@ type rawImage struct {
 	sum *[sha256.Size]byte
 	// bpc is the bits per sample (8 when 0).
 	bpc int
+	// wFrac is added to the width fpdf sorts its images by (catalog sort) but
+	// writes as an integer: images of equal width otherwise go in map order.
+	wFrac float64
 }
 
 // registerRawImage makes a raw image drawable by name with ImageOptions. The
@@ -337,7 +340,7 @@ func registerImageInfo(pdf *gofpdf.Fpdf, name string, im rawImage, data, smask [
 	if bpc == 0 {
 		bpc = 8
 	}
-	fields := []any{data, smask, 0, float64(im.w), float64(im.h), im.cs,
+	fields := []any{data, smask, 0, float64(im.w) + im.wFrac, float64(im.h), im.cs,
 		[]byte{}, bpc, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
 	for _, f := range fields {
 		if err := enc.Encode(f); err != nil {

@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/sha256"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
@@ -434,7 +436,11 @@ func (r *Renderer) drawPlates(pdf *gofpdf.Fpdf, s *Scene, pl *plates, slug float
 		if err != nil {
 			return fmt.Errorf("render: view %s: white plate: %w", s.ViewID, err)
 		}
-		im := rawImage{w: pl.white.W, h: pl.white.H, cs: stencilMarker, bpc: 1, data: data}
+		// A fraction of a pixel from the plate's bytes keeps fpdf's image order
+		// fixed beside the page's raster and other plates of the same width.
+		sum := sha256.Sum256(data)
+		frac := (float64(binary.BigEndian.Uint16(sum[:])) + 1) / (2 * 65537)
+		im := rawImage{w: pl.white.W, h: pl.white.H, cs: stencilMarker, bpc: 1, data: data, wFrac: frac}
 		if err := registerImageInfo(pdf, name, im, data, nil); err != nil {
 			return fmt.Errorf("render: view %s: white plate: %w", s.ViewID, err)
 		}

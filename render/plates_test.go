@@ -537,3 +537,46 @@ func FuzzPlateSettings(f *testing.F) {
 		checkOutcome(t, et, buf.Bytes(), err)
 	})
 }
+
+// TestPlatesRenderAll: a multi-page PDF with plates declares each spot and layer
+// once, draws them on every page, is the same bytes every time, and poppler renders
+// it without a complaint.
+func TestPlatesRenderAll(t *testing.T) {
+	needTools(t, "qpdf", "pdftoppm")
+	d := stickerDetail(t, model.ExportPDF)
+	back := d.Views[0]
+	back.ID, back.Weight = "back", 1
+	back.Export.Type = model.ExportPDFSimple
+	d.Views = append(d.Views, back)
+	p := testPrint(t, 3*mmPt)
+	p.Cut = &CutContour{OffsetPt: DefaultCutOffsetPt}
+	p.White = &WhitePlate{Spot: "W1"}
+	r := newRenderer(t, Options{}).WithPrint(p)
+	var first []byte
+	for i := 0; i < 4; i++ {
+		var buf bytes.Buffer
+		if _, err := r.RenderAll(context.Background(), d, DirSource(mediaDir), &buf); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = buf.Bytes()
+			continue
+		}
+		if !bytes.Equal(buf.Bytes(), first) {
+			t.Fatalf("render %d differs", i+1)
+		}
+	}
+	path := writeTemp(t, "all.pdf", first)
+	if out, err := exec.Command("qpdf", "--check", path).CombinedOutput(); err != nil || bytes.Contains(out, []byte("WARNING")) {
+		t.Fatalf("qpdf --check: %v\n%s", err, out)
+	}
+	out, err := exec.Command("pdftoppm", "-r", "36", "-png", path, filepath.Join(t.TempDir(), "p")).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Errorf("pdftoppm: %v\n%s", err, out)
+	}
+	for s, n := range map[string]int{"[/Separation /CutContour": 1, "[/Separation /W1": 1, "/Type /OCG": 2, "/ImageMask true": 2} {
+		if got := bytes.Count(first, []byte(s)); got != n {
+			t.Errorf("%q %d times, want %d", s, got, n)
+		}
+	}
+}
