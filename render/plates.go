@@ -3,9 +3,9 @@ package render
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"context"
 	"errors"
 	"fmt"
 	"image"
