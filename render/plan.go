@@ -177,6 +177,9 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 		p.Unsupported = append(p.Unsupported, f.String())
 	}
 	p.PlateBytes = r.plateBytes(p)
+	if _, err := r.cutArea(v); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 

@@ -33,6 +33,9 @@ const (
 	// CutSourceBox cuts along the export box (the trim), corners rounded by
 	// CutContour.CornerRadiusPt.
 	CutSourceBox = "box"
+	// CutSourceArea cuts along the view's area CutContour.Area, corners rounded by
+	// CutContour.CornerRadiusPt.
+	CutSourceArea = "area"
 )
 
 // Defaults of the plates.
@@ -67,8 +70,10 @@ const (
 // CutContour is the cut line of a view. The zero value of each field but Source and
 // OffsetPt takes its default.
 type CutContour struct {
-	// Source is CutSourceAlpha (default) or CutSourceBox.
+	// Source is CutSourceAlpha (default), CutSourceBox or CutSourceArea.
 	Source string
+	// Area is the id of the view's area the CutSourceArea cut follows.
+	Area string
 	// OffsetPt is how far outside the art the cut runs (alpha source), in points;
 	// 0 cuts along the art's edge.
 	OffsetPt float64
@@ -155,8 +160,12 @@ func (c *CutContour) Validate() error {
 	var errs []error
 	switch c.Source {
 	case "", CutSourceAlpha, CutSourceBox:
+	case CutSourceArea:
+		if c.Area == "" {
+			errs = append(errs, errors.New("render: cut contour source area without an area id"))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("render: cut contour source %q: want %q or %q", c.Source, CutSourceAlpha, CutSourceBox))
+		errs = append(errs, fmt.Errorf("render: cut contour source %q: want %q, %q or %q", c.Source, CutSourceAlpha, CutSourceBox, CutSourceArea))
 	}
 	for _, v := range []struct {
 		name string
@@ -252,8 +261,12 @@ func (r *Renderer) makePlates(ctx context.Context, s *Scene, canvas *image.RGBA)
 	ptPerPx := s.PageWidthPt / float64(w)
 	if c := r.print.Cut; c != nil {
 		switch c.Source {
-		case CutSourceBox:
-			t := bounds(s.ToPage(), s.Trim)
+		case CutSourceBox, CutSourceArea:
+			r := s.Trim
+			if c.Source == CutSourceArea {
+				r = s.cutArea
+			}
+			t := bounds(s.ToPage(), r)
 			p := contour.RoundedRect(t.X, t.Y, t.W, t.H, c.CornerRadiusPt, DefaultCutTolerancePt)
 			pl.cut = append(pl.cut, toPoints(p, 1))
 		default:
@@ -312,6 +325,28 @@ func toPoints(p contour.Path, scale float64) []gofpdf.PointType {
 		out[i] = gofpdf.PointType{X: q.X * scale, Y: q.Y * scale}
 	}
 	return out
+}
+
+// cutArea returns the rectangle of the view's area a CutSourceArea cut follows, in
+// template units; an InputError when the view has no such area.
+func (r *Renderer) cutArea(v *model.View) (Rect, error) {
+	c := r.print.cutSettings()
+	if c == nil || c.Source != CutSourceArea {
+		return Rect{}, nil
+	}
+	a, ok := v.AreaByID(c.Area)
+	if !ok {
+		return Rect{}, inputErr(v.ID, "", nil, "cut contour area %q: the view has no such area", c.Area)
+	}
+	return Rect{a.X, a.Y, a.Width, a.Height}, nil
+}
+
+// cutSettings is the cut contour (nil when none).
+func (p *Print) cutSettings() *CutContour {
+	if p == nil {
+		return nil
+	}
+	return p.Cut
 }
 
 // plateBytes estimates the plates' working memory for a view's plan (Plan.PlateBytes).

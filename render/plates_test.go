@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"image"
 	"image/png"
 	"math"
@@ -239,6 +240,7 @@ func TestCutContourPaths(t *testing.T) {
 		{"alpha", CutContour{OffsetPt: DefaultCutOffsetPt}, 3, false},
 		{"alpha merged", CutContour{OffsetPt: 20 * mmPt}, 1, false},
 		{"box", CutContour{Source: CutSourceBox, CornerRadiusPt: 10}, 1, false},
+		{"area", CutContour{Source: CutSourceArea, Area: "b", CornerRadiusPt: 3}, 1, false},
 		{"piece cap", CutContour{OffsetPt: 1, MaxPieces: 2}, 1, true},
 	} {
 		rr := r.WithPrint(&Print{Cut: &tc.cut})
@@ -405,6 +407,7 @@ func TestPlateSettingsValidate(t *testing.T) {
 		want string
 	}{
 		{Print{Cut: &CutContour{Source: "svg"}}, "source"},
+		{Print{Cut: &CutContour{Source: CutSourceArea}}, "without an area id"},
 		{Print{Cut: &CutContour{OffsetPt: -1}}, "offset"},
 		{Print{Cut: &CutContour{OffsetPt: math.NaN()}}, "offset"},
 		{Print{Cut: &CutContour{Spot: "Cut/Contour"}}, "spot colour name"},
@@ -578,5 +581,39 @@ func TestPlatesRenderAll(t *testing.T) {
 		if got := bytes.Count(first, []byte(s)); got != n {
 			t.Errorf("%q %d times, want %d", s, got, n)
 		}
+	}
+}
+
+// TestCutContourArea: an area cut follows the area's rectangle (on the page, in
+// points), and an area the view lacks is refused as bad input before rendering.
+func TestCutContourArea(t *testing.T) {
+	t.Parallel()
+	r := newRenderer(t, Options{}).WithPrint(&Print{Cut: &CutContour{Source: CutSourceArea, Area: "b"}})
+	d := stickerDetail(t, model.ExportPDF)
+	s, err := r.BuildScene(context.Background(), d, "v", DirSource(mediaDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := r.vectorPlates(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.cut) != 1 || len(pl.cut[0]) != 4 {
+		t.Fatalf("cut %v", pl.cut)
+	}
+	want := stickerRects[1]
+	for _, p := range pl.cut[0] {
+		if !(math.Abs(p.X-want.X) < 1e-9 || math.Abs(p.X-want.X-want.W) < 1e-9) || !(math.Abs(p.Y-want.Y) < 1e-9 || math.Abs(p.Y-want.Y-want.H) < 1e-9) {
+			t.Errorf("corner %v not on area %v", p, want)
+		}
+	}
+	bad := r.WithPrint(&Print{Cut: &CutContour{Source: CutSourceArea, Area: "nope"}})
+	var ie *InputError
+	if _, err := bad.Plan(d, "v"); !errors.As(err, &ie) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("plan: %v, want an InputError naming the area", err)
+	}
+	var buf bytes.Buffer
+	if _, err := bad.RenderView(context.Background(), d, "v", DirSource(mediaDir), &buf); !errors.As(err, &ie) {
+		t.Errorf("render: %v, want an InputError", err)
 	}
 }

@@ -11,18 +11,19 @@ import (
 // plateFlags are the cut contour and white plate of the offline render command
 // (docs/rendering.md "Cut contours and white plates").
 type plateFlags struct {
-	cut, cutOffset, cutRadius, cutSpot, cutHairline string
-	cutThreshold, whiteThreshold, whiteDPI          float64
-	cutPerf, cutHoles, white, whiteSkipWhite        bool
-	whiteSpot                                       string
-	whiteChoke                                      int
+	cut, cutArea, cutOffset, cutRadius, cutSpot, cutHairline string
+	cutThreshold, whiteThreshold, whiteDPI                   float64
+	cutPerf, cutHoles, white, whiteSkipWhite                 bool
+	whiteSpot                                                string
+	whiteChoke                                               int
 }
 
 func addPlateFlags(fs *flag.FlagSet) *plateFlags {
 	p := &plateFlags{}
-	fs.StringVar(&p.cut, "cut-contour", "off", "cut contour on pdf and pdf-simple pages (a -cut.pdf beside png views): off, alpha (the art's outline, offset) or box (the export box)")
+	fs.StringVar(&p.cut, "cut-contour", "off", "cut contour on pdf and pdf-simple pages (a -cut.pdf beside png views): off, alpha (the art's outline, offset), box (the export box) or area (the --cut-area rectangle)")
+	fs.StringVar(&p.cutArea, "cut-area", "", "id of the view's area an area cut contour follows")
 	fs.StringVar(&p.cutOffset, "cut-offset", "1.5mm", "distance of an alpha cut contour outside the art, with a unit: 1.5mm, 0.06in, 4pt")
-	fs.StringVar(&p.cutRadius, "cut-corner-radius", "0", "corner radius of a box cut contour, with a unit")
+	fs.StringVar(&p.cutRadius, "cut-corner-radius", "0", "corner radius of a box or area cut contour, with a unit")
 	fs.StringVar(&p.cutSpot, "cut-spot", "", "spot colour name of the cut (default CutContour, or PerfCutContour with --cut-perf)")
 	fs.BoolVar(&p.cutPerf, "cut-perf", false, "make the cut a perforation (spot colour PerfCutContour)")
 	fs.StringVar(&p.cutHairline, "cut-hairline", "0.25pt", "stroke width of the cut, with a unit")
@@ -50,8 +51,8 @@ func (p *plateFlags) settings() (*render.CutContour, *render.WhitePlate, error) 
 	var cut *render.CutContour
 	switch p.cut {
 	case "", "off":
-	case render.CutSourceAlpha, render.CutSourceBox:
-		c := &render.CutContour{Source: p.cut, Spot: p.cutSpot, Perf: p.cutPerf, Holes: p.cutHoles}
+	case render.CutSourceAlpha, render.CutSourceBox, render.CutSourceArea:
+		c := &render.CutContour{Source: p.cut, Area: p.cutArea, Spot: p.cutSpot, Perf: p.cutPerf, Holes: p.cutHoles}
 		var err error
 		if c.OffsetPt, err = render.ParseLength(p.cutOffset); err != nil {
 			return nil, nil, usageError("--cut-offset: " + err.Error())
@@ -67,7 +68,7 @@ func (p *plateFlags) settings() (*render.CutContour, *render.WhitePlate, error) 
 		}
 		cut = c
 	default:
-		return nil, nil, usageError(fmt.Sprintf("--cut-contour %q: want off, alpha or box", p.cut))
+		return nil, nil, usageError(fmt.Sprintf("--cut-contour %q: want off, alpha, box or area", p.cut))
 	}
 	var white *render.WhitePlate
 	if p.white {

@@ -145,6 +145,8 @@ func TestRenderCommandBadInput(t *testing.T) {
 		{"unknown intent", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", cmykProfile, "--color-intent", "vivid"}, `"vivid"`, 2},
 		{"bleed without unit", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--bleed", "3"}, "bleed", 2},
 		{"unknown cut source", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "svg"}, `--cut-contour "svg"`, 2},
+		{"area cut without an area", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "area"}, "without an area id", 2},
+		{"area cut on a missing area", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "area", "--cut-area", "nope"}, `area "nope"`, 1},
 		{"cut offset without unit", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "alpha", "--cut-offset", "2"}, "--cut-offset", 2},
 		{"bad spot name", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--white-plate", "--white-spot", "W/1"}, "spot colour name", 2},
 		{"threshold over 100", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--white-plate", "--white-threshold", "150"}, "--white-threshold", 2},
