@@ -82,42 +82,51 @@ const inf = math.MaxInt32
 // per pixel plus a few rows.
 func sqDist(ctx context.Context, w, h int, seed func(i int) bool) ([]int32, error) {
 	d := make([]int32, w*h)
-	// Columns: the distance along y to the nearest seed in the column.
-	for x := 0; x < w; x++ {
-		if err := check(ctx, x); err != nil {
+	// Columns: the distance along y to the nearest seed in the column, in two
+	// passes over whole rows (down, then up) so memory is read in order.
+	last := make([]int32, w)
+	for x := range last {
+		last[x] = -1
+	}
+	for y := 0; y < h; y++ {
+		if err := check(ctx, y); err != nil {
 			return nil, err
 		}
-		last := -1
-		for y := 0; y < h; y++ {
-			i := y*w + x
-			if seed(i) {
-				last = y
-				d[i] = 0
-			} else if last >= 0 {
-				d[i] = int32(y - last)
-			} else {
-				d[i] = -1
+		row := d[y*w : (y+1)*w]
+		for x := range row {
+			switch {
+			case seed(y*w + x):
+				last[x] = int32(y)
+				row[x] = 0
+			case last[x] >= 0:
+				row[x] = int32(y) - last[x]
+			default:
+				row[x] = -1
 			}
 		}
-		last = -1
-		for y := h - 1; y >= 0; y-- {
-			i := y*w + x
-			if d[i] == 0 {
-				last = y
+	}
+	for x := range last {
+		last[x] = -1
+	}
+	for y := h - 1; y >= 0; y-- {
+		if err := check(ctx, y); err != nil {
+			return nil, err
+		}
+		row := d[y*w : (y+1)*w]
+		for x, v := range row {
+			if v == 0 {
+				last[x] = int32(y)
 				continue
 			}
-			if last >= 0 && (d[i] < 0 || int32(last-y) < d[i]) {
-				d[i] = int32(last - y)
+			if last[x] >= 0 && (v < 0 || last[x]-int32(y) < v) {
+				v = last[x] - int32(y)
 			}
-		}
-		for y := 0; y < h; y++ {
-			i := y*w + x
-			if d[i] < 0 || d[i] > 46340 {
+			if v < 0 || v > 46340 {
 				// No seed in the column, or one so far that its square would
 				// overflow: no radius a caller asks for comes near it.
-				d[i] = inf
+				row[x] = inf
 			} else {
-				d[i] *= d[i]
+				row[x] = v * v
 			}
 		}
 	}
