@@ -50,6 +50,9 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 		PageWidthPt: p.PageWidthPt, PageHeightPt: p.PageHeightPt,
 		WidthPx: p.WidthPx, HeightPx: p.HeightPx, Trim: p.Trim, BleedPt: p.BleedPt,
 	}
+	if s.cutArea, err = r.cutArea(v); err != nil {
+		return nil, p, nil, err
+	}
 	for _, f := range unsupportedFeatures(v) {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnUnsupported, ElementID: f.elementID, Message: f.what + " is not rendered"})
 	}

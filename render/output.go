@@ -68,6 +68,15 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 			}
 			return nil, err
 		}
+		if r.hasPlates() {
+			// From the art's own colours, before the soft proof.
+			if res.Sidecars, err = r.pngSidecars(ctx, d, s, canvas); err != nil {
+				if ahead != nil {
+					ahead.Discard()
+				}
+				return nil, err
+			}
+		}
 		if r.print.CMYK() {
 			r.softProof(canvas)
 		}
@@ -81,6 +90,10 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
 		}
 	case ExportTIFF:
+		if r.hasPlates() {
+			s.Warnings = append(s.Warnings, Warning{Code: WarnUnsupported, ViewID: s.ViewID,
+				Message: "the tiff output carries no cut contour or white plate"})
+		}
 		res.Thumbnail = r.thumbOfScene(ctx, s)
 		if err := r.writeTIFF(ctx, cw, s); err != nil {
 			return nil, err
@@ -194,6 +207,16 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 		if err != nil {
 			return nil, err
 		}
+		for _, sc := range vr.Sidecars {
+			hdr := &zip.FileHeader{Name: SidecarName(names[i], sc), Method: zip.Deflate, Modified: modified}
+			sw, err := zw.CreateHeader(hdr)
+			if err != nil {
+				return nil, fmt.Errorf("render: zip: %w", err)
+			}
+			if _, err := sw.Write(sc.Data); err != nil {
+				return nil, fmt.Errorf("render: zip: %w", err)
+			}
+		}
 		res.Views = append(res.Views, *vr)
 		res.Warnings = append(res.Warnings, vr.Warnings...)
 	}
@@ -252,16 +275,29 @@ func newPDF(d *model.DesignDetail) *gofpdf.Fpdf {
 // addPage adds the view's page: the vector drawing for pdf, the raster for pdf-simple.
 // streams holds the CMYK picture streams spliced in at output (nil for sRGB).
 func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, streams *splicedStreams, s *Scene) error {
-	var err error
+	var (
+		err error
+		pl  *plates
+	)
 	switch {
 	case s.Type == model.ExportPDF:
+		// The plates come from the view rasterized at their own resolution,
+		// before the vector page takes the pictures.
+		if r.hasPlates() {
+			if pl, err = r.vectorPlates(ctx, s); err != nil {
+				return err
+			}
+		}
 		err = r.addVectorPage(ctx, pdf, streams, s)
 	case r.print.CMYK():
 		ink := r.inkMeter()
-		err = r.addRasterPageCMYK(ctx, pdf, streams, s, ink)
+		pl, err = r.addRasterPageCMYK(ctx, pdf, streams, s, ink)
 		ink.report(s)
 	default:
-		err = r.addRasterPage(ctx, pdf, s)
+		pl, err = r.addRasterPage(ctx, pdf, s)
+	}
+	if err == nil && pl != nil {
+		err = r.drawPlates(pdf, s, pl, r.slugPt())
 	}
 	if err == nil && r.print != nil {
 		setPageBoxes(pdf, s, r.slugPt())
@@ -273,10 +309,11 @@ func (r *Renderer) addPage(ctx context.Context, pdf *gofpdf.Fpdf, streams *splic
 // The raster goes in as an opaque 8-bit PNG flattened on white paper: gofpdf copies an
 // opaque PNG's compressed data as is (lossless, no re-encoding), while a transparent one
 // costs seconds and hundreds of MB, and JPEG would blur text edges.
-func (r *Renderer) addRasterPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) error {
-	buf, err := r.opaquePNG(ctx, s)
+// The plates, when the renderer makes any, come from the same raster.
+func (r *Renderer) addRasterPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene) (*plates, error) {
+	buf, pl, err := r.opaquePNG(ctx, s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name := "view-" + s.ViewID
 	opt := gofpdf.ImageOptions{ImageType: "PNG"}
@@ -284,24 +321,31 @@ func (r *Renderer) addRasterPage(ctx context.Context, pdf *gofpdf.Fpdf, s *Scene
 	pdf.RegisterImageOptionsReader(name, opt, buf)
 	pdf.ImageOptions(name, 0, 0, s.PageWidthPt, s.PageHeightPt, false, opt, 0, "")
 	if err := pdf.Error(); err != nil {
-		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
-	return nil
+	return pl, nil
 }
 
-// opaquePNG rasterizes the scene flattened on white and encodes it; the canvas is
-// released when this returns, before gofpdf copies the encoded bytes.
-func (r *Renderer) opaquePNG(ctx context.Context, s *Scene) (*bytes.Buffer, error) {
+// opaquePNG rasterizes the scene flattened on white and encodes it, with the
+// plates of the raster before flattening (nil when the renderer makes none); the
+// canvas is released when this returns, before gofpdf copies the encoded bytes.
+func (r *Renderer) opaquePNG(ctx context.Context, s *Scene) (*bytes.Buffer, *plates, error) {
 	canvas, err := r.Rasterize(ctx, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var pl *plates
+	if r.hasPlates() {
+		if pl, err = r.makePlates(ctx, s, canvas); err != nil {
+			return nil, nil, err
+		}
 	}
 	flattenOnWhite(canvas)
 	var buf bytes.Buffer
 	if err := r.encodePNG(ctx, &buf, canvas, s.DPI, true); err != nil {
-		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+		return nil, nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
-	return &buf, nil
+	return &buf, pl, nil
 }
 
 // opaqueCanvas reports whether the scene's raster is opaque in every pixel because

@@ -423,27 +423,34 @@ func convertParts(img image.Image, ink *inkMeter, fn func(part *inkMeter, y0 int
 
 // addRasterPageCMYK is pdf-simple in CMYK: the view rasterized, flattened on white
 // paper and converted to CMYK, one Flate image filling the page.
-func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, streams *splicedStreams, s *Scene, ink *inkMeter) error {
+// The plates, when the renderer makes any, come from the same raster.
+func (r *Renderer) addRasterPageCMYK(ctx context.Context, pdf *gofpdf.Fpdf, streams *splicedStreams, s *Scene, ink *inkMeter) (*plates, error) {
 	canvas, err := r.Rasterize(ctx, s)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var pl *plates
+	if r.hasPlates() {
+		if pl, err = r.makePlates(ctx, s, canvas); err != nil {
+			return nil, err
+		}
 	}
 	flattenOnWhite(canvas)
 	raw, err := cmykRaw(ctx, canvas, false, ink, nil)
 	if err != nil {
-		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
 	name := fmt.Sprintf("view%x", sha256.Sum256([]byte(s.ViewID)))[:24]
 	r.beginPrintPage(pdf, s)
 	defer r.endPrintPage(pdf, s)
 	if err := registerRawImage(pdf, streams, name, raw); err != nil {
-		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
 	pdf.ImageOptions(carriedName(name), 0, 0, s.PageWidthPt, s.PageHeightPt, false, gofpdf.ImageOptions{}, 0, "")
 	if err := pdf.Error(); err != nil {
-		return fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
+		return nil, fmt.Errorf("render: view %s: raster page: %w", s.ViewID, err)
 	}
-	return nil
+	return pl, nil
 }
 
 // paintColour is an SVG paint (0..1 channels) as an opaque 8-bit colour.

@@ -305,6 +305,11 @@ type rawImage struct {
 	smask []byte
 	// sum, when set, is the SHA-256 of data (see splicedStreams.add).
 	sum *[sha256.Size]byte
+	// bpc is the bits per sample (8 when 0).
+	bpc int
+	// wFrac is added to the width fpdf sorts its images by (catalog sort) but
+	// writes as an integer: images of equal width otherwise go in map order.
+	wFrac float64
 }
 
 // registerRawImage makes a raw image drawable by name with ImageOptions. The
@@ -331,8 +336,12 @@ func registerImageInfo(pdf *gofpdf.Fpdf, name string, im rawImage, data, smask [
 	// grow the buffer by doubling, copying and clearing each time.
 	buf.Grow(len(data) + len(smask) + 1024)
 	enc := gob.NewEncoder(&buf)
-	fields := []any{data, smask, 0, float64(im.w), float64(im.h), im.cs,
-		[]byte{}, 8, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
+	bpc := im.bpc
+	if bpc == 0 {
+		bpc = 8
+	}
+	fields := []any{data, smask, 0, float64(im.w) + im.wFrac, float64(im.h), im.cs,
+		[]byte{}, bpc, "FlateDecode", im.dp, []int{}, 1.0, 72.0}
 	for _, f := range fields {
 		if err := enc.Encode(f); err != nil {
 			return fmt.Errorf("pdf image %s: %w", name, err)
@@ -356,6 +365,7 @@ func carriedName(name string) string { return "tc" + name + "-" + name }
 // whose picture streams are then kept in the returned splicedStreams (nil for sRGB).
 func (r *Renderer) newPrintPDF(d *model.DesignDetail) (*gofpdf.Fpdf, *splicedStreams) {
 	pdf := newPDF(d)
+	r.declarePlates(pdf)
 	if !r.print.CMYK() {
 		return pdf, nil
 	}
@@ -365,10 +375,13 @@ func (r *Renderer) newPrintPDF(d *model.DesignDetail) (*gofpdf.Fpdf, *splicedStr
 
 // writePrintPDF writes the document, through pdfxWriter when it is PDF/X.
 func (r *Renderer) writePrintPDF(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
-	if !r.print.CMYK() {
-		return writePDF(pdf, w)
+	switch {
+	case r.print.CMYK():
+		return writePDFX(pdf, streams, w)
+	case r.hasPlates():
+		return r.writePlainPDF(pdf, w)
 	}
-	return writePDFX(pdf, streams, w)
+	return writePDF(pdf, w)
 }
 
 // writePDFX writes a PDF/X document through pdfxWriter with the picture streams
@@ -387,6 +400,7 @@ func writePDFX(pdf *gofpdf.Fpdf, streams *splicedStreams, w io.Writer) error {
 		return err
 	}
 	trimBeforeBleed(doc.Bytes())
+	fixPlates(doc.Bytes())
 	if err := streams.splice(doc.Bytes(), x); err != nil {
 		return err
 	}

@@ -39,6 +39,11 @@ type Plan struct {
 	// vector pdf. An upper bound: opaque pictures at general angles are read without
 	// the copy (resample_span.go), which the plan cannot tell before decoding.
 	TransformBytes int64
+	// PlateBytes is the working memory of the cut contour and white plate
+	// (plates.go), when the renderer makes any: about 6 bytes a plate pixel (the
+	// masks and the distance transform), plus the plate raster itself (4 bytes a
+	// pixel at the plate dpi) for vector pdf, whose art is not rasterized otherwise.
+	PlateBytes int64
 	// Unsupported names the design features met that the renderer does not draw.
 	Unsupported []string
 }
@@ -51,14 +56,16 @@ type Plan struct {
 //   - pdf: the decoded sources and their embedded copies in gofpdf (at most as large).
 //
 // Raster outputs add TransformBytes, the copy a rotated picture is drawn from.
+//
+// Every output adds PlateBytes.
 func (p Plan) PeakBytes() int64 {
 	switch p.Type {
 	case model.ExportPDF:
-		return 2 * p.SourceBytes
+		return 2*p.SourceBytes + p.PlateBytes
 	case model.ExportPDFSimple:
-		return p.CanvasBytes + p.SourceBytes + p.TransformBytes + p.CanvasBytes/2
+		return p.CanvasBytes + p.SourceBytes + p.TransformBytes + p.CanvasBytes/2 + p.PlateBytes
 	}
-	return p.CanvasBytes + p.SourceBytes + p.TransformBytes + p.CanvasBytes/10
+	return p.CanvasBytes + p.SourceBytes + p.TransformBytes + p.CanvasBytes/10 + p.PlateBytes
 }
 
 // Plan computes the plan of a view. Errors are *InputError.
@@ -168,6 +175,10 @@ func (r *Renderer) plan(v *model.View) (Plan, error) {
 	}
 	for _, f := range unsupportedFeatures(v) {
 		p.Unsupported = append(p.Unsupported, f.String())
+	}
+	p.PlateBytes = r.plateBytes(p)
+	if _, err := r.cutArea(v); err != nil {
+		return p, err
 	}
 	return p, nil
 }

@@ -62,6 +62,11 @@ type Print struct {
 	// CropMarks draws trim marks in a slug outside the bleed of PDF/X pages
 	// (cropmarks.go); ignored for sRGB output and rasters.
 	CropMarks bool
+	// Cut, when set, draws a cut contour on pdf and pdf-simple pages and writes one
+	// beside png views (plates.go).
+	Cut *CutContour
+	// White, when set, adds a white ink plate (plates.go).
+	White *WhitePlate
 }
 
 // ExportType is the file type a view of export type t is written as: png becomes
@@ -87,6 +92,15 @@ func (p *Print) Validate() error {
 	}
 	if p.InkLimit != 0 && !(p.InkLimit >= 100 && p.InkLimit <= 400) {
 		errs = append(errs, fmt.Errorf("render: ink limit %g%%: want 100..400 (or 0 for none)", p.InkLimit))
+	}
+	if err := p.Cut.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := p.White.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if p.Cut != nil && p.White != nil && p.Cut.spot() == p.White.spot() {
+		errs = append(errs, fmt.Errorf("render: the cut contour and the white plate both use the spot colour %q", p.Cut.spot()))
 	}
 	if p.Profile != nil {
 		if p.Profile.ToCMYK == nil || len(p.Profile.ICC) == 0 {

@@ -234,6 +234,9 @@ type Result struct {
 	Views []Result
 	// Colour describes the file's colour and page geometry (print.go).
 	Colour ColourInfo
+	// Sidecars are files that go beside this one: a png's white plate and cut
+	// (plates.go); written by the caller under SidecarName.
+	Sidecars []Sidecar `json:"sidecars,omitempty"`
 	// Thumbnail is a small opaque preview of the view (thumbnail.go); nil unless the
 	// renderer was made WithThumbnails.
 	Thumbnail image.Image `json:"-"`

@@ -48,6 +48,8 @@ type Scene struct {
 	// MaxInkPercent is the highest total ink coverage a CMYK backend wrote (0..400);
 	// backends set it.
 	MaxInkPercent float64
+	// cutArea is the area a CutSourceArea cut contour follows (plates.go).
+	cutArea Rect
 	// awaitMedia, when set, waits for the pictures still being decoded
 	// (PreparedView.Render) and returns the decoding's error; Rasterize calls it
 	// before drawing the first picture.

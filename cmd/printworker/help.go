@@ -47,6 +47,8 @@ var flagGroups = []flagGroup{
 		first: []string{"render-basis", "render-strict", "font-dir", "font-fallback", "render-max-pixels", "png-speed"}},
 	{title: "Colour", takes: []string{"color-", "bleed", "crop-marks", "ink-limit", "rich-black"},
 		first: []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
+	{title: "Cut and white plates", takes: []string{"cut-", "white-"},
+		first: []string{"cut-contour", "cut-offset", "white-plate", "white-choke", "white-spot"}},
 	{title: "Shop floor", takes: []string{"thumbnails", "ticket-size", "staff-pages"},
 		first: []string{"thumbnails", "ticket-size", "staff-pages"}},
 	{title: "Events", takes: []string{"events-"},

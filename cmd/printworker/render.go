@@ -32,6 +32,8 @@ type renderFile struct {
 	Warnings     []render.Warning `json:"warnings"`
 	// Colour is the file's colour space, profile, trim, bleed and ink coverage.
 	Colour render.ColourInfo `json:"colour"`
+	// Sidecars are the files written beside it (white plate, cut).
+	Sidecars []string `json:"sidecars,omitempty"`
 }
 
 func renderCommand() command {
@@ -49,6 +51,7 @@ func renderCommand() command {
 			// The worker's render flags, so the same environment renders the same files
 			// offline and in the worker; --basis and --strict are short aliases.
 			rf := addRenderFlags(fs)
+			pf := addPlateFlags(fs)
 			basis := fs.String("basis", "", "alias of --render-basis: point (1 template px = 1 pt) or pixel (1 template px = 1 output px)")
 			strict := fs.Bool("strict", false, "alias of --render-strict")
 			if err := parseFlags(fs, e, args); err != nil {
@@ -83,7 +86,11 @@ func renderCommand() command {
 			if *all && *view != "" {
 				return usageError("render: --all and --view exclude each other")
 			}
-			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON, print: prints})
+			cut, white, err := pf.settings()
+			if err != nil {
+				return err
+			}
+			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON, print: prints, cut: cut, white: white})
 		},
 	}
 }
@@ -94,6 +101,9 @@ type renderJob struct {
 	all, json                bool
 	// print holds the colour settings; the design's shop and productId pick them.
 	print *render.PrintSet
+	// cut and white are the plates (nil: none).
+	cut   *render.CutContour
+	white *render.WhitePlate
 }
 
 func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob) error {
@@ -113,7 +123,7 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 	if len(views) == 0 {
 		return fmt.Errorf("render: design %s has no views", d.ID)
 	}
-	p := job.print.For(d.Shop, d.ProductID)
+	p := withPlates(job.print.For(d.Shop, d.ProductID), job.cut, job.white)
 	r = r.WithPrint(p)
 	for _, v := range views {
 		v.Export.Type = p.ExportType(v.Export.Type)
@@ -197,10 +207,42 @@ func writeFile(dir string, renderTo func(io.Writer) (*render.Result, error), nam
 	}
 	f := fileOf(res, h)
 	f.Name = name(res)
+	// The sidecars (white plate, cut) first: a hot folder that picks up the view's
+	// file finds them beside it.
+	for _, sc := range res.Sidecars {
+		sn := render.SidecarName(f.Name, sc)
+		if err := writeSidecar(dir, sn, sc.Data); err != nil {
+			return nil, err
+		}
+		f.Sidecars = append(f.Sidecars, sn)
+	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, f.Name)); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	return f, nil
+}
+
+// writeSidecar writes a sidecar file through a temporary name, as writeFile does.
+func writeSidecar(dir, name string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".render-*")
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	return nil
 }
 
 func fileOf(res *render.Result, h hash.Hash) *renderFile {

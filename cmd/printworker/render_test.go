@@ -144,6 +144,13 @@ func TestRenderCommandBadInput(t *testing.T) {
 		{"rgb profile", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", "/usr/share/color/icc/ghostscript/default_rgb.icc"}, "CMYK", 2},
 		{"unknown intent", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--color-profile", cmykProfile, "--color-intent", "vivid"}, `"vivid"`, 2},
 		{"bleed without unit", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--bleed", "3"}, "bleed", 2},
+		{"unknown cut source", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "svg"}, `--cut-contour "svg"`, 2},
+		{"area cut without an area", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "area"}, "without an area id", 2},
+		{"area cut on a missing area", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "area", "--cut-area", "nope"}, `area "nope"`, 1},
+		{"cut offset without unit", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--cut-contour", "alpha", "--cut-offset", "2"}, "--cut-offset", 2},
+		{"bad spot name", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--white-plate", "--white-spot", "W/1"}, "spot colour name", 2},
+		{"threshold over 100", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--white-plate", "--white-threshold", "150"}, "--white-threshold", 2},
+		{"negative choke", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--white-plate", "--white-choke", "-2"}, "--white-choke", 2},
 		{"bleed over an inch", []string{"render", "--design", design, "--media", media, "--out", t.TempDir(), "--bleed", "2in"}, "0..72pt", 2},
 	}
 	for _, tc := range tests {
@@ -266,5 +273,48 @@ func TestRenderCommandCMYK(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRenderCommandPlates: with a cut contour and a white plate, a png view gets its
+// white plate and its cut written beside it, listed in its --json line.
+func TestRenderCommandPlates(t *testing.T) {
+	out := t.TempDir()
+	stdout, _, err := runCLI(t, nil, "render", "--design", filepath.Join(renderTestdata, "designs/basic.json"),
+		"--media", filepath.Join(renderTestdata, "media"), "--out", out, "--json",
+		"--cut-contour", "alpha", "--cut-offset", "2mm", "--white-plate", "--white-spot", "RDG_WHITE", "--white-choke", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f renderFile
+	renderMust(t, json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &f))
+	if f.Type != "png" {
+		t.Fatalf("type %s, want png", f.Type)
+	}
+	base := strings.TrimSuffix(f.Name, ".png")
+	want := []string{base + "-white.png", base + "-cut.pdf"}
+	if strings.Join(f.Sidecars, ",") != strings.Join(want, ",") {
+		t.Fatalf("sidecars %v, want %v", f.Sidecars, want)
+	}
+	wf, err := os.Open(filepath.Join(out, want[0]))
+	renderMust(t, err)
+	defer wf.Close()
+	img, err := png.Decode(wf)
+	renderMust(t, err)
+	if img.Bounds().Dx() != f.WidthPx || img.Bounds().Dy() != f.HeightPx {
+		t.Errorf("white plate %v, view %dx%d", img.Bounds(), f.WidthPx, f.HeightPx)
+	}
+	cut, err := os.ReadFile(filepath.Join(out, want[1]))
+	renderMust(t, err)
+	if !strings.HasPrefix(string(cut), "%PDF-") || !strings.Contains(string(cut), "/Separation /CutContour") {
+		t.Errorf("cut sidecar is not a PDF with the CutContour separation")
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 3 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files %v, want the view and its two sidecars", names)
 	}
 }
