@@ -672,7 +672,7 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 		m := manifests[id]
 		// The manifest's own key: routing rules may have put the files elsewhere.
 		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
-		if key, err := d.manifestKey(jobs.OrderKey{Store: m.Store, OrderID: m.OrderID}, created); err == nil {
+		if key, err := d.manifestKey(jobs.OrderKey{Store: m.Store, Domain: m.Domain, OrderID: m.OrderID}, created); err == nil {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(key))
 		} else if len(m.Files) > 0 {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))

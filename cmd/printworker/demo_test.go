@@ -234,6 +234,16 @@ func checkDemoShopFloor(t *testing.T, out, stdout string, manifests map[string]*
 	if !strings.Contains(stdout, "(signatures verified: 3, rejected: 0)") {
 		t.Errorf("the demo's receiver did not verify 3 events:\n%s", stdout)
 	}
+	// Every file link the demo prints opens: a newcomer copies them into a browser.
+	links := regexp.MustCompile(`file://(\S+)`).FindAllStringSubmatch(stdout, -1)
+	if len(links) == 0 {
+		t.Errorf("the demo printed no file links:\n%s", stdout)
+	}
+	for _, l := range links {
+		if _, err := os.Stat(l[1]); err != nil {
+			t.Errorf("the demo printed a link to a file that is not there: %v", err)
+		}
+	}
 }
 
 func checkPNG(t *testing.T, f worker.FileRecord, data []byte) {
