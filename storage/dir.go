@@ -280,9 +280,15 @@ func (d *Dir) info(f *os.File, key string) (Info, error) {
 	case err != nil:
 		return Info{}, err
 	}
+	return withSidecar(info, raw)
+}
+
+// withSidecar completes info with the content type and metadata of its sidecar (the
+// hot folder and SFTP keep them alike).
+func withSidecar(info Info, raw []byte) (Info, error) {
 	var sc sidecar
 	if err := json.Unmarshal(raw, &sc); err != nil {
-		return Info{}, fmt.Errorf("metadata sidecar of %s: %w", key, err)
+		return Info{}, fmt.Errorf("metadata sidecar of %s: %w", info.Key, err)
 	}
 	if sc.ContentType != "" {
 		info.ContentType = sc.ContentType

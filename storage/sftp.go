@@ -800,15 +800,7 @@ func (c *sftpConn) info(f *sftp.File, key string) (Info, error) {
 	if buf.Len() > maxSidecar {
 		return Info{}, fmt.Errorf("metadata sidecar of %s is larger than %d bytes", key, maxSidecar)
 	}
-	var sc sidecar
-	if err := json.Unmarshal(buf.Bytes(), &sc); err != nil {
-		return Info{}, fmt.Errorf("metadata sidecar of %s: %w", key, err)
-	}
-	if sc.ContentType != "" {
-		info.ContentType = sc.ContentType
-	}
-	info.Metadata = sc.Metadata
-	return info, nil
+	return withSidecar(info, buf.Bytes())
 }
 
 // List returns the objects whose key starts with prefix, sorted by key. Hidden

@@ -200,13 +200,7 @@ func (c *coverage) face(key string, st Style) *Font {
 	if f := load(st); f != nil {
 		return f
 	}
-	order := map[Style][]Style{
-		Regular:    {Bold, Italic, BoldItalic},
-		Bold:       {Regular, BoldItalic, Italic},
-		Italic:     {Regular, BoldItalic, Bold},
-		BoldItalic: {Bold, Italic, Regular},
-	}[st]
-	for _, alt := range order {
+	for _, alt := range closerStyles(st) {
 		if f := load(alt); f != nil {
 			return f
 		}

@@ -372,19 +372,28 @@ func (r *Registry) Lookup(familyName string, st Style) (*Font, Match) {
 	return f, m
 }
 
+// closerStyles lists the faces to try, nearest first, when a family lacks style st
+// (bold-italic -> bold -> italic -> regular).
+func closerStyles(st Style) []Style {
+	switch st {
+	case Bold:
+		return []Style{Regular, BoldItalic, Italic}
+	case Italic:
+		return []Style{Regular, BoldItalic, Bold}
+	case BoldItalic:
+		return []Style{Bold, Italic, Regular}
+	default:
+		return []Style{Bold, Italic, BoldItalic}
+	}
+}
+
 // closest returns the family's face for st, else the closest one
 // (bold-italic -> bold -> italic -> regular).
 func (fm *family) closest(st Style) *Font {
 	if f := fm.faces[st]; f != nil {
 		return f
 	}
-	order := map[Style][]Style{
-		Regular:    {Bold, Italic, BoldItalic},
-		Bold:       {Regular, BoldItalic, Italic},
-		Italic:     {Regular, BoldItalic, Bold},
-		BoldItalic: {Bold, Italic, Regular},
-	}[st]
-	for _, alt := range order {
+	for _, alt := range closerStyles(st) {
 		if f := fm.faces[alt]; f != nil {
 			return f
 		}
