@@ -131,7 +131,7 @@ func (fb *fallbackSet) load(name string) (*family, error) {
 			if fm == nil {
 				fm = &family{name: f.Family}
 			}
-			if fm.faces[f.Style] == nil {
+			if nearer(f, fm.faces[f.Style]) {
 				fm.faces[f.Style] = f
 			}
 		}

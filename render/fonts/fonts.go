@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -117,6 +118,11 @@ type Font struct {
 	// Embeddable reports whether Data is a standalone TrueType-outline font that the
 	// PDF writer can embed as a subset (not a collection, not CFF outlines).
 	Embeddable bool
+
+	// aspect is the face's weight, width and slant as its OS/2 table declares them:
+	// when a family has several faces of one style, the nearest to the style wins
+	// (fonts-noto-extra files "Noto Sans" thin to black, condensed to normal).
+	aspect font.Aspect
 
 	// lazy parses an embedded face on its first lookup (nil for faces parsed when
 	// registered): parsing all 16 embedded faces took 40 ms at every process start,
@@ -256,6 +262,26 @@ func (r *Registry) register(faces []*Font) {
 	}
 }
 
+// styleDistance is how far a face is from the plain face of its style (weight 400 or
+// 700, normal width), as fontconfig and CSS font matching rank faces: width first,
+// then weight. Of several faces of one family and style the nearest is used.
+func styleDistance(f *Font) float64 {
+	target := float64(font.WeightNormal)
+	if f.Style == Bold || f.Style == BoldItalic {
+		target = float64(font.WeightBold)
+	}
+	stretch := float64(f.aspect.Stretch)
+	if stretch == 0 {
+		stretch = float64(font.StretchNormal)
+	}
+	return 10000*math.Abs(stretch-float64(font.StretchNormal)) + math.Abs(float64(f.aspect.Weight)-target)
+}
+
+// nearer reports whether f should take the slot held by cur.
+func nearer(f, cur *Font) bool {
+	return cur == nil || styleDistance(f) < styleDistance(cur)
+}
+
 // describeFaces reads the family and style of every face of a font file or collection
 // without parsing the faces: each comes back with its parse deferred (Font.parsed).
 func describeFaces(name string, data []byte) ([]*Font, error) {
@@ -271,7 +297,7 @@ func describeFaces(name string, data []byte) ([]*Font, error) {
 			return nil, fmt.Errorf("face %d: no family name", i)
 		}
 		out = append(out, &Font{
-			Family: fam, Style: styleOfAspect(desc.Aspect), Name: faceName(name, i, len(lds)), Data: data,
+			Family: fam, Style: styleOfAspect(desc.Aspect), aspect: desc.Aspect, Name: faceName(name, i, len(lds)), Data: data,
 			Embeddable: len(lds) == 1 && hasTable(data, "glyf"), lazy: &lazyFace{ld: ld},
 		})
 	}
