@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/printworker/printworker/internal/testctx"
 	"image"
 	"io"
 	"strings"
@@ -15,22 +16,6 @@ import (
 	"github.com/printworker/printworker/render/svg"
 	"go.uber.org/goleak"
 )
-
-// countingCtx ends (Canceled) at its after'th Err call, so a test cancels a render at
-// a chosen point of its work with no clock involved; calls past that count the checks
-// made after the end.
-type countingCtx struct {
-	context.Context
-	calls atomic.Int64
-	after int64
-}
-
-func (c *countingCtx) Err() error {
-	if c.calls.Add(1) >= c.after {
-		return context.Canceled
-	}
-	return nil
-}
 
 // progressiveScans returns a progressive greyscale JPEG of w x h pixels (multiples of
 // 8) with the given number of scans: a DC first scan, then DC refinement scans of one
@@ -124,7 +109,7 @@ func TestRenderCancelStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			r := newRenderer(t, Options{SVG: manyLimits})
-			ctx := &countingCtx{Context: context.Background(), after: tc.after}
+			ctx := testctx.CancelAt(tc.after)
 			_, err := r.RenderView(ctx, onePicture(t, "m", 500, 500), "main", memSource{"m": tc.file}, io.Discard)
 			var ie *InputError
 			if !errors.Is(err, context.Canceled) || errors.As(err, &ie) {
@@ -132,7 +117,7 @@ func TestRenderCancelStops(t *testing.T) {
 			}
 			// Every loop that saw the end returned: a few checks after it (one per
 			// goroutine and caller), not one a shape or scan to the end.
-			if extra := ctx.calls.Load() - tc.after; extra > 8 {
+			if extra := ctx.Calls() - tc.after; extra > 8 {
 				t.Errorf("%d checks of the context after it ended", extra)
 			}
 		})
@@ -149,7 +134,7 @@ func TestForEachBandStops(t *testing.T) {
 			t.Run(fmt.Sprintf("workers=%d/runs=%v", workers, inRuns), func(t *testing.T) {
 				t.Parallel()
 				const after = 10
-				ctx := &countingCtx{Context: context.Background(), after: after}
+				ctx := testctx.CancelAt(after)
 				var drawn atomic.Int64
 				area := image.Rect(0, 0, 40, 64*100) // 100 bands of 64 rows
 				forEachBand(area, 1, 1, workers, inRuns, func(int) (int, int) { return 0, 1 }, bandEnv{ctx: ctx}, func(*bandBuffers) func(by0, by1, r0, r1 int) {
@@ -174,13 +159,13 @@ func TestRenderCancelledAtAnyCheck(t *testing.T) {
 	r := newRenderer(t, Options{})
 	cancelled := 0
 	for a, b := int64(1), int64(2); ; a, b = b, a+b {
-		ctx := &countingCtx{Context: context.Background(), after: a}
+		ctx := testctx.CancelAt(a)
 		_, err := r.RenderView(ctx, d, "main", DirSource(mediaDir), io.Discard)
 		if err == nil {
-			if ctx.calls.Load() >= a {
+			if ctx.Calls() >= a {
 				t.Fatalf("render ended at check %d yet succeeded", a)
 			}
-			t.Logf("%d renders cancelled; one of %d checks ran to the end", cancelled, ctx.calls.Load())
+			t.Logf("%d renders cancelled; one of %d checks ran to the end", cancelled, ctx.Calls())
 			break
 		}
 		var ie *InputError

@@ -113,11 +113,8 @@ func dirError(op, key string, err error) error {
 
 // Put writes body to key atomically; see Dir.
 func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, error) {
-	if err := ValidateKey(obj.Key); err != nil {
-		return PutResult{}, permanent("put", obj.Key, err)
-	}
-	if err := validateMetadata(obj.Metadata); err != nil {
-		return PutResult{}, permanent("put", obj.Key, err)
+	if err := checkObject(obj); err != nil {
+		return PutResult{}, err
 	}
 	final := d.path(obj.Key)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {

@@ -275,11 +275,8 @@ func (s *S3) URL(key string) string {
 // a multipart upload that is aborted on any failure: either way the key shows the
 // previous object or the complete new one, never a part.
 func (s *S3) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, error) {
-	if err := ValidateKey(obj.Key); err != nil {
-		return PutResult{}, permanent("put", obj.Key, err)
-	}
-	if err := validateMetadata(obj.Metadata); err != nil {
-		return PutResult{}, permanent("put", obj.Key, err)
+	if err := checkObject(obj); err != nil {
+		return PutResult{}, err
 	}
 	meta := make(map[string]string, len(obj.Metadata))
 	for k, v := range obj.Metadata {

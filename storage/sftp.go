@@ -578,11 +578,8 @@ func sftpError(op, key string, err error) error {
 
 // Put writes body to key atomically; see SFTP.
 func (s *SFTP) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, error) {
-	if err := ValidateKey(obj.Key); err != nil {
-		return PutResult{}, permanent("put", obj.Key, err)
-	}
-	if err := validateMetadata(obj.Metadata); err != nil {
-		return PutResult{}, permanent("put", obj.Key, err)
+	if err := checkObject(obj); err != nil {
+		return PutResult{}, err
 	}
 	cr := newCheckedReader(&ctxReader{ctx: ctx, r: body}, obj)
 	var tmp string

@@ -321,3 +321,15 @@ func contentTypeOf(obj Object) string {
 	}
 	return obj.ContentType
 }
+
+// checkObject refuses, before anything is sent, what every backend refuses alike: a
+// key or metadata that cannot be stored (permanent).
+func checkObject(obj Object) error {
+	if err := ValidateKey(obj.Key); err != nil {
+		return permanent("put", obj.Key, err)
+	}
+	if err := validateMetadata(obj.Metadata); err != nil {
+		return permanent("put", obj.Key, err)
+	}
+	return nil
+}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/printworker/printworker/internal/testctx"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -109,21 +109,6 @@ func TestScanLimit(t *testing.T) {
 	}
 }
 
-// countingCtx is a context that ends (Canceled) at its after'th Err call: a test
-// cancels a decode at a chosen point of its work, with no clock involved.
-type countingCtx struct {
-	context.Context
-	calls atomic.Int64
-	after int64
-}
-
-func (c *countingCtx) Err() error {
-	if c.calls.Add(1) >= c.after {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestDecodeContextCancel: a decode whose context ends mid-way returns the context's
 // error within one more check of it (one MCU row, or one scan), not at the end of the
 // file; the sequential decoder's second goroutine is joined before it returns.
@@ -149,7 +134,7 @@ func TestDecodeContextCancel(t *testing.T) {
 		{"sequential, mid-scan", big, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := &countingCtx{Context: context.Background(), after: tc.after}
+			ctx := testctx.CancelAt(tc.after)
 			d := &decoder{pipeMin: 0, ctx: ctx}
 			_, err := d.decode(bytes.NewReader(tc.data), false)
 			if !errors.Is(err, context.Canceled) {
@@ -157,7 +142,7 @@ func TestDecodeContextCancel(t *testing.T) {
 			}
 			// Each goroutine stops at its next check: the progressive blocks are
 			// transformed in two halves at once, so one more check may see the end.
-			if n := ctx.calls.Load(); n < tc.after || n > tc.after+1 {
+			if n := ctx.Calls(); n < tc.after || n > tc.after+1 {
 				t.Errorf("context checked %d times, want it to stop at check %d", n, tc.after)
 			}
 			// The inverse DCT goroutine (pipeMin 0: always) is joined.
@@ -187,7 +172,7 @@ func FuzzDecodeContext(f *testing.F) {
 		}
 		ctx := context.Context(context.Background())
 		if cancelAfter > 0 {
-			ctx = &countingCtx{Context: context.Background(), after: int64(cancelAfter)}
+			ctx = testctx.CancelAt(int64(cancelAfter))
 		}
 		d := &decoder{pipeMin: 0, ctx: ctx, maxScans: int(maxScans)}
 		got, err := d.decode(bytes.NewReader(data), false)

@@ -3,27 +3,12 @@ package svg
 import (
 	"context"
 	"fmt"
+	"github.com/printworker/printworker/internal/testctx"
 	"image"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
-
-// countingCtx ends (Canceled) at its after'th Err call: a test cancels a draw at a
-// chosen point of its work, with no clock involved.
-type countingCtx struct {
-	context.Context
-	calls atomic.Int64
-	after int64
-}
-
-func (c *countingCtx) Err() error {
-	if c.calls.Add(1) >= c.after {
-		return context.Canceled
-	}
-	return nil
-}
 
 // manyShapes is an SVG of n full-canvas shapes of size x size (the 19,000
 // rectangles at 500 x 500 took 48 s).
@@ -85,13 +70,13 @@ func TestDrawCancel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := &countingCtx{Context: context.Background(), after: tc.after}
+			ctx := testctx.CancelAt(tc.after)
 			img := image.NewRGBA(image.Rect(0, 0, tc.size, tc.size))
 			err := Draw(ctx, img, tc.doc, Identity, img.Bounds(), 1)
 			if err != context.Canceled {
 				t.Fatalf("err %v, want context.Canceled", err)
 			}
-			if n := ctx.calls.Load(); n != tc.after {
+			if n := ctx.Calls(); n != tc.after {
 				t.Errorf("context checked %d times, want the draw to stop at check %d", n, tc.after)
 			}
 		})
@@ -214,7 +199,7 @@ func FuzzDraw(f *testing.F) {
 		}
 		ctx := context.Context(context.Background())
 		if cancelAfter > 0 {
-			ctx = &countingCtx{Context: context.Background(), after: int64(cancelAfter)}
+			ctx = testctx.CancelAt(int64(cancelAfter))
 		}
 		err = Draw(ctx, img, d, m, img.Bounds(), 1)
 		if err != nil && err != context.Canceled {
