@@ -50,6 +50,13 @@ type Manifest struct {
 	StaffPage string `json:"staffPage,omitempty"`
 }
 
+// KeyVars are the layout values of the order's folders (its manifest, staff page and
+// day folder), dated date: the one place a manifest names its order to the layout, so
+// no caller leaves the domain out.
+func (m *Manifest) KeyVars(date time.Time) storage.KeyVars {
+	return storage.KeyVars{Store: m.Store, Domain: m.Domain, Order: m.OrderID, Date: date}
+}
+
 // Customer is who ordered.
 type Customer struct {
 	FirstName string `json:"firstName"`

@@ -135,7 +135,7 @@ func (w *Worker) updateDayPage(ctx context.Context, m *Manifest, manifestKey str
 	if _, ok := w.deps.Storage.(lister); !ok {
 		return nil
 	}
-	folder, ok, err := w.cfg.Layout.DayFolder(storage.KeyVars{Store: m.Store, Domain: m.Domain, Order: m.OrderID, Date: date})
+	folder, ok, err := w.cfg.Layout.DayFolder(m.KeyVars(date))
 	if err != nil || !ok {
 		return err // a layout without a day folder: no day page
 	}

@@ -672,7 +672,7 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 		m := manifests[id]
 		// The manifest's own key: routing rules may have put the files elsewhere.
 		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
-		if key, err := d.manifestKey(jobs.OrderKey{Store: m.Store, Domain: m.Domain, OrderID: m.OrderID}, created); err == nil {
+		if key, err := (storage.Layout{Pattern: d.o.storage.layout}).ManifestKey(m.KeyVars(created)); err == nil {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(key))
 		} else if len(m.Files) > 0 {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))
@@ -706,7 +706,7 @@ func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Man
 	for _, id := range ids {
 		m := manifests[id]
 		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
-		if folder, ok, err := layout.DayFolder(storage.KeyVars{Store: m.Store, Domain: m.Domain, Order: m.OrderID, Date: created}); err == nil && ok {
+		if folder, ok, err := layout.DayFolder(m.KeyVars(created)); err == nil && ok {
 			key := folder + "/" + worker.StaffPageName
 			if days[key] == 0 {
 				dayKeys = append(dayKeys, key)
