@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/printworker/printworker/hub"
 )
 
 // TestHubGuardFlags: --fetch-allow reaches every store's client as one guard, a bad
@@ -48,4 +55,54 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestWiredClientRefusesInternalRedirect: the client the flags build dials through the
+// guard. The configured hub (on loopback) is reachable, but its media redirect to
+// another loopback service is refused, permanently, and that service sees nothing;
+// with the service's address in --fetch-allow the redirect is followed.
+func TestWiredClientRefusesInternalRedirect(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Int64
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.Write([]byte("internal"))
+	}))
+	defer internal.Close()
+	hubSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, internal.URL+"/secret", http.StatusFound)
+	}))
+	defer hubSrv.Close()
+	open := func(allow ...string) error {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		h := addHubFlags(fs)
+		args := []string{"--hub-url", hubSrv.URL, "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x"}
+		for _, a := range allow {
+			args = append(args, "--fetch-allow", a)
+		}
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		cl, err := h.clients(slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl, err := cl["s"].OpenMedia(context.Background(), hub.Media{ID: "m1", Token: "t1"})
+		if err == nil {
+			dl.Body.Close()
+		}
+		return err
+	}
+	err := open()
+	var r interface{ Retryable() bool }
+	if !errors.Is(err, hub.ErrRefused) || !errors.As(err, &r) || r.Retryable() {
+		t.Errorf("redirect to %s: %v, want a permanent refusal", internal.URL, err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the internal service was reached %d times", n)
+	}
+	if err := open(strings.TrimPrefix(internal.URL, "http://")); err != nil || reached.Load() != 1 {
+		t.Errorf("allow-listed redirect: %v, reached %d", err, reached.Load())
+	}
 }
