@@ -8,7 +8,6 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -43,17 +42,7 @@ func TestDuplicateViewIDsArePermanent(t *testing.T) {
 				}
 			})
 			ctx := context.Background()
-			o := e.order("DV-1", 1003)
-			if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
-				t.Fatal(err)
-			}
-			task, err := jobs.NewDesignExportTask(jobs.DesignExport{
-				OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: "DV-1"}, Ref: o.LineItems[0].Ref().String(),
-			}, jobs.DefaultOptions().Export)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = e.w.Handler().ProcessTask(ctx, task)
+			err := e.exportFirstLine(ctx, "DV-1", 1003)
 			if err == nil || !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "two views with id") {
 				t.Fatalf("export returned %v, want a permanent error naming the duplicate view id", err)
 			}

@@ -210,17 +210,7 @@ func TestPanicBecomesRetryableError(t *testing.T) {
 		d.Hubs = func(string) (worker.Hub, error) { return panicHub{}, nil }
 	})
 	ctx := context.Background()
-	o := e.order("X-1", 1003)
-	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
-		t.Fatal(err)
-	}
-	task, err := jobs.NewDesignExportTask(jobs.DesignExport{
-		OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: "X-1"}, Ref: o.LineItems[0].Ref().String(),
-	}, jobs.DefaultOptions().Export)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = e.w.Handler().ProcessTask(ctx, task)
+	err := e.exportFirstLine(ctx, "X-1", 1003)
 	if err == nil || !strings.Contains(err.Error(), "panic") || errors.Is(err, asynq.SkipRetry) {
 		t.Fatalf("panicking handler returned %v, want a retryable error", err)
 	}

@@ -182,6 +182,24 @@ func (e *env) stop() {
 	}
 }
 
+// exportFirstLine enqueues order id (one line of design) and runs the export task of
+// that line through the worker's handler directly, returning what the handler
+// returned: for tests of one handler outcome without the queue's retries.
+func (e *env) exportFirstLine(ctx context.Context, id string, design int64) error {
+	e.t.Helper()
+	o := e.order(id, design)
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		e.t.Fatal(err)
+	}
+	task, err := jobs.NewDesignExportTask(jobs.DesignExport{
+		OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: id}, Ref: o.LineItems[0].Ref().String(),
+	}, jobs.DefaultOptions().Export)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.w.Handler().ProcessTask(ctx, task)
+}
+
 // order builds a valid order with one line per design id.
 func (e *env) order(id string, designs ...int64) *hub.Order {
 	o := &hub.Order{
