@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/bench/refdesign"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render"
 )
 
@@ -32,11 +32,11 @@ func BenchmarkRenderCMYK(b *testing.B) {
 		bench, typ string
 		print      *render.Print
 	}{
-		{"srgb/pdf", hub.ExportPDF, nil},
-		{"cmyk/pdf", hub.ExportPDF, set.For("", "")},
-		{"srgb/png", hub.ExportPNG, nil},
-		{"cmyk/png-proof", hub.ExportPNG, set.For("", "")},
-		{"cmyk/tiff", hub.ExportPNG, tiff.For("", "")},
+		{"srgb/pdf", model.ExportPDF, nil},
+		{"cmyk/pdf", model.ExportPDF, set.For("", "")},
+		{"srgb/png", model.ExportPNG, nil},
+		{"cmyk/png-proof", model.ExportPNG, set.For("", "")},
+		{"cmyk/tiff", model.ExportPNG, tiff.For("", "")},
 	}
 	for _, c := range cases {
 		b.Run(c.bench, func(b *testing.B) {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/bench/refdesign"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/render/pngenc"
 )
@@ -43,14 +43,14 @@ func TestMain(m *testing.M) {
 
 // loadDesign reads a committed reference design and returns a media source holding
 // every media file it names.
-func loadDesign(tb testing.TB, name string) (*hub.DesignDetail, render.DirSource) {
+func loadDesign(tb testing.TB, name string) (*model.DesignDetail, render.DirSource) {
 	tb.Helper()
 	d := readDesign(tb, name)
 	media := filepath.Join(refDir, "media")
 	for _, v := range d.Views {
 		ids := []string{v.Template.MediaID()}
 		for _, e := range v.Elements {
-			if e.Value != nil && e.Type != hub.ElementText {
+			if e.Value != nil && e.Type != model.ElementText {
 				ids = append(ids, e.Value.MediaID())
 			}
 		}
@@ -64,13 +64,13 @@ func loadDesign(tb testing.TB, name string) (*hub.DesignDetail, render.DirSource
 }
 
 // readDesign reads a committed reference design alone (plans need no media).
-func readDesign(tb testing.TB, name string) *hub.DesignDetail {
+func readDesign(tb testing.TB, name string) *model.DesignDetail {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(refDir, "designs", name+".json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(b, &d); err != nil {
 		tb.Fatal(err)
 	}
@@ -118,11 +118,11 @@ func TestReferencePlans(t *testing.T) {
 		widthPx, heightPx   int
 		pageWidth, pageHigh float64
 	}{
-		{refdesign.TShirtFront, "front", hub.ExportPNG, 300, 4167, 5000, 1000, 1200},
-		{refdesign.TShirtTwoViews, "front", hub.ExportPNG, 300, 4167, 5000, 1000, 1200},
-		{refdesign.TShirtTwoViews, "back", hub.ExportPNG, 300, 4167, 5000, 1000, 1200},
-		{refdesign.NameLabel, "label", hub.ExportPNG, 300, 1417, 458, 340, 110},
-		{refdesign.Poster, "poster", hub.ExportPNG, 600, 4958, 7017, 595, 842},
+		{refdesign.TShirtFront, "front", model.ExportPNG, 300, 4167, 5000, 1000, 1200},
+		{refdesign.TShirtTwoViews, "front", model.ExportPNG, 300, 4167, 5000, 1000, 1200},
+		{refdesign.TShirtTwoViews, "back", model.ExportPNG, 300, 4167, 5000, 1000, 1200},
+		{refdesign.NameLabel, "label", model.ExportPNG, 300, 1417, 458, 340, 110},
+		{refdesign.Poster, "poster", model.ExportPNG, 600, 4958, 7017, 595, 842},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.view, func(t *testing.T) {
@@ -258,8 +258,8 @@ func BenchmarkEncodePNG(b *testing.B) {
 func BenchmarkRenderView(b *testing.B) {
 	cases := []struct{ bench, design, view, typ string }{
 		{"tshirt-front/png", refdesign.TShirtFront, "front", ""},
-		{"tshirt-front/pdf", refdesign.TShirtFront, "front", hub.ExportPDF},
-		{"tshirt-front/pdf-simple", refdesign.TShirtFront, "front", hub.ExportPDFSimple},
+		{"tshirt-front/pdf", refdesign.TShirtFront, "front", model.ExportPDF},
+		{"tshirt-front/pdf-simple", refdesign.TShirtFront, "front", model.ExportPDFSimple},
 		{"tshirt-back/png", refdesign.TShirtTwoViews, "back", ""},
 		{"name-label/png", refdesign.NameLabel, "label", ""},
 		{"poster-600dpi/png", refdesign.Poster, "poster", ""},

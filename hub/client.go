@@ -239,7 +239,7 @@ func (c Config) Validate() error {
 	}
 	if !strings.Contains(c.MediaURL, "{_id}") {
 		bad("media URL template %q lacks {_id}", c.MediaURL)
-	} else if _, err := expandMediaURL(c.MediaURL, "https://hub.invalid", Media{ID: "id", Token: "t"}); err != nil {
+	} else if _, err := expandMediaURL(c.MediaURL, "https://hub.invalid", model.Media{ID: "id", Token: "t"}); err != nil {
 		bad("media URL template: %v", err)
 	}
 	return errors.Join(errs...)

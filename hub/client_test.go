@@ -13,19 +13,20 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // testOrder returns the realistic order of testdata/order.json, decoded.
-func testOrder(t *testing.T) *hub.Order {
+func testOrder(t *testing.T) *model.Order {
 	t.Helper()
-	var o hub.Order
+	var o model.Order
 	if err := json.Unmarshal(fixture("order.json"), &o); err != nil {
 		t.Fatal(err)
 	}
 	return &o
 }
 
-var testRef = hub.DesignRef{ID: 1042, Token: "3fa85f64-5717-4562-b3fc-2c963f66afa6"}
+var testRef = model.DesignRef{ID: 1042, Token: "3fa85f64-5717-4562-b3fc-2c963f66afa6"}
 
 // TestEveryOperationEveryVersion runs each operation against the fake hub at each
 // version and checks what went over the wire: method, path, headers of the version,
@@ -79,7 +80,7 @@ func TestEveryOperationEveryVersion(t *testing.T) {
 				f.enc = enc
 				c := f.client(t, vc.v, func(cfg *hub.Config) { cfg.Encoding = enc })
 				o := testOrder(t)
-				var tpl hub.Template
+				var tpl model.Template
 				if err := json.Unmarshal(fixture("template.json"), &tpl); err != nil {
 					t.Fatal(err)
 				}
@@ -246,12 +247,12 @@ func TestDeleteDomainPlacement(t *testing.T) {
 // TestPushConvergence checks the duplicate-convergence rules of hub-gaps.md: the hub
 // answers each operation with the next status of its script.
 func TestPushConvergence(t *testing.T) {
-	noCustom := func(o *hub.Order) { o.LineItems = nil }
-	invalid := func(o *hub.Order) { o.Email = "not an address" }
+	noCustom := func(o *model.Order) { o.LineItems = nil }
+	invalid := func(o *model.Order) { o.Email = "not an address" }
 	cases := []struct {
 		name      string
 		push      string // create, update, delete
-		mutate    func(*hub.Order)
+		mutate    func(*model.Order)
 		script    map[string][]int
 		want      hub.PushResult
 		wantOps   []string
@@ -368,7 +369,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 	f.setRespond(func(w http.ResponseWriter, r *http.Request, s seen) { w.WriteHeader(500) })
 	_, errDesign := c.GetDesign(ctx, testRef)
 	_, errExport := c.ExportView(ctx, testRef, "front")
-	_, errMedia := c.OpenMedia(ctx, hub.Media{ID: "m1", Token: "media-token-0123456789"})
+	_, errMedia := c.OpenMedia(ctx, model.Media{ID: "m1", Token: "media-token-0123456789"})
 	for _, err := range []error{errDesign, errExport, errMedia} {
 		if err == nil || strings.Contains(err.Error(), testRef.Token) || strings.Contains(err.Error(), "media-token-0123456789") {
 			t.Errorf("error shows a token: %v", err)

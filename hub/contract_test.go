@@ -17,6 +17,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Contract tests: the client against the hub simulator over real HTTP, for every
@@ -73,13 +74,13 @@ func (e simEnv) client(t *testing.T, v hub.Version, mutate func(*hub.Config)) *h
 }
 
 // simOrder is a valid order whose line items reference the simulator's fixture designs.
-func simOrder(t *testing.T, sim *hubsim.Server, id string) *hub.Order {
+func simOrder(t *testing.T, sim *hubsim.Server, id string) *model.Order {
 	t.Helper()
 	o := testOrder(t)
 	o.OrderID = id
 	o.LineItems = nil
 	for _, ref := range sim.Designs() {
-		o.LineItems = append(o.LineItems, hub.LineItem{ID: ref.ID, Token: ref.Token, Quantity: 1, Price: 9.5})
+		o.LineItems = append(o.LineItems, model.LineItem{ID: ref.ID, Token: ref.Token, Quantity: 1, Price: 9.5})
 	}
 	if len(o.LineItems) == 0 {
 		t.Fatal("simulator has no designs")
@@ -184,7 +185,7 @@ func TestContractTemplates(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tpl, err := hub.DecodeTemplate(b)
+				tpl, err := model.DecodeTemplate(b)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -194,12 +195,12 @@ func TestContractTemplates(t *testing.T) {
 				products = append(products, tpl.ProductID)
 			}
 			// Creating a duplicate productId is a permanent 409.
-			dup, _ := hub.DecodeTemplate(must(os.ReadFile(files[0])))
+			dup, _ := model.DecodeTemplate(must(os.ReadFile(files[0])))
 			if err := c.CreateTemplate(ctx, dup); !hub.IsStatus(err, 409) {
 				t.Errorf("duplicate template: %v", err)
 			}
 
-			var listed []hub.TemplateSummary
+			var listed []model.TemplateSummary
 			for s, err := range c.AllTemplates(ctx) {
 				if err != nil {
 					t.Fatal(err)
@@ -280,7 +281,7 @@ func TestContractDesigns(t *testing.T) {
 				// otherwise a zip with a file per view (hub-gaps.md).
 				allPDF := true
 				for _, vw := range d.Views {
-					allPDF = allPDF && vw.Export.Type != hub.ExportPNG
+					allPDF = allPDF && vw.Export.Type != model.ExportPNG
 				}
 				wantKind := hub.KindZIP
 				switch {
@@ -319,11 +320,11 @@ func TestContractDesigns(t *testing.T) {
 			cases := []struct {
 				name   string
 				c      *hub.Client
-				ref    hub.DesignRef
+				ref    model.DesignRef
 				status int
 			}{
-				{"unknown design", c, hub.DesignRef{ID: 999999, Token: refs[0].Token}, 404},
-				{"wrong token", c, hub.DesignRef{ID: refs[0].ID, Token: "wrong-token"}, 404},
+				{"unknown design", c, model.DesignRef{ID: 999999, Token: refs[0].Token}, 404},
+				{"wrong token", c, model.DesignRef{ID: refs[0].ID, Token: "wrong-token"}, 404},
 				{"wrong secret", env.client(t, v, func(cfg *hub.Config) { cfg.Secret = "nope"; cfg.Designs.Word = "Acme" }), refs[0], 401},
 				{"old header word", env.client(t, v, nil), refs[0], 401},
 				{"disabled key", env.client(t, v, func(cfg *hub.Config) {
@@ -345,7 +346,7 @@ func TestContractDesigns(t *testing.T) {
 }
 
 func kindOfExportType(t string) string {
-	if t == hub.ExportPNG {
+	if t == model.ExportPNG {
 		return hub.KindPNG
 	}
 	return hub.KindPDF
@@ -516,7 +517,7 @@ func TestContractFaults(t *testing.T) {
 	t.Run("unknown path", func(t *testing.T) {
 		env := startSim(t, nil)
 		c := env.client(t, hub.V2023, func(cfg *hub.Config) { cfg.MediaURL = "{base}/nowhere/{_id}" })
-		_, err := c.OpenMedia(ctx, hub.Media{ID: "x"})
+		_, err := c.OpenMedia(ctx, model.Media{ID: "x"})
 		if !hub.IsStatus(err, http.StatusNotFound) {
 			t.Errorf("unknown path: %v", err)
 		}

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // BenchmarkDecodeTemplate measures decoding a realistic template (the simulator's
@@ -18,7 +18,7 @@ func BenchmarkDecodeTemplate(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var t hub.Template
+		var t model.Template
 		if err := json.Unmarshal(data, &t); err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/printworker/printworker/hub/model"
 	"io"
 	"mime"
 	"net/http"
@@ -16,7 +17,7 @@ import (
 	"time"
 )
 
-func (c *Client) designCall(op string, ref DesignRef, viewID string) (call, error) {
+func (c *Client) designCall(op string, ref model.DesignRef, viewID string) (call, error) {
 	if err := ref.Validate(); err != nil {
 		return call{}, invalid(op, "%v", err)
 	}
@@ -35,12 +36,12 @@ func (c *Client) designCall(op string, ref DesignRef, viewID string) (call, erro
 
 // GetDesign reads a design's details: GET /2023-10/designs/:id/:token (2022-08
 // customizations, v1 configuration).
-func (c *Client) GetDesign(ctx context.Context, ref DesignRef) (*DesignDetail, error) {
+func (c *Client) GetDesign(ctx context.Context, ref model.DesignRef) (*model.DesignDetail, error) {
 	k, err := c.designCall(OpGetDesign, ref, "")
 	if err != nil {
 		return nil, err
 	}
-	var d DesignDetail
+	var d model.DesignDetail
 	if err := c.do(ctx, k, &d); err != nil {
 		return nil, err
 	}
@@ -49,7 +50,7 @@ func (c *Client) GetDesign(ctx context.Context, ref DesignRef) (*DesignDetail, e
 
 // ExportDesign downloads the production file of a whole design (a PDF, or a zip of
 // one file per view): GET /{v}/export/:id/:token. The caller must close Body.
-func (c *Client) ExportDesign(ctx context.Context, ref DesignRef) (*Download, error) {
+func (c *Client) ExportDesign(ctx context.Context, ref model.DesignRef) (*Download, error) {
 	k, err := c.designCall(OpExportDesign, ref, "")
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (c *Client) ExportDesign(ctx context.Context, ref DesignRef) (*Download, er
 
 // ExportView downloads the production file of one view: GET /{v}/export/:id/:token/view/:viewId.
 // The caller must close Body.
-func (c *Client) ExportView(ctx context.Context, ref DesignRef, viewID string) (*Download, error) {
+func (c *Client) ExportView(ctx context.Context, ref model.DesignRef, viewID string) (*Download, error) {
 	if viewID == "" {
 		return nil, invalid(OpExportView, "export view of %s: empty view id", ref)
 	}
@@ -71,11 +72,11 @@ func (c *Client) ExportView(ctx context.Context, ref DesignRef, viewID string) (
 }
 
 // MediaURL expands Config.MediaURL for m.
-func (c *Client) MediaURL(m Media) (string, error) {
+func (c *Client) MediaURL(m model.Media) (string, error) {
 	return expandMediaURL(c.cfg.MediaURL, c.cfg.Designs.BaseURL, m)
 }
 
-func expandMediaURL(tmpl, base string, m Media) (string, error) {
+func expandMediaURL(tmpl, base string, m model.Media) (string, error) {
 	if m.ID == "" {
 		return "", errors.New("media object has no _id")
 	}
@@ -105,7 +106,7 @@ func checkURL(s string) error {
 // OpenMedia downloads a media file (a template image, a customer's picture). The spec
 // gives no address; it is Config.MediaURL, fetched unsigned (the token is the
 // capability) and capped at MaxMediaBytes. The caller must close Body.
-func (c *Client) OpenMedia(ctx context.Context, m Media) (*Download, error) {
+func (c *Client) OpenMedia(ctx context.Context, m model.Media) (*Download, error) {
 	u, err := c.MediaURL(m)
 	if err != nil {
 		return nil, invalid(OpGetMedia, "media URL: %v", err)

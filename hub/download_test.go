@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestDownloadMetadata(t *testing.T) {
@@ -207,7 +208,7 @@ func TestExportStreams(t *testing.T) {
 }
 
 func TestOpenMedia(t *testing.T) {
-	m := hub.Media{ID: "65a1f0c2e4b0a1d2c3f4a600", Token: "0b5c6d7e-8f90", OriginalName: "IMG 2041.JPG", Size: 20}
+	m := model.Media{ID: "65a1f0c2e4b0a1d2c3f4a600", Token: "0b5c6d7e-8f90", OriginalName: "IMG 2041.JPG", Size: 20}
 	ctx := context.Background()
 
 	f := newFakeHub(t)
@@ -258,7 +259,7 @@ func TestOpenMedia(t *testing.T) {
 	if !errors.Is(err, hub.ErrTooLarge) {
 		t.Errorf("media stream over cap: %v", err)
 	}
-	if _, err := c.OpenMedia(ctx, hub.Media{}); err == nil {
+	if _, err := c.OpenMedia(ctx, model.Media{}); err == nil {
 		t.Error("media without _id accepted")
 	}
 	f.setRespond(func(w http.ResponseWriter, r *http.Request, s seen) { http.NotFound(w, r) })

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestStatusClassification(t *testing.T) {
@@ -258,18 +259,18 @@ func TestInvalidArgumentsArePermanent(t *testing.T) {
 	f := newFakeHub(t)
 	c := f.client(t, hub.V2023)
 	ctx := context.Background()
-	badRef := hub.DesignRef{ID: 5, Token: "../x"}
+	badRef := model.DesignRef{ID: 5, Token: "../x"}
 	cases := map[string]func() error{
 		"list negative skip": func() error { _, err := c.ListTemplates(ctx, -1); return err },
 		"get empty id":       func() error { _, err := c.GetTemplate(ctx, ""); return err },
 		"create nil":         func() error { return c.CreateTemplate(ctx, nil) },
-		"update empty id":    func() error { return c.UpdateTemplate(ctx, "", &hub.Template{}) },
+		"update empty id":    func() error { return c.UpdateTemplate(ctx, "", &model.Template{}) },
 		"delete empty id":    func() error { return c.DeleteTemplate(ctx, "") },
 		"design bad ref":     func() error { _, err := c.GetDesign(ctx, badRef); return err },
-		"export bad ref":     func() error { _, err := c.ExportDesign(ctx, hub.DesignRef{}); return err },
+		"export bad ref":     func() error { _, err := c.ExportDesign(ctx, model.DesignRef{}); return err },
 		"view bad ref":       func() error { _, err := c.ExportView(ctx, badRef, "front"); return err },
 		"view empty id":      func() error { _, err := c.ExportView(ctx, testRef, ""); return err },
-		"media without id":   func() error { _, err := c.OpenMedia(ctx, hub.Media{Token: "t"}); return err },
+		"media without id":   func() error { _, err := c.OpenMedia(ctx, model.Media{Token: "t"}); return err },
 	}
 	for name, call := range cases {
 		err := call()
@@ -280,7 +281,7 @@ func TestInvalidArgumentsArePermanent(t *testing.T) {
 	}
 	for name, call := range map[string]func() error{
 		"create order nil":        func() error { return c.CreateOrder(ctx, nil) },
-		"update order no id":      func() error { return c.UpdateOrder(ctx, &hub.Order{}) },
+		"update order no id":      func() error { return c.UpdateOrder(ctx, &model.Order{}) },
 		"delete order no id":      func() error { return c.DeleteOrder(ctx, "", "shop.example.com") },
 		"delete order bad domain": func() error { return c.DeleteOrder(ctx, "1", "a\nb") },
 		"push update nil order":   func() error { _, err := c.PushOrderUpdate(ctx, nil); return err },

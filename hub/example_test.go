@@ -9,6 +9,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // A job pushes an order; its retry after a lost answer converges instead of failing,
@@ -26,9 +27,9 @@ func ExampleClient_PushOrder() {
 		return
 	}
 	now := hub.FormatTimestamp(time.Date(2024, 3, 5, 9, 21, 0, 0, time.UTC))
-	o := &hub.Order{OrderID: "1001", Domain: "shop.example.com", Email: "anna@example.com", Status: "paid",
+	o := &model.Order{OrderID: "1001", Domain: "shop.example.com", Email: "anna@example.com", Status: "paid",
 		Created: now, Updated: now,
-		LineItems: []hub.LineItem{{ID: 1042, Token: "3fa85f64-5717-4562-b3fc-2c963f66afa6", Quantity: 1, Price: 14.9}}}
+		LineItems: []model.LineItem{{ID: 1042, Token: "3fa85f64-5717-4562-b3fc-2c963f66afa6", Quantity: 1, Price: 14.9}}}
 
 	ctx := context.Background()
 	for range 2 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/netguard"
 )
 
@@ -61,12 +62,12 @@ func roundTrip[T any](t *testing.T, data []byte, decode func([]byte) (*T, error)
 
 func FuzzDecodeDesign(f *testing.F) {
 	fuzzSeeds(f, "design.json")
-	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, data, hub.DecodeDesign) })
+	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, data, model.DecodeDesign) })
 }
 
 func FuzzDecodeTemplate(f *testing.F) {
 	fuzzSeeds(f, "template.json")
-	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, data, hub.DecodeTemplate) })
+	f.Fuzz(func(t *testing.T, data []byte) { roundTrip(t, data, model.DecodeTemplate) })
 }
 
 func TestDecodeErrorsAreClear(t *testing.T) {
@@ -83,17 +84,17 @@ func TestDecodeErrorsAreClear(t *testing.T) {
 		{string(fixture("design.json")[:200]), "unexpected end of JSON input"},
 	}
 	for _, tc := range cases {
-		_, err := hub.DecodeDesign([]byte(tc.in))
+		_, err := model.DecodeDesign([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeDesign(%.30q) = %v, want it to say %q", tc.in, err, tc.want)
 		}
 	}
-	_, err := hub.DecodeTemplate([]byte(`{"views":[{"weight":1.5}]}`))
+	_, err := model.DecodeTemplate([]byte(`{"views":[{"weight":1.5}]}`))
 	var typ *json.UnmarshalTypeError
 	if err == nil || !strings.HasPrefix(err.Error(), "template: field views.weight") || !errors.As(err, &typ) {
 		t.Errorf("template error %v must name the field and unwrap to *json.UnmarshalTypeError", err)
 	}
-	if d, err := hub.DecodeDesign(fixture("design.json")); err != nil || d.ConfigurationID != 1042 {
+	if d, err := model.DecodeDesign(fixture("design.json")); err != nil || d.ConfigurationID != 1042 {
 		t.Errorf("fixture: %v", err)
 	}
 }

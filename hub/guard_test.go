@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/netguard"
 )
 
 const internalSecret = "INTERNAL-SECRET-7f3a"
 
-var testMedia = hub.Media{ID: "65a1f0c2e4b0a1d2c3f4a600", Token: "0b5c6d7e-8f90"}
+var testMedia = model.Media{ID: "65a1f0c2e4b0a1d2c3f4a600", Token: "0b5c6d7e-8f90"}
 
 // internalService is a real server on loopback standing for an internal service: it
 // counts the requests that reach it and answers 500 with a secret.

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // TestNoGoroutineLeaks runs successful and failing calls (caps, truncation, timeouts,
@@ -48,7 +49,7 @@ func TestNoGoroutineLeaks(t *testing.T) {
 	if _, err := c.GetDesign(ctx, testRef); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetDesign(ctx, hub.DesignRef{ID: 1, Token: "slow"}); err == nil {
+	if _, err := c.GetDesign(ctx, model.DesignRef{ID: 1, Token: "slow"}); err == nil {
 		t.Error("slow call did not time out")
 	}
 	// Over the cap while streaming, then closed.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // jsonEqual compares two JSON documents semantically (key order and number spelling
@@ -40,10 +40,10 @@ func TestRoundTripKeepsEverything(t *testing.T) {
 		file string
 		dst  func() any
 	}{
-		{"design.json", func() any { return new(hub.DesignDetail) }},
-		{"template.json", func() any { return new(hub.Template) }},
-		{"order.json", func() any { return new(hub.Order) }},
-		{"templates-page.json", func() any { return new(hub.TemplateList) }},
+		{"design.json", func() any { return new(model.DesignDetail) }},
+		{"template.json", func() any { return new(model.Template) }},
+		{"order.json", func() any { return new(model.Order) }},
+		{"templates-page.json", func() any { return new(model.TemplateList) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
@@ -70,7 +70,7 @@ func compact(b []byte) []byte {
 }
 
 func TestDesignDecodesTypedFields(t *testing.T) {
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(readTestdata(t, "design.json"), &d); err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +85,11 @@ func TestDesignDecodesTypedFields(t *testing.T) {
 	if err != nil || !ok || tm.ID != "65a1f0c2e4b0a1d2c3f4a5ff" || tm.Meta.Width != 1000 {
 		t.Errorf("front template media = %+v ok=%v err=%v", tm, ok, err)
 	}
-	if front.Export.Area == nil || *front.Export.Area != "area-print" || front.Export.Type != hub.ExportPDF {
+	if front.Export.Area == nil || *front.Export.Area != "area-print" || front.Export.Type != model.ExportPDF {
 		t.Errorf("front export = %+v", front.Export)
 	}
 	text := front.Elements[2]
-	if lh, ok := text.LineHeight(); text.Type != hub.ElementText || text.CharSpacing() != 50 || !ok || lh != 1.2 ||
+	if lh, ok := text.LineHeight(); text.Type != model.ElementText || text.CharSpacing() != 50 || !ok || lh != 1.2 ||
 		text.DefaultFont() != "DejaVu Sans" || text.ElementColor() != "#c81e1e" {
 		t.Errorf("text element accessors: spacing %v lineHeight %v,%v font %q color %q",
 			text.CharSpacing(), lh, ok, text.DefaultFont(), text.ElementColor())
@@ -114,7 +114,7 @@ func TestDesignDecodesTypedFields(t *testing.T) {
 // Nulls, unknown keys and element fields whose meaning is "not shown" must survive an
 // edit of a typed field (templates are read, edited and written back).
 func TestEditKeepsNullsAndUnknownFields(t *testing.T) {
-	var tpl hub.Template
+	var tpl model.Template
 	if err := json.Unmarshal(readTestdata(t, "template.json"), &tpl); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestTranslationsKeepOrder(t *testing.T) {
 		{`null`, nil, ""},
 	}
 	for _, tc := range cases {
-		var tr hub.Translations
+		var tr model.Translations
 		if err := json.Unmarshal([]byte(tc.in), &tr); err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
@@ -193,7 +193,7 @@ func TestTranslationsKeepOrder(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`[]`, `{"en":1}`, `"x"`} {
-		var tr hub.Translations
+		var tr model.Translations
 		if err := json.Unmarshal([]byte(bad), &tr); err == nil {
 			t.Errorf("%s: decoded without error", bad)
 		}
@@ -201,7 +201,7 @@ func TestTranslationsKeepOrder(t *testing.T) {
 }
 
 func TestOrderHas(t *testing.T) {
-	var o hub.Order
+	var o model.Order
 	in := `{"orderId":"1","email":"","domain":null,"billingDetails":{"zip":"","city":null}}`
 	if err := json.Unmarshal([]byte(in), &o); err != nil {
 		t.Fatal(err)
@@ -216,7 +216,7 @@ func TestOrderHas(t *testing.T) {
 			t.Errorf("billing Has(%q) = %v, want %v", key, got, want)
 		}
 	}
-	built := hub.Order{OrderID: "2"}
+	built := model.Order{OrderID: "2"}
 	if !built.Has("status") || built.Decoded() {
 		t.Error("an order built in Go has every property")
 	}
@@ -235,7 +235,7 @@ func TestValueShapes(t *testing.T) {
 		{`{"en":"Hello"}`, false, "", false},
 	}
 	for _, tc := range cases {
-		var v hub.Value
+		var v model.Value
 		if err := json.Unmarshal([]byte(tc.in), &v); err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestValueShapes(t *testing.T) {
 			t.Errorf("%s: re-encoded as %s", tc.in, out)
 		}
 	}
-	if !strings.Contains(string(must(json.Marshal(hub.MediaIDValue("x")))), `"x"`) {
+	if !strings.Contains(string(must(json.Marshal(model.MediaIDValue("x")))), `"x"`) {
 		t.Error("MediaIDValue")
 	}
 }
@@ -263,27 +263,27 @@ func must[T any](v T, err error) T {
 // TestBuildersAndAccessors covers values built in Go (templates created by code) and
 // the accessors the renderer relies on.
 func TestBuildersAndAccessors(t *testing.T) {
-	tr := hub.NewTranslations("de", "Vorne", "en", "Front", "de", "Vorderseite")
+	tr := model.NewTranslations("de", "Vorne", "en", "Front", "de", "Vorderseite")
 	if tr.Len() != 2 || !reflect.DeepEqual(tr.Langs(), []string{"de", "en"}) {
 		t.Errorf("translations %v", tr.Langs())
 	}
 	if s, ok := tr.Get("de"); !ok || s != "Vorderseite" || tr.Pick("en") != "Front" {
 		t.Errorf("Get(de) = %q %v", s, ok)
 	}
-	if got := string(must(json.Marshal(hub.TextValue(tr)))); got != `{"de":"Vorderseite","en":"Front"}` {
+	if got := string(must(json.Marshal(model.TextValue(tr)))); got != `{"de":"Vorderseite","en":"Front"}` {
 		t.Errorf("TextValue = %s", got)
 	}
-	m := hub.Media{ID: "m1", Token: "t1", MimeType: "image/png", Size: 10, Meta: hub.MediaMeta{Width: 2, Height: 3}}
-	v := hub.MediaValue(m)
+	m := model.Media{ID: "m1", Token: "t1", MimeType: "image/png", Size: 10, Meta: model.MediaMeta{Width: 2, Height: 3}}
+	v := model.MediaValue(m)
 	back, ok, err := v.Media()
 	if err != nil || !ok || back.ID != "m1" || back.Meta.Height != 3 || v.MediaID() != "m1" || len(v.Raw()) == 0 {
 		t.Errorf("MediaValue round trip: %+v %v %v", back, ok, err)
 	}
-	if tv, err := hub.MediaIDValue("plain").Translations(); err != nil || tv.Pick("") != "plain" {
+	if tv, err := model.MediaIDValue("plain").Translations(); err != nil || tv.Pick("") != "plain" {
 		t.Errorf("a bare string as translations: %v %v", tv.Langs(), err)
 	}
 
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(readTestdata(t, "design.json"), &d); err != nil {
 		t.Fatal(err)
 	}
@@ -312,14 +312,14 @@ func TestBuildersAndAccessors(t *testing.T) {
 		{`-3`, -3, -3, false},
 	}
 	for _, tc := range cases {
-		e := hub.Element{CharSpacingRaw: json.RawMessage(tc.raw), LineHeightRaw: json.RawMessage(tc.raw)}
+		e := model.Element{CharSpacingRaw: json.RawMessage(tc.raw), LineHeightRaw: json.RawMessage(tc.raw)}
 		lh, ok := e.LineHeight()
 		if e.CharSpacing() != tc.spacing || lh != tc.lineHeight || ok != tc.lineHeightOK {
 			t.Errorf("%s: spacing %v lineHeight %v,%v", tc.raw, e.CharSpacing(), lh, ok)
 		}
 	}
-	noDefault := hub.Element{Colors: []hub.Color{{Color: "#111111"}, {Color: "#222222"}}}
-	if noDefault.ElementColor() != "#111111" || (&hub.Element{}).ElementColor() != "" {
+	noDefault := model.Element{Colors: []model.Color{{Color: "#111111"}, {Color: "#222222"}}}
+	if noDefault.ElementColor() != "#111111" || (&model.Element{}).ElementColor() != "" {
 		t.Error("ElementColor fallback")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // TestTransportNeverResends: net/http re-sends a bodiless GET by itself when a reused
@@ -26,7 +27,7 @@ func TestTransportNeverResends(t *testing.T) {
 			return err
 		}},
 		{"media", hub.OpGetMedia, func(c *hub.Client) error {
-			d, err := c.OpenMedia(context.Background(), hub.Media{ID: "6561f0a0c0ffee000000a001", Token: "media-token-1234"})
+			d, err := c.OpenMedia(context.Background(), model.Media{ID: "6561f0a0c0ffee000000a001", Token: "media-token-1234"})
 			if err == nil {
 				// Read to the end, so the connection goes back to the pool for reuse.
 				_, _ = io.Copy(io.Discard, d.Body)

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"github.com/printworker/printworker/hub/model"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -28,7 +29,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 
 // HasCustomizations reports whether the order carries at least one line item with a
 // valid design reference. Only such orders may be pushed (spec 1.3, 4.1 rule 2).
-func HasCustomizations(o *Order) bool {
+func HasCustomizations(o *model.Order) bool {
 	if o == nil {
 		return false
 	}
@@ -59,7 +60,7 @@ var (
 //   - created and updated in the strict form 2006-01-02T15:04:05.000Z;
 //   - each line item: positive design id, valid token, quantity at least 1, price not
 //     negative.
-func ValidateOrder(o *Order, domains []string) error {
+func ValidateOrder(o *model.Order, domains []string) error {
 	if o == nil {
 		return &ValidationError{What: "order", Fields: []FieldError{{Field: "order", Reason: "missing"}}}
 	}
@@ -72,7 +73,7 @@ func ValidateOrder(o *Order, domains []string) error {
 	}
 	for _, a := range []struct {
 		key  string
-		addr *Address
+		addr *model.Address
 	}{{"billingDetails", &o.BillingDetails}, {"shippingDetails", &o.ShippingDetails}} {
 		if !o.Has(a.key) {
 			continue
@@ -110,7 +111,7 @@ func ValidateOrder(o *Order, domains []string) error {
 		if li.ID <= 0 {
 			add(p+".id", "design id must be a positive integer")
 		}
-		if err := (DesignRef{ID: 1, Token: li.Token}).Validate(); err != nil {
+		if err := (model.DesignRef{ID: 1, Token: li.Token}).Validate(); err != nil {
 			add(p+".token", "token must be 1..128 characters of [A-Za-z0-9_-]")
 		}
 		if li.Quantity < 1 {
@@ -152,7 +153,7 @@ func orderIDPart(pathID string, body any) string {
 	if pathID != "" {
 		return pathID
 	}
-	if o, ok := body.(*Order); ok {
+	if o, ok := body.(*model.Order); ok {
 		return o.OrderID
 	}
 	return ""
@@ -160,7 +161,7 @@ func orderIDPart(pathID string, body any) string {
 
 // CreateOrder pushes a new order: POST /{v}/orders. It sends o as given; callers
 // normally use PushOrder, which validates and converges duplicates.
-func (c *Client) CreateOrder(ctx context.Context, o *Order) error {
+func (c *Client) CreateOrder(ctx context.Context, o *model.Order) error {
 	if o == nil || o.OrderID == "" {
 		return &ValidationError{What: "order", Fields: []FieldError{{Field: "orderId", Reason: "must not be empty"}}}
 	}
@@ -170,7 +171,7 @@ func (c *Client) CreateOrder(ctx context.Context, o *Order) error {
 
 // UpdateOrder replaces a pushed order with the full body, domain included:
 // POST /{v}/orders/:orderId.
-func (c *Client) UpdateOrder(ctx context.Context, o *Order) error {
+func (c *Client) UpdateOrder(ctx context.Context, o *model.Order) error {
 	if o == nil || o.OrderID == "" {
 		return &ValidationError{What: "order", Fields: []FieldError{{Field: "orderId", Reason: "must not be empty"}}}
 	}
@@ -221,7 +222,7 @@ type PushResult struct {
 //   - an invalid order fails with *ValidationError before any request;
 //   - create; a 409 (the order exists, e.g. an earlier attempt succeeded unseen)
 //     becomes an update.
-func (c *Client) PushOrder(ctx context.Context, o *Order) (PushResult, error) {
+func (c *Client) PushOrder(ctx context.Context, o *model.Order) (PushResult, error) {
 	if !HasCustomizations(o) {
 		return PushResult{Skipped: true}, nil
 	}
@@ -247,7 +248,7 @@ func (c *Client) PushOrder(ctx context.Context, o *Order) (PushResult, error) {
 //     means it never was pushed: done);
 //   - an invalid order fails with *ValidationError before any request;
 //   - update; a 404 (never pushed, or the create was lost) becomes a create.
-func (c *Client) PushOrderUpdate(ctx context.Context, o *Order) (PushResult, error) {
+func (c *Client) PushOrderUpdate(ctx context.Context, o *model.Order) (PushResult, error) {
 	if o == nil {
 		return PushResult{}, ValidateOrder(nil, nil)
 	}

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // orderWith decodes testdata/order.json after edit changed its generic form, so a
 // case can drop keys or set nulls the way a decoded payload would carry them.
-func orderWith(t *testing.T, edit func(m map[string]any)) *hub.Order {
+func orderWith(t *testing.T, edit func(m map[string]any)) *model.Order {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(fixture("order.json"), &m); err != nil {
@@ -23,7 +24,7 @@ func orderWith(t *testing.T, edit func(m map[string]any)) *hub.Order {
 		edit(m)
 	}
 	b, _ := json.Marshal(m)
-	var o hub.Order
+	var o model.Order
 	if err := json.Unmarshal(b, &o); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestValidateOrder(t *testing.T) {
 		t.Error("nil order accepted")
 	}
 	// An order built in Go has every property; its values are still checked.
-	built := &hub.Order{OrderID: "7", Email: "a@b.example", Domain: "shop.example.com", Created: hub.FormatTimestamp(time.Unix(0, 0)),
+	built := &model.Order{OrderID: "7", Email: "a@b.example", Domain: "shop.example.com", Created: hub.FormatTimestamp(time.Unix(0, 0)),
 		Updated: hub.FormatTimestamp(time.Unix(1, 5e6))}
 	if err := hub.ValidateOrder(built, domains); err != nil {
 		t.Errorf("built order: %v", err)
@@ -124,18 +125,18 @@ func TestValidateOrder(t *testing.T) {
 
 func TestHasCustomizations(t *testing.T) {
 	cases := []struct {
-		items []hub.LineItem
+		items []model.LineItem
 		want  bool
 	}{
 		{nil, false},
-		{[]hub.LineItem{}, false},
-		{[]hub.LineItem{{ID: 0, Token: "t"}}, false},
-		{[]hub.LineItem{{ID: 5, Token: ""}}, false},
-		{[]hub.LineItem{{ID: 5, Token: "t"}}, true},
-		{[]hub.LineItem{{ID: 0}, {ID: 9, Token: "ab-1"}}, true},
+		{[]model.LineItem{}, false},
+		{[]model.LineItem{{ID: 0, Token: "t"}}, false},
+		{[]model.LineItem{{ID: 5, Token: ""}}, false},
+		{[]model.LineItem{{ID: 5, Token: "t"}}, true},
+		{[]model.LineItem{{ID: 0}, {ID: 9, Token: "ab-1"}}, true},
 	}
 	for i, tc := range cases {
-		if got := hub.HasCustomizations(&hub.Order{LineItems: tc.items}); got != tc.want {
+		if got := hub.HasCustomizations(&model.Order{LineItems: tc.items}); got != tc.want {
 			t.Errorf("case %d: %v, want %v", i, got, tc.want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"github.com/printworker/printworker/hub/model"
 	"strings"
 )
 
@@ -66,11 +67,11 @@ func StoreParts(store string) []string { return []string{store} }
 func TemplateParts(store, templateID string) []string { return []string{store, templateID} }
 
 // DesignParts: export a whole design and get design details.
-func DesignParts(store string, ref DesignRef) []string {
+func DesignParts(store string, ref model.DesignRef) []string {
 	return []string{store, fmt.Sprint(ref.ID), ref.Token}
 }
 
 // ViewParts: export one view.
-func ViewParts(store string, ref DesignRef, viewID string) []string {
+func ViewParts(store string, ref model.DesignRef, viewID string) []string {
 	return []string{store, fmt.Sprint(ref.ID), ref.Token, viewID}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestSignTestVector(t *testing.T) {
@@ -43,7 +44,7 @@ func TestSignTestVector(t *testing.T) {
 }
 
 func TestVerificationStrings(t *testing.T) {
-	ref := hub.DesignRef{ID: 1042, Token: "tok-1"}
+	ref := model.DesignRef{ID: 1042, Token: "tok-1"}
 	cases := []struct {
 		name  string
 		parts []string
@@ -80,7 +81,7 @@ func TestParseSignatureEncoding(t *testing.T) {
 }
 
 func TestPathsAndHeadersPerVersion(t *testing.T) {
-	ref := hub.DesignRef{ID: 7, Token: "ab-c"}
+	ref := model.DesignRef{ID: 7, Token: "ab-c"}
 	cases := []struct {
 		v                                   hub.Version
 		order, orderID, tpl, tplID          string
@@ -159,7 +160,7 @@ func TestParseDesignRef(t *testing.T) {
 		{"12." + string(make([]byte, 129)), 0, "", false},
 	}
 	for _, tc := range cases {
-		r, err := hub.ParseDesignRef(tc.in)
+		r, err := model.ParseDesignRef(tc.in)
 		if (err == nil) != tc.ok {
 			t.Errorf("ParseDesignRef(%q) err = %v, want ok=%v", tc.in, err, tc.ok)
 			continue

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"github.com/printworker/printworker/hub/model"
 	"iter"
 	"net/http"
 	"net/url"
@@ -20,7 +21,7 @@ func (c *Client) templateCall(op, method, id string, body any) call {
 
 // ListTemplates reads one page of the template list, skipping skip results:
 // GET /{v}/templates?skip=N. The page size is the hub's; do not assume one.
-func (c *Client) ListTemplates(ctx context.Context, skip int) (*TemplateList, error) {
+func (c *Client) ListTemplates(ctx context.Context, skip int) (*model.TemplateList, error) {
 	if skip < 0 {
 		return nil, invalid(OpListTemplates, "skip %d is negative", skip)
 	}
@@ -28,7 +29,7 @@ func (c *Client) ListTemplates(ctx context.Context, skip int) (*TemplateList, er
 	if skip > 0 {
 		k.query = url.Values{"skip": {strconv.Itoa(skip)}}
 	}
-	var l TemplateList
+	var l model.TemplateList
 	if err := c.do(ctx, k, &l); err != nil {
 		return nil, err
 	}
@@ -42,18 +43,18 @@ func (c *Client) ListTemplates(ctx context.Context, skip int) (*TemplateList, er
 // with an error wrapping ErrPaging, so a misbehaving hub cannot loop it forever.
 // Templates seen twice (the list shifted under concurrent deletes) are yielded once.
 // Stop early by breaking out of the range loop.
-func (c *Client) AllTemplates(ctx context.Context) iter.Seq2[TemplateSummary, error] {
-	return func(yield func(TemplateSummary, error) bool) {
+func (c *Client) AllTemplates(ctx context.Context) iter.Seq2[model.TemplateSummary, error] {
+	return func(yield func(model.TemplateSummary, error) bool) {
 		seen := map[string]bool{}
 		skip := 0
 		for page := 0; ; page++ {
 			if page >= c.cfg.MaxListPages {
-				yield(TemplateSummary{}, c.pagingError(fmt.Errorf("%w: more than %d pages", ErrPaging, c.cfg.MaxListPages)))
+				yield(model.TemplateSummary{}, c.pagingError(fmt.Errorf("%w: more than %d pages", ErrPaging, c.cfg.MaxListPages)))
 				return
 			}
 			l, err := c.ListTemplates(ctx, skip)
 			if err != nil {
-				yield(TemplateSummary{}, err)
+				yield(model.TemplateSummary{}, err)
 				return
 			}
 			n := len(l.Results)
@@ -76,7 +77,7 @@ func (c *Client) AllTemplates(ctx context.Context) iter.Seq2[TemplateSummary, er
 				}
 			}
 			if fresh == 0 {
-				yield(TemplateSummary{}, c.pagingError(fmt.Errorf("%w: page at skip %d repeats templates already listed", ErrPaging, skip)))
+				yield(model.TemplateSummary{}, c.pagingError(fmt.Errorf("%w: page at skip %d repeats templates already listed", ErrPaging, skip)))
 				return
 			}
 			skip += n
@@ -95,11 +96,11 @@ func (c *Client) pagingError(err error) error {
 }
 
 // GetTemplate reads one template by its id: GET /{v}/templates/:templateId.
-func (c *Client) GetTemplate(ctx context.Context, templateID string) (*Template, error) {
+func (c *Client) GetTemplate(ctx context.Context, templateID string) (*model.Template, error) {
 	if templateID == "" {
 		return nil, invalid(OpGetTemplate, "empty template id")
 	}
-	var t Template
+	var t model.Template
 	if err := c.do(ctx, c.templateCall(OpGetTemplate, http.MethodGet, templateID, nil), &t); err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func (c *Client) GetTemplate(ctx context.Context, templateID string) (*Template,
 }
 
 // CreateTemplate creates a template: POST /{v}/templates.
-func (c *Client) CreateTemplate(ctx context.Context, t *Template) error {
+func (c *Client) CreateTemplate(ctx context.Context, t *model.Template) error {
 	if t == nil {
 		return invalid(OpCreateTemplate, "nil template")
 	}
@@ -116,7 +117,7 @@ func (c *Client) CreateTemplate(ctx context.Context, t *Template) error {
 
 // UpdateTemplate replaces the template created with productID:
 // POST /{v}/templates/:productId, signed with the store id and productID.
-func (c *Client) UpdateTemplate(ctx context.Context, productID string, t *Template) error {
+func (c *Client) UpdateTemplate(ctx context.Context, productID string, t *model.Template) error {
 	if productID == "" || t == nil {
 		return invalid(OpUpdateTemplate, "empty product id or nil template")
 	}

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"fmt"
+	"github.com/printworker/printworker/hub/model"
 	"net/url"
 	"strconv"
 )
@@ -75,7 +76,7 @@ func TemplatePath(v Version, id string) string {
 }
 
 // DesignPath: design details.
-func DesignPath(v Version, ref DesignRef) string {
+func DesignPath(v Version, ref model.DesignRef) string {
 	id, tok := strconv.FormatInt(ref.ID, 10), url.PathEscape(ref.Token)
 	switch v {
 	case V1:
@@ -87,7 +88,7 @@ func DesignPath(v Version, ref DesignRef) string {
 }
 
 // ExportPath: export all (viewID "") or one view.
-func ExportPath(v Version, ref DesignRef, viewID string) string {
+func ExportPath(v Version, ref model.DesignRef, viewID string) string {
 	id, tok := strconv.FormatInt(ref.ID, 10), url.PathEscape(ref.Token)
 	if v == V1 {
 		if viewID == "" {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Endpoint names (metric label values).
@@ -101,13 +102,13 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 	if err := decodeJSON(body, &so); err != nil {
 		return 0, result{}, err
 	}
-	var o *hub.Order
+	var o *model.Order
 	if topic == TopicDelete {
 		// orders/delete carries the id alone.
 		if _, err := strconv.ParseInt(string(so.ID), 10, 64); err != nil {
 			return 0, result{}, badRequest(fmt.Sprintf("order id %q is not an integer", so.ID))
 		}
-		o = &hub.Order{OrderID: string(so.ID), Domain: domain, LineItems: []hub.LineItem{}}
+		o = &model.Order{OrderID: string(so.ID), Domain: domain, LineItems: []model.LineItem{}}
 	} else {
 		m := shopifyMapping{domain: domain, designProperty: s.cfg.Shopify.DesignProperty}
 		if topic == TopicCancelled {
@@ -185,8 +186,8 @@ func (s *Server) handleOrders(w http.ResponseWriter, r *http.Request) (int, resu
 }
 
 // genericOrder decodes and checks the body of a verified /webhooks/orders request.
-func genericOrder(topic string, body []byte) (*hub.Order, error) {
-	var o hub.Order
+func genericOrder(topic string, body []byte) (*model.Order, error) {
+	var o model.Order
 	if err := decodeJSON(body, &o); err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func genericOrder(topic string, body []byte) (*hub.Order, error) {
 		return nil, unprocessable(strings.Join(missing, "; "))
 	}
 	if topic == TopicDelete {
-		o = hub.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []hub.LineItem{}}
+		o = model.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []model.LineItem{}}
 	} else if len(o.LineItems) > 0 {
 		// The sender owns the body: tell it now what the hub would refuse later.
 		// Every line of a generic order is a design line, so an order whose lines

@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Order push operations, as the enqueuer takes them.
@@ -45,11 +46,11 @@ const (
 type Enqueuer interface {
 	// PushOrder enqueues a create, update or delete of the order on the hub. For a
 	// delete only OrderID and Domain are set.
-	PushOrder(ctx context.Context, store, op string, o *hub.Order) error
+	PushOrder(ctx context.Context, store, op string, o *model.Order) error
 	// ExportOrder enqueues the export of every design of the order.
-	ExportOrder(ctx context.Context, store string, o *hub.Order) error
+	ExportOrder(ctx context.Context, store string, o *model.Order) error
 	// CancelOrder stops the order's pending exports (cancelled or deleted orders).
-	CancelOrder(ctx context.Context, store string, o *hub.Order) error
+	CancelOrder(ctx context.Context, store string, o *model.Order) error
 }
 
 // Deliveries remembers webhooks already taken in, so a duplicate delivery enqueues
@@ -163,7 +164,7 @@ type event struct {
 	endpoint   string
 	topic      string
 	store      string
-	order      *hub.Order
+	order      *model.Order
 	deliveryID string
 }
 

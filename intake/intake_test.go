@@ -24,6 +24,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
@@ -194,7 +195,7 @@ func summary(t *testing.T, ts []task) []string {
 }
 
 // pushedOrder returns the order of the only push task.
-func pushedOrder(t *testing.T, ts []task) *hub.Order {
+func pushedOrder(t *testing.T, ts []task) *model.Order {
 	t.Helper()
 	for _, tk := range ts {
 		if tk.Type == jobs.TypeOrderPush {
@@ -210,7 +211,7 @@ func pushedOrder(t *testing.T, ts []task) *hub.Order {
 }
 
 // checkGolden compares the pushed order with testdata/name, in the hub's JSON.
-func checkGolden(t *testing.T, name string, o *hub.Order) {
+func checkGolden(t *testing.T, name string, o *model.Order) {
 	t.Helper()
 	got, err := json.MarshalIndent(o, "", "  ")
 	if err != nil {

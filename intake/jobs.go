@@ -3,7 +3,7 @@ package intake
 import (
 	"context"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 )
 
@@ -12,17 +12,17 @@ func JobsEnqueuer(e *jobs.Enqueuer) Enqueuer { return jobsEnqueuer{e} }
 
 type jobsEnqueuer struct{ e *jobs.Enqueuer }
 
-func (a jobsEnqueuer) PushOrder(ctx context.Context, store, op string, o *hub.Order) error {
+func (a jobsEnqueuer) PushOrder(ctx context.Context, store, op string, o *model.Order) error {
 	_, err := a.e.PushOrder(ctx, store, op, o)
 	return err
 }
 
-func (a jobsEnqueuer) ExportOrder(ctx context.Context, store string, o *hub.Order) error {
+func (a jobsEnqueuer) ExportOrder(ctx context.Context, store string, o *model.Order) error {
 	_, err := a.e.ExportOrder(ctx, store, o)
 	return err
 }
 
-func (a jobsEnqueuer) CancelOrder(ctx context.Context, store string, o *hub.Order) error {
+func (a jobsEnqueuer) CancelOrder(ctx context.Context, store string, o *model.Order) error {
 	_, err := a.e.CancelOrder(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // shopifyOrder is the part of Shopify's order webhook payload the hub order needs.
@@ -100,7 +101,7 @@ type shopifyMapping struct {
 
 // mapShopifyOrder turns a Shopify order payload into the hub order of spec 2.1. Line
 // items without a design reference are left out: the hub only knows personalized lines.
-func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*hub.Order, error) {
+func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*model.Order, error) {
 	if so.ID == "" {
 		return nil, badRequest("order has no id")
 	}
@@ -115,7 +116,7 @@ func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*hub.Order, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &hub.Order{
+	o := &model.Order{
 		OrderID:         string(so.ID),
 		Domain:          m.domain,
 		Created:         created,
@@ -124,7 +125,7 @@ func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*hub.Order, error) {
 		Status:          m.status,
 		BillingDetails:  mapAddress(so.BillingAddress),
 		ShippingDetails: mapAddress(so.ShippingAddress),
-		LineItems:       []hub.LineItem{},
+		LineItems:       []model.LineItem{},
 	}
 	// Names: the customer's, else the billing address's, else the shipping
 	// address's (guest checkouts and POS orders often have no customer).
@@ -154,7 +155,7 @@ func mapShopifyOrder(so *shopifyOrder, m shopifyMapping) (*hub.Order, error) {
 			// would fail on every retry.
 			return nil, badRequest(fmt.Sprintf("line_items[%d].quantity %d: a personalized line needs at least 1", i, li.Quantity))
 		}
-		o.LineItems = append(o.LineItems, hub.LineItem{ID: ref.ID, Token: ref.Token, Quantity: li.Quantity, Price: price})
+		o.LineItems = append(o.LineItems, model.LineItem{ID: ref.ID, Token: ref.Token, Quantity: li.Quantity, Price: price})
 	}
 	return o, nil
 }
@@ -204,11 +205,11 @@ func strictTime(field string, v nullString) (string, error) {
 	return hub.FormatTimestamp(t), nil
 }
 
-func mapAddress(a *shopifyAddress) hub.Address {
+func mapAddress(a *shopifyAddress) model.Address {
 	if a == nil {
-		return hub.Address{}
+		return model.Address{}
 	}
-	return hub.Address{
+	return model.Address{
 		Address1:    a.Address1.str(),
 		Address2:    a.Address2.str(),
 		City:        a.City.str(),
@@ -251,28 +252,28 @@ func firstOf(vs ...nullString) string {
 // properties as [{name, value}]; an object {name: value} (older apps, the storefront
 // cart) is read too. A property named name whose value is not a valid reference is an
 // error: the line is personalized and would silently go unprinted.
-func lineItemRef(raw json.RawMessage, name string) (hub.DesignRef, bool, error) {
+func lineItemRef(raw json.RawMessage, name string) (model.DesignRef, bool, error) {
 	props, err := decodeProperties(raw)
 	if err != nil {
-		return hub.DesignRef{}, false, err
+		return model.DesignRef{}, false, err
 	}
 	for _, p := range props {
 		if p.name == name && p.value != "" {
-			r, err := hub.ParseDesignRef(p.value)
+			r, err := model.ParseDesignRef(p.value)
 			if err != nil {
-				return hub.DesignRef{}, false, fmt.Errorf("property %q: %w", name, err)
+				return model.DesignRef{}, false, fmt.Errorf("property %q: %w", name, err)
 			}
 			return r, true, nil
 		}
 	}
 	for _, p := range props {
 		if refPattern.MatchString(p.value) {
-			if r, err := hub.ParseDesignRef(p.value); err == nil {
+			if r, err := model.ParseDesignRef(p.value); err == nil {
 				return r, true, nil
 			}
 		}
 	}
-	return hub.DesignRef{}, false, nil
+	return model.DesignRef{}, false, nil
 }
 
 type property struct{ name, value string }

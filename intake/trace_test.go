@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
 )
 
@@ -29,13 +29,13 @@ func (s *spanEnqueuer) rec(ctx context.Context) error {
 	s.got = append(s.got, trace.SpanContextFromContext(ctx))
 	return nil
 }
-func (s *spanEnqueuer) PushOrder(ctx context.Context, _, _ string, _ *hub.Order) error {
+func (s *spanEnqueuer) PushOrder(ctx context.Context, _, _ string, _ *model.Order) error {
 	return s.rec(ctx)
 }
-func (s *spanEnqueuer) ExportOrder(ctx context.Context, _ string, _ *hub.Order) error {
+func (s *spanEnqueuer) ExportOrder(ctx context.Context, _ string, _ *model.Order) error {
 	return s.rec(ctx)
 }
-func (s *spanEnqueuer) CancelOrder(ctx context.Context, _ string, _ *hub.Order) error {
+func (s *spanEnqueuer) CancelOrder(ctx context.Context, _ string, _ *model.Order) error {
 	return s.rec(ctx)
 }
 

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // EnqueuerConfig configures an Enqueuer.
@@ -141,7 +142,7 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 // only o.OrderID and o.Domain are used. An order without customizations is not
 // pushed (spec 1.3) unless it is an update, which the hub client turns into a
 // delete (the order lost its customizations) or a delete.
-func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *hub.Order) (Enqueued, error) {
+func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *model.Order) (Enqueued, error) {
 	if o == nil {
 		return Enqueued{}, errors.New("push order: no order")
 	}
@@ -183,7 +184,7 @@ type ExportResult struct {
 // the manifest). Calling it again with the same order enqueues nothing new, so a
 // webhook delivered twice, or an intake retried after a crash between the state write
 // and the enqueue, is safe.
-func (e *Enqueuer) ExportOrder(ctx context.Context, store string, o *hub.Order) (ExportResult, error) {
+func (e *Enqueuer) ExportOrder(ctx context.Context, store string, o *model.Order) (ExportResult, error) {
 	if o == nil {
 		return ExportResult{}, errors.New("export order: no order")
 	}
@@ -323,7 +324,7 @@ func (e *Enqueuer) SyncTemplates(ctx context.Context, store, dir string, prune, 
 // LoadTemplates reads every *.json file of dir as one template (spec 2.5), sorted by
 // file name. Each must carry a productId (the key the hub updates by), unique in the
 // folder; every problem is reported at once.
-func LoadTemplates(dir string) ([]hub.Template, error) {
+func LoadTemplates(dir string) ([]model.Template, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("templates %s: %w", dir, err)
@@ -332,7 +333,7 @@ func LoadTemplates(dir string) ([]hub.Template, error) {
 		return nil, fmt.Errorf("templates: %w", err)
 	}
 	sort.Strings(paths)
-	var out []hub.Template
+	var out []model.Template
 	var errs []error
 	seen := map[string]string{}
 	for _, p := range paths {
@@ -341,7 +342,7 @@ func LoadTemplates(dir string) ([]hub.Template, error) {
 			errs = append(errs, err)
 			continue
 		}
-		var t hub.Template
+		var t model.Template
 		if err := json.Unmarshal(b, &t); err != nil {
 			errs = append(errs, fmt.Errorf("template %s: %w", p, err))
 			continue

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
@@ -18,7 +18,7 @@ func TestEnqueuerSkipsOrdersWithoutDesigns(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	plain := &hub.Order{OrderID: "n-1", Domain: "d", LineItems: []hub.LineItem{{ID: 0, Quantity: 1}}}
+	plain := &model.Order{OrderID: "n-1", Domain: "d", LineItems: []model.LineItem{{ID: 0, Quantity: 1}}}
 	if q, err := e.PushOrder(ctx, "s", OpCreate, plain); err != nil || q.TaskID != "" {
 		t.Errorf("create of an order without customizations: %+v %v", q, err)
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Task types, named domain:action.
@@ -91,7 +91,7 @@ type OrderPush struct {
 	OrderKey
 	Op string `json:"op"`
 	// Order is the full order for create and update; nil for delete.
-	Order *hub.Order `json:"order,omitempty"`
+	Order *model.Order `json:"order,omitempty"`
 }
 
 // DesignExport exports every view of one design of one order.
@@ -109,7 +109,7 @@ type DesignExport struct {
 }
 
 // DesignRef parses Ref.
-func (p DesignExport) DesignRef() (hub.DesignRef, error) { return hub.ParseDesignRef(p.Ref) }
+func (p DesignExport) DesignRef() (model.DesignRef, error) { return model.ParseDesignRef(p.Ref) }
 
 // OrderComplete writes the manifest of one order revision.
 type OrderComplete struct {
@@ -125,9 +125,9 @@ type OrderComplete struct {
 // The templates travel in the payload (read from the operator's folder at enqueue
 // time), so any worker of the fleet can run it.
 type TemplatesSync struct {
-	V         int            `json:"v"`
-	Store     string         `json:"store"`
-	Templates []hub.Template `json:"templates"`
+	V         int              `json:"v"`
+	Store     string           `json:"store"`
+	Templates []model.Template `json:"templates"`
 	// Prune deletes hub templates whose productId is not in Templates.
 	Prune bool `json:"prune"`
 	// DryRun computes and reports the plan without changing the hub.
@@ -334,7 +334,7 @@ func NewTemplatesSyncTask(p TemplatesSync, o TaskOptions) (*asynq.Task, error) {
 // refsOf returns the distinct valid design references of an order's lines in order
 // of first appearance, and the total quantity ordered of each. Lines without a valid
 // reference are not personalized and have nothing to export.
-func refsOf(o *hub.Order) ([]string, map[string]int) {
+func refsOf(o *model.Order) ([]string, map[string]int) {
 	var refs []string
 	qty := map[string]int{}
 	for _, li := range o.LineItems {
@@ -354,7 +354,7 @@ func refsOf(o *hub.Order) ([]string, map[string]int) {
 // orderDate is the date folder of an order: the UTC day it was created, so every
 // retry and revision files under the same folder. now is used for orders without a
 // readable created time.
-func orderDate(o *hub.Order, now time.Time) string {
+func orderDate(o *model.Order, now time.Time) string {
 	if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(o.Created)); err == nil {
 		return t.UTC().Format(time.DateOnly)
 	}

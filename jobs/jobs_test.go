@@ -10,7 +10,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestDecode(t *testing.T) {
@@ -100,7 +100,7 @@ func TestNewTasksCheckTheirPayload(t *testing.T) {
 	if _, err := NewOrderPushTask(OrderPush{OrderKey: k, Op: OpCreate}, o.Push); err == nil {
 		t.Error("create without an order accepted")
 	}
-	if _, err := NewOrderPushTask(OrderPush{OrderKey: k, Op: "upsert", Order: &hub.Order{}}, o.Push); err == nil {
+	if _, err := NewOrderPushTask(OrderPush{OrderKey: k, Op: "upsert", Order: &model.Order{}}, o.Push); err == nil {
 		t.Error("unknown op accepted")
 	}
 	if _, err := NewDesignExportTask(DesignExport{OrderKey: k, Ref: "not-a-ref"}, o.Export); err == nil {

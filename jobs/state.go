@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // State is the per-order export state the fleet shares through Redis, beside the
@@ -175,7 +175,7 @@ func (s *State) ttlArg() string { return strconv.FormatInt(s.ttl.Milliseconds(),
 // revision when they differ from the last one, and returns the designs not exported
 // yet. A design already exported (by reference) is kept: an updated order re-exports
 // only the designs it did not have before.
-func (s *State) Begin(ctx context.Context, k OrderKey, o *hub.Order, refs []string) (Begin, error) {
+func (s *State) Begin(ctx context.Context, k OrderKey, o *model.Order, refs []string) (Begin, error) {
 	body, err := json.Marshal(o)
 	if err != nil {
 		return Begin{}, fmt.Errorf("order state: encode order %s: %w", k, err)
@@ -274,7 +274,7 @@ type Snapshot struct {
 	Cancelled bool
 	// Date is the order's date folder (yyyy-mm-dd), fixed at its first export.
 	Date     string
-	Order    *hub.Order
+	Order    *model.Order
 	Expected []string
 	// Done maps each exported design to its result.
 	Done map[string]json.RawMessage
@@ -306,7 +306,7 @@ func (s *State) Snapshot(ctx context.Context, k OrderKey) (Snapshot, error) {
 	snap.Rev, _ = strconv.ParseInt(m["rev"], 10, 64)
 	snap.Gen, _ = strconv.ParseInt(m["gen"], 10, 64)
 	if b := m["order"]; b != "" {
-		var o hub.Order
+		var o model.Order
 		if err := json.Unmarshal([]byte(b), &o); err != nil {
 			return Snapshot{}, fmt.Errorf("order state: %s: stored order: %w", k, err)
 		}

@@ -7,15 +7,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
-func testOrder(refs ...string) *hub.Order {
-	o := &hub.Order{OrderID: "o-1", Domain: "d.example", Created: "2024-02-03T04:05:06.000Z"}
+func testOrder(refs ...string) *model.Order {
+	o := &model.Order{OrderID: "o-1", Domain: "d.example", Created: "2024-02-03T04:05:06.000Z"}
 	for _, r := range refs {
-		ref, _ := hub.ParseDesignRef(r)
-		o.LineItems = append(o.LineItems, hub.LineItem{ID: ref.ID, Token: ref.Token, Quantity: 1})
+		ref, _ := model.ParseDesignRef(r)
+		o.LineItems = append(o.LineItems, model.LineItem{ID: ref.ID, Token: ref.Token, Quantity: 1})
 	}
 	return o
 }

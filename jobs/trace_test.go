@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
@@ -25,9 +25,9 @@ func TestEnqueueCarriesTraceContext(t *testing.T) {
 	opts := DefaultOptions()
 	opts.Export.MaxRetry, opts.Export.Timeout = 7, 3*time.Minute
 
-	order := func(id string) *hub.Order {
-		return &hub.Order{OrderID: id, Domain: "d", Created: "2024-06-01T09:30:00.000Z",
-			LineItems: []hub.LineItem{{ID: 42, Token: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b", Quantity: 1}}}
+	order := func(id string) *model.Order {
+		return &model.Order{OrderID: id, Domain: "d", Created: "2024-06-01T09:30:00.000Z",
+			LineItems: []model.LineItem{{ID: 42, Token: "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b", Quantity: 1}}}
 	}
 	tests := []struct {
 		name     string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // lazyBody is a media body of n bytes made as they are read, counting them.
@@ -35,7 +36,7 @@ type mediaHub struct {
 	bodies  map[string]*lazyBody
 }
 
-func (h *mediaHub) OpenMedia(_ context.Context, m hub.Media) (*hub.Download, error) {
+func (h *mediaHub) OpenMedia(_ context.Context, m model.Media) (*hub.Download, error) {
 	b := &lazyBody{n: h.sizes[m.ID]}
 	h.bodies[m.ID] = b
 	length := b.n
@@ -76,7 +77,7 @@ func TestMediaAdmittedBeforeRead(t *testing.T) {
 			src := mediaSource{h: h, adm: adm}
 			refused := -1
 			for i, id := range ids {
-				rc, err := src.OpenMedia(context.Background(), hub.Media{ID: id})
+				rc, err := src.OpenMedia(context.Background(), model.Media{ID: id})
 				if err == nil {
 					_, err = io.Copy(io.Discard, rc)
 					rc.Close()
@@ -191,7 +192,7 @@ func FuzzMediaAdmission(f *testing.F) {
 		for i := range int(files) {
 			id := string(rune('a' + i))
 			h.sizes[id] = int64(size)
-			rc, err := src.OpenMedia(context.Background(), hub.Media{ID: id})
+			rc, err := src.OpenMedia(context.Background(), model.Media{ID: id})
 			if err == nil {
 				_, err = io.Copy(io.Discard, rc)
 				rc.Close()

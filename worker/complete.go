@@ -13,7 +13,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
@@ -35,7 +35,7 @@ type Manifest struct {
 	OrderUpdated string         `json:"orderUpdated,omitempty"`
 	GeneratedAt  string         `json:"generatedAt"`
 	Customer     Customer       `json:"customer"`
-	Shipping     hub.Address    `json:"shipping"`
+	Shipping     model.Address  `json:"shipping"`
 	LineItems    []ManifestLine `json:"lineItems"`
 	Files        []FileRecord   `json:"files"`
 	// ColorSpace is the colour space of the files: sRGB, CMYK, or mixed (each file

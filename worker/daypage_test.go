@@ -12,7 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -58,7 +58,7 @@ func TestDayPageFleet(t *testing.T) {
 			ctx := context.Background()
 			const n = 12
 			var ids []string
-			var orders []*hub.Order
+			var orders []*model.Order
 			for i := range n {
 				id := fmt.Sprintf("D-%02d", i+1)
 				ids = append(ids, id)

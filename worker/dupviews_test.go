@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/hibiken/asynq"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/worker"
 )
 
 // dupViewHub answers designs with their first view twice: two views, one id.
 type dupViewHub struct{ worker.Hub }
 
-func (h dupViewHub) GetDesign(ctx context.Context, ref hub.DesignRef) (*hub.DesignDetail, error) {
+func (h dupViewHub) GetDesign(ctx context.Context, ref model.DesignRef) (*model.DesignDetail, error) {
 	d, err := h.Hub.GetDesign(ctx, ref)
 	if err != nil {
 		return nil, err

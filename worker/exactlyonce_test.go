@@ -8,7 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -201,7 +201,7 @@ func TestUpdateReExportsOnlyWhatChanged(t *testing.T) {
 // panicHub panics when a design is fetched.
 type panicHub struct{ worker.Hub }
 
-func (panicHub) GetDesign(context.Context, hub.DesignRef) (*hub.DesignDetail, error) {
+func (panicHub) GetDesign(context.Context, model.DesignRef) (*model.DesignDetail, error) {
 	panic("boom")
 }
 
@@ -223,7 +223,7 @@ func TestPushesOutOfOrderKeepTheNewest(t *testing.T) {
 	e := newEnv(t)
 	e.start()
 	ctx := context.Background()
-	push := func(op string, o *hub.Order) {
+	push := func(op string, o *model.Order) {
 		t.Helper()
 		if _, err := e.enq.PushOrder(ctx, store, op, o); err != nil {
 			t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
@@ -207,7 +208,7 @@ func (w *Worker) completeIfDone(ctx context.Context, k jobs.OrderKey, ref string
 // names every view; else each view's own export filename pattern (spec 2.8). [id] is
 // the reference's design id; [date] the design's creation day, or the order's with
 // --filename-date order (or when the design has no usable date).
-func (w *Worker) fileNames(ref hub.DesignRef, d *hub.DesignDetail, views []*hub.View, orderDate time.Time) []string {
+func (w *Worker) fileNames(ref model.DesignRef, d *model.DesignDetail, views []*model.View, orderDate time.Time) []string {
 	f := filenames.DesignFields(d)
 	f.ID = strconv.FormatInt(ref.ID, 10)
 	if w.cfg.FileDate != "design" || f.Date.IsZero() {
@@ -220,9 +221,9 @@ func (w *Worker) fileNames(ref hub.DesignRef, d *hub.DesignDetail, views []*hub.
 type viewExport struct {
 	h         Hub
 	p         jobs.DesignExport
-	ref       hub.DesignRef
-	d         *hub.DesignDetail
-	v         *hub.View
+	ref       model.DesignRef
+	d         *model.DesignDetail
+	v         *model.View
 	name      string
 	orderDate time.Time
 	mode      string
@@ -235,9 +236,9 @@ type viewExport struct {
 // contentTypes of the export types.
 func contentType(exportType string) string {
 	switch exportType {
-	case hub.ExportPNG:
+	case model.ExportPNG:
 		return "image/png"
-	case hub.ExportPDF, hub.ExportPDFSimple:
+	case model.ExportPDF, model.ExportPDFSimple:
 		return "application/pdf"
 	case render.ExportTIFF:
 		return render.ContentTypeTIFF
@@ -420,7 +421,7 @@ func (w *Worker) render(ctx context.Context, x viewExport, prep *render.Prepared
 }
 
 func kindOf(exportType string) string {
-	if exportType == hub.ExportPNG {
+	if exportType == model.ExportPNG {
 		return hub.KindPNG
 	}
 	return hub.KindPDF

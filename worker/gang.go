@@ -18,7 +18,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/gang"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render/pngenc"
 	"github.com/printworker/printworker/routing"
@@ -75,7 +75,7 @@ func (e *gangBusyError) RetryAfter() time.Duration { return e.after }
 // repeats it, which jobs.Gangs.Add makes harmless.
 func (w *Worker) gangAdd(ctx context.Context, p jobs.DesignExport, orderDate time.Time, rec FileRecord) error {
 	log := w.logger(ctx)
-	if rec.Type != hub.ExportPNG || rec.ContentType != "image/png" {
+	if rec.Type != model.ExportPNG || rec.ContentType != "image/png" {
 		log.WarnContext(ctx, "file not ganged: only PNG files go on gang sheets", "key", rec.Key, "type", rec.Type, "gang", rec.Gang)
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
@@ -52,7 +53,7 @@ type env struct {
 	cfg     worker.Config
 	stopped chan struct{}
 	cancel  context.CancelFunc
-	refs    map[int64]hub.DesignRef
+	refs    map[int64]model.DesignRef
 }
 
 type envOption func(*worker.Config, *worker.Deps)
@@ -85,7 +86,7 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 	hs := httptest.NewServer(sim)
 	t.Cleanup(hs.Close)
 	e.simURL = hs.URL
-	e.refs = map[int64]hub.DesignRef{}
+	e.refs = map[int64]model.DesignRef{}
 	for _, r := range sim.Designs() {
 		e.refs[r.ID] = r
 	}
@@ -201,19 +202,19 @@ func (e *env) exportFirstLine(ctx context.Context, id string, design int64) erro
 }
 
 // order builds a valid order with one line per design id.
-func (e *env) order(id string, designs ...int64) *hub.Order {
-	o := &hub.Order{
+func (e *env) order(id string, designs ...int64) *model.Order {
+	o := &model.Order{
 		OrderID: id, Domain: domain, Email: "ann@example.com", FirstName: "Ann", LastName: "Lee",
 		Created: "2024-06-01T09:30:00.000Z", Updated: "2024-06-01T09:30:00.000Z", Status: "paid",
-		ShippingDetails: hub.Address{FirstName: "Ann", LastName: "Lee", Address1: "1 Main St", City: "Springfield", Zip: "12345", Country: "US", CountryCode: "US"},
-		BillingDetails:  hub.Address{FirstName: "Ann", LastName: "Lee", Address1: "1 Main St", City: "Springfield", Zip: "12345", Country: "US", CountryCode: "US"},
+		ShippingDetails: model.Address{FirstName: "Ann", LastName: "Lee", Address1: "1 Main St", City: "Springfield", Zip: "12345", Country: "US", CountryCode: "US"},
+		BillingDetails:  model.Address{FirstName: "Ann", LastName: "Lee", Address1: "1 Main St", City: "Springfield", Zip: "12345", Country: "US", CountryCode: "US"},
 	}
 	for i, d := range designs {
 		r, ok := e.refs[d]
 		if !ok {
-			r = hub.DesignRef{ID: d, Token: "00000000-0000-4000-8000-000000000000"}
+			r = model.DesignRef{ID: d, Token: "00000000-0000-4000-8000-000000000000"}
 		}
-		o.LineItems = append(o.LineItems, hub.LineItem{ID: r.ID, Token: r.Token, Quantity: i + 2, Price: 9.5})
+		o.LineItems = append(o.LineItems, model.LineItem{ID: r.ID, Token: r.Token, Quantity: i + 2, Price: 9.5})
 	}
 	return o
 }

@@ -7,20 +7,21 @@ import (
 	"iter"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Hub is what the worker needs of one store's hub client (*hub.Client).
 type Hub interface {
-	PushOrder(ctx context.Context, o *hub.Order) (hub.PushResult, error)
-	PushOrderUpdate(ctx context.Context, o *hub.Order) (hub.PushResult, error)
+	PushOrder(ctx context.Context, o *model.Order) (hub.PushResult, error)
+	PushOrderUpdate(ctx context.Context, o *model.Order) (hub.PushResult, error)
 	PushOrderDelete(ctx context.Context, orderID, domain string) (hub.PushResult, error)
-	GetDesign(ctx context.Context, ref hub.DesignRef) (*hub.DesignDetail, error)
-	ExportView(ctx context.Context, ref hub.DesignRef, viewID string) (*hub.Download, error)
-	OpenMedia(ctx context.Context, m hub.Media) (*hub.Download, error)
-	AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSummary, error]
-	GetTemplate(ctx context.Context, templateID string) (*hub.Template, error)
-	CreateTemplate(ctx context.Context, t *hub.Template) error
-	UpdateTemplate(ctx context.Context, productID string, t *hub.Template) error
+	GetDesign(ctx context.Context, ref model.DesignRef) (*model.DesignDetail, error)
+	ExportView(ctx context.Context, ref model.DesignRef, viewID string) (*hub.Download, error)
+	OpenMedia(ctx context.Context, m model.Media) (*hub.Download, error)
+	AllTemplates(ctx context.Context) iter.Seq2[model.TemplateSummary, error]
+	GetTemplate(ctx context.Context, templateID string) (*model.Template, error)
+	CreateTemplate(ctx context.Context, t *model.Template) error
+	UpdateTemplate(ctx context.Context, productID string, t *model.Template) error
 	DeleteTemplate(ctx context.Context, templateID string) error
 }
 
@@ -46,12 +47,12 @@ func (l *limitedHub) call(ctx context.Context, op string, f func() error) error 
 	return err
 }
 
-func (l *limitedHub) PushOrder(ctx context.Context, o *hub.Order) (r hub.PushResult, err error) {
+func (l *limitedHub) PushOrder(ctx context.Context, o *model.Order) (r hub.PushResult, err error) {
 	err = l.call(ctx, hub.OpCreateOrder, func() error { r, err = l.h.PushOrder(ctx, o); return err })
 	return r, err
 }
 
-func (l *limitedHub) PushOrderUpdate(ctx context.Context, o *hub.Order) (r hub.PushResult, err error) {
+func (l *limitedHub) PushOrderUpdate(ctx context.Context, o *model.Order) (r hub.PushResult, err error) {
 	err = l.call(ctx, hub.OpUpdateOrder, func() error { r, err = l.h.PushOrderUpdate(ctx, o); return err })
 	return r, err
 }
@@ -61,17 +62,17 @@ func (l *limitedHub) PushOrderDelete(ctx context.Context, id, domain string) (r 
 	return r, err
 }
 
-func (l *limitedHub) GetDesign(ctx context.Context, ref hub.DesignRef) (d *hub.DesignDetail, err error) {
+func (l *limitedHub) GetDesign(ctx context.Context, ref model.DesignRef) (d *model.DesignDetail, err error) {
 	err = l.call(ctx, hub.OpGetDesign, func() error { d, err = l.h.GetDesign(ctx, ref); return err })
 	return d, err
 }
 
-func (l *limitedHub) ExportView(ctx context.Context, ref hub.DesignRef, viewID string) (d *hub.Download, err error) {
+func (l *limitedHub) ExportView(ctx context.Context, ref model.DesignRef, viewID string) (d *hub.Download, err error) {
 	err = l.call(ctx, hub.OpExportView, func() error { d, err = l.h.ExportView(ctx, ref, viewID); return err })
 	return d, err
 }
 
-func (l *limitedHub) OpenMedia(ctx context.Context, m hub.Media) (*hub.Download, error) {
+func (l *limitedHub) OpenMedia(ctx context.Context, m model.Media) (*hub.Download, error) {
 	d, err := l.h.OpenMedia(ctx, m)
 	l.m.hubCalls.WithLabelValues(hub.OpGetMedia, statusClass(err)).Inc()
 	return d, err
@@ -79,10 +80,10 @@ func (l *limitedHub) OpenMedia(ctx context.Context, m hub.Media) (*hub.Download,
 
 // AllTemplates draws one token for the whole listing: the client pages inside the
 // iterator, out of the limiter's reach, and a listing is rare (template sync).
-func (l *limitedHub) AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSummary, error] {
-	return func(yield func(hub.TemplateSummary, error) bool) {
+func (l *limitedHub) AllTemplates(ctx context.Context) iter.Seq2[model.TemplateSummary, error] {
+	return func(yield func(model.TemplateSummary, error) bool) {
 		if err := l.lim.Wait(ctx, l.store); err != nil {
-			yield(hub.TemplateSummary{}, err)
+			yield(model.TemplateSummary{}, err)
 			return
 		}
 		for s, err := range l.h.AllTemplates(ctx) {
@@ -94,16 +95,16 @@ func (l *limitedHub) AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSum
 	}
 }
 
-func (l *limitedHub) GetTemplate(ctx context.Context, id string) (t *hub.Template, err error) {
+func (l *limitedHub) GetTemplate(ctx context.Context, id string) (t *model.Template, err error) {
 	err = l.call(ctx, hub.OpGetTemplate, func() error { t, err = l.h.GetTemplate(ctx, id); return err })
 	return t, err
 }
 
-func (l *limitedHub) CreateTemplate(ctx context.Context, t *hub.Template) error {
+func (l *limitedHub) CreateTemplate(ctx context.Context, t *model.Template) error {
 	return l.call(ctx, hub.OpCreateTemplate, func() error { return l.h.CreateTemplate(ctx, t) })
 }
 
-func (l *limitedHub) UpdateTemplate(ctx context.Context, productID string, t *hub.Template) error {
+func (l *limitedHub) UpdateTemplate(ctx context.Context, productID string, t *model.Template) error {
 	return l.call(ctx, hub.OpUpdateTemplate, func() error { return l.h.UpdateTemplate(ctx, productID, t) })
 }
 
@@ -124,7 +125,7 @@ type mediaSource struct {
 // 64th of the budget: a file admits less than a chunk more than it holds.
 const mediaChunk = 1 << 20
 
-func (m mediaSource) OpenMedia(ctx context.Context, media hub.Media) (io.ReadCloser, error) {
+func (m mediaSource) OpenMedia(ctx context.Context, media model.Media) (io.ReadCloser, error) {
 	d, err := m.h.OpenMedia(ctx, media)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // HubRetry bounds the retries of idempotent hub reads (design details, view exports,
@@ -78,22 +79,22 @@ type retryingHub struct {
 	store string
 }
 
-func (r *retryingHub) GetDesign(ctx context.Context, ref hub.DesignRef) (d *hub.DesignDetail, err error) {
+func (r *retryingHub) GetDesign(ctx context.Context, ref model.DesignRef) (d *model.DesignDetail, err error) {
 	err = r.retry(ctx, hub.OpGetDesign, func() error { d, err = r.Hub.GetDesign(ctx, ref); return err })
 	return d, err
 }
 
-func (r *retryingHub) ExportView(ctx context.Context, ref hub.DesignRef, viewID string) (d *hub.Download, err error) {
+func (r *retryingHub) ExportView(ctx context.Context, ref model.DesignRef, viewID string) (d *hub.Download, err error) {
 	err = r.retry(ctx, hub.OpExportView, func() error { d, err = r.Hub.ExportView(ctx, ref, viewID); return err })
 	return d, err
 }
 
-func (r *retryingHub) OpenMedia(ctx context.Context, m hub.Media) (d *hub.Download, err error) {
+func (r *retryingHub) OpenMedia(ctx context.Context, m model.Media) (d *hub.Download, err error) {
 	err = r.retry(ctx, hub.OpGetMedia, func() error { d, err = r.Hub.OpenMedia(ctx, m); return err })
 	return d, err
 }
 
-func (r *retryingHub) GetTemplate(ctx context.Context, id string) (t *hub.Template, err error) {
+func (r *retryingHub) GetTemplate(ctx context.Context, id string) (t *model.Template, err error) {
 	err = r.retry(ctx, hub.OpGetTemplate, func() error { t, err = r.Hub.GetTemplate(ctx, id); return err })
 	return t, err
 }

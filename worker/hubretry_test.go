@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // scriptedHub answers GetDesign with the next error of its script (nil: success).
@@ -18,17 +19,17 @@ type scriptedHub struct {
 	calls  int
 }
 
-func (s *scriptedHub) GetDesign(context.Context, hub.DesignRef) (*hub.DesignDetail, error) {
+func (s *scriptedHub) GetDesign(context.Context, model.DesignRef) (*model.DesignDetail, error) {
 	s.calls++
 	if len(s.script) == 0 {
-		return &hub.DesignDetail{}, nil
+		return &model.DesignDetail{}, nil
 	}
 	err := s.script[0]
 	s.script = s.script[1:]
 	if err != nil {
 		return nil, err
 	}
-	return &hub.DesignDetail{}, nil
+	return &model.DesignDetail{}, nil
 }
 
 func TestRetryingHub(t *testing.T) {
@@ -74,7 +75,7 @@ func TestRetryingHub(t *testing.T) {
 				defer cancel()
 			}
 			start := time.Now()
-			_, err = r.GetDesign(ctx, hub.DesignRef{ID: 1, Token: "t"})
+			_, err = r.GetDesign(ctx, model.DesignRef{ID: 1, Token: "t"})
 			if s.calls != c.wantCalls {
 				t.Errorf("%d calls, want %d", s.calls, c.wantCalls)
 			}

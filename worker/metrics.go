@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // metrics are the worker's own Prometheus series. Labels take values from small
@@ -91,7 +92,7 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 	}
 	// The fixed label values exist from the start, so rate() and alerts see a zero
 	// rather than no series before the first event.
-	for _, t := range []string{hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple} {
+	for _, t := range []string{model.ExportPNG, model.ExportPDF, model.ExportPDFSimple} {
 		m.renderDur.WithLabelValues(t)
 	}
 	for _, k := range []string{kindFile, kindManifest} {

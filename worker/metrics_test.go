@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
@@ -70,7 +70,7 @@ func TestExportMetrics(t *testing.T) {
 		byType[f.Type]++
 		pixels += float64(f.WidthPx) * float64(f.HeightPx)
 	}
-	for _, typ := range []string{hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple} {
+	for _, typ := range []string{model.ExportPNG, model.ExportPDF, model.ExportPDFSimple} {
 		if byType[typ] == 0 {
 			t.Fatalf("the order has no %s view: the test covers nothing for it (%v)", typ, byType)
 		}

@@ -18,8 +18,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -28,7 +28,7 @@ import (
 // cloneDesign adds to the simulator a copy of the one-view design 1003 (a greeting
 // card, pdf) as design id, titled title, whose stored export is the file export of
 // the fixtures (so its bytes differ from 1003's), and returns its reference.
-func (e *env) cloneDesign(id int64, title, export string) hub.DesignRef {
+func (e *env) cloneDesign(id int64, title, export string) model.DesignRef {
 	e.t.Helper()
 	d, ok := e.sim.Design(1003)
 	if !ok {
@@ -63,7 +63,7 @@ func (e *env) cloneDesign(id int64, title, export string) hub.DesignRef {
 	if _, err := e.sim.LoadDesignsFS(fsys); err != nil {
 		e.t.Fatal(err)
 	}
-	ref := hub.DesignRef{ID: id, Token: d.Token}
+	ref := model.DesignRef{ID: id, Token: d.Token}
 	e.refs[id] = ref
 	return ref
 }
@@ -157,7 +157,7 @@ func TestOrdersOfTwoDomainsGetTwoFolders(t *testing.T) {
 		a := e.order("DOM-1001", 1003)
 		b := e.order("DOM-1001", 1002)
 		b.Domain = "other.example"
-		for _, o := range []*hub.Order{a, b} {
+		for _, o := range []*model.Order{a, b} {
 			if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +176,7 @@ func TestOrdersOfTwoDomainsGetTwoFolders(t *testing.T) {
 			manifests[m.Domain] = m
 		}
 		folders := map[string]string{}
-		for _, o := range []*hub.Order{a, b} {
+		for _, o := range []*model.Order{a, b} {
 			m, ok := manifests[o.Domain]
 			if !ok {
 				t.Errorf("order %s of %s: no manifest; %s", o.OrderID, o.Domain, e.queueReport())

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
@@ -40,7 +40,7 @@ func (e *env) checkFile(f worker.FileRecord) {
 			e.t.Errorf("%s: GET %s: %s, %d bytes, want the stored %d bytes", f.Key, f.URL, resp.Status, len(linked), len(b))
 		}
 	}
-	if f.Type == hub.ExportPNG && f.WidthPx > 0 {
+	if f.Type == model.ExportPNG && f.WidthPx > 0 {
 		if c, err := png.DecodeConfig(bytes.NewReader(b)); err == nil && (c.Width != f.WidthPx || c.Height != f.HeightPx) {
 			e.t.Errorf("%s: %dx%d pixels, manifest says %dx%d", f.Key, c.Width, c.Height, f.WidthPx, f.HeightPx)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -40,9 +41,9 @@ func (e *env) addManyViewDesigns(n int) []int64 {
 		e.t.Fatal("fixture design 1001 missing")
 	}
 	front := base.Views[0]
-	var photo hub.Element
+	var photo model.Element
 	for _, el := range front.Elements {
-		if el.Type == hub.ElementPicture {
+		if el.Type == model.ElementPicture {
 			photo = el
 		}
 	}
@@ -83,14 +84,14 @@ func (e *env) addManyViewDesigns(n int) []int64 {
 		d.Name = fmt.Sprintf("Many Views %d", v)
 		// The pictures are the design's own: every media path is new to the hub's
 		// fault counter.
-		var pics []hub.Element
+		var pics []model.Element
 		for p := range picturesPerDesign {
 			pic := photo
 			pic.ID = "photo-" + strconv.Itoa(p)
 			mid := fmt.Sprintf("6561f0a0c0ffee00%04d%04d", id, p)
-			val := hub.MediaValue(hub.Media{ID: mid, OriginalName: "photo.jpg", MimeType: "image/jpeg",
+			val := model.MediaValue(model.Media{ID: mid, OriginalName: "photo.jpg", MimeType: "image/jpeg",
 				Token: fmt.Sprintf("1a2b3c4d-5e6f-4a7b-8c9d-%04d%08d", id, p), Size: int64(len(jpeg)),
-				Meta: hub.MediaMeta{Width: 320, Height: 240}})
+				Meta: model.MediaMeta{Width: 320, Height: 240}})
 			pic.Value = &val
 			pic.Weight = p + 1
 			pics = append(pics, pic)
@@ -102,7 +103,7 @@ func (e *env) addManyViewDesigns(n int) []int64 {
 			view.ID = "v" + strconv.Itoa(i+1)
 			view.Weight = i
 			view.Active = i == 0 // one active view per design
-			view.Name = hub.NewTranslations("en", "View "+strconv.Itoa(i+1))
+			view.Name = model.NewTranslations("en", "View "+strconv.Itoa(i+1))
 			view.Elements = pics
 			d.Views = append(d.Views, view)
 			write(fmt.Sprintf("exports/%d/%s.pdf", id, view.ID), pdf)
@@ -199,7 +200,7 @@ func TestFlakyHubEveryPathCompletes(t *testing.T) {
 	}
 }
 
-func viewsOf(e *env, id int64) []hub.View {
+func viewsOf(e *env, id int64) []model.View {
 	d, _ := e.sim.Design(id)
 	return d.Views
 }

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/imgcheck"
 	"github.com/printworker/printworker/render"
 	"image"
@@ -130,7 +130,7 @@ func TestTicketScripts(t *testing.T) {
 	names := []string{"Ζωή Παπαδοπούλου", "Олена Шевченко", "山田 花子", "דנה לוי", "فاطمة الزهراء"}
 	for _, size := range []string{TicketA4, Ticket4x6} {
 		for _, name := range names {
-			m := &Manifest{OrderID: "T-1", Store: "s", Shipping: hub.Address{FirstName: name, City: name},
+			m := &Manifest{OrderID: "T-1", Store: "s", Shipping: model.Address{FirstName: name, City: name},
 				LineItems: []ManifestLine{{DesignID: 7, DesignName: name, Quantity: 1, Files: []string{"s/o/a.png"}}},
 				Files:     []FileRecord{{Key: "s/o/a.png", Filename: "a.png", Type: "png"}}}
 			b, err := w.ticketPDF(t.Context(), m, size, "https://example.com/s/o/index.html")

@@ -12,15 +12,16 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 )
 
 // TemplateHub is what a template sync needs of a hub client.
 type TemplateHub interface {
-	AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSummary, error]
-	GetTemplate(ctx context.Context, templateID string) (*hub.Template, error)
-	CreateTemplate(ctx context.Context, t *hub.Template) error
-	UpdateTemplate(ctx context.Context, productID string, t *hub.Template) error
+	AllTemplates(ctx context.Context) iter.Seq2[model.TemplateSummary, error]
+	GetTemplate(ctx context.Context, templateID string) (*model.Template, error)
+	CreateTemplate(ctx context.Context, t *model.Template) error
+	UpdateTemplate(ctx context.Context, productID string, t *model.Template) error
 	DeleteTemplate(ctx context.Context, templateID string) error
 }
 
@@ -65,14 +66,14 @@ func (r SyncReport) Count(action string) int {
 // deleted. With dryRun nothing changes and the report is the plan. A sync stopped
 // by an error can be run again: it recomputes the plan from the hub's state. Listed
 // templates are addressed by TemplateKey (the productId when the list omits _id).
-func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.Template, prune, dryRun bool) (SyncReport, error) {
+func SyncTemplates(ctx context.Context, h TemplateHub, store string, src []model.Template, prune, dryRun bool) (SyncReport, error) {
 	return syncTemplates(ctx, h, store, src, prune, dryRun, nil, nil)
 }
 
 // syncTemplates is SyncTemplates resuming a sync: actions in done (by productId) were
 // carried out by an earlier attempt and are reported, not repeated; record, when set,
 // is told of each action carried out.
-func syncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.Template, prune, dryRun bool,
+func syncTemplates(ctx context.Context, h TemplateHub, store string, src []model.Template, prune, dryRun bool,
 	done map[string]SyncAction, record func(SyncAction) error) (SyncReport, error) {
 	rep := SyncReport{Store: store, DryRun: dryRun, Actions: []SyncAction{}}
 	finish := func(a SyncAction) error {
@@ -82,7 +83,7 @@ func syncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.T
 		}
 		return record(a)
 	}
-	onHub := map[string]hub.TemplateSummary{}
+	onHub := map[string]model.TemplateSummary{}
 	var order []string
 	for s, err := range h.AllTemplates(ctx) {
 		if err != nil {
@@ -168,7 +169,7 @@ func syncTemplates(ctx context.Context, h TemplateHub, store string, src []hub.T
 
 // sameTemplate reports whether every property of want has the same JSON value in
 // got. Properties only the hub adds (ids, timestamps) do not count.
-func sameTemplate(want, got *hub.Template) (bool, error) {
+func sameTemplate(want, got *model.Template) (bool, error) {
 	var a, b map[string]json.RawMessage
 	wb, err := json.Marshal(want)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -31,7 +32,7 @@ func TestSyncTemplates(t *testing.T) {
 	}
 	steps := []struct {
 		name   string
-		src    []hub.Template
+		src    []model.Template
 		prune  bool
 		dryRun bool
 		want   [4]int // create, update, unchanged, delete
@@ -100,8 +101,8 @@ func TestSyncTemplates(t *testing.T) {
 	}
 }
 
-func renamed(src []hub.Template, i int, name string) []hub.Template {
-	out := append([]hub.Template(nil), src...)
+func renamed(src []model.Template, i int, name string) []model.Template {
+	out := append([]model.Template(nil), src...)
 	out[i].Name = name
 	return out
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // RetryingTemplates retries each call of a template sync or pull on transient hub
@@ -63,8 +63,8 @@ func transient(err error) bool {
 
 // AllTemplates lists with retries: a listing that fails part-way starts again and
 // yields only the templates not yielded before.
-func (r RetryingTemplates) AllTemplates(ctx context.Context) iter.Seq2[hub.TemplateSummary, error] {
-	return func(yield func(hub.TemplateSummary, error) bool) {
+func (r RetryingTemplates) AllTemplates(ctx context.Context) iter.Seq2[model.TemplateSummary, error] {
+	return func(yield func(model.TemplateSummary, error) bool) {
 		seen := map[string]bool{}
 		stopped := false
 		err := r.retry(ctx, "list templates", func() error {
@@ -85,13 +85,13 @@ func (r RetryingTemplates) AllTemplates(ctx context.Context) iter.Seq2[hub.Templ
 			return nil
 		})
 		if err != nil && !stopped {
-			yield(hub.TemplateSummary{}, err)
+			yield(model.TemplateSummary{}, err)
 		}
 	}
 }
 
 // GetTemplate reads a template with retries.
-func (r RetryingTemplates) GetTemplate(ctx context.Context, id string) (t *hub.Template, err error) {
+func (r RetryingTemplates) GetTemplate(ctx context.Context, id string) (t *model.Template, err error) {
 	err = r.retry(ctx, "get template "+id, func() error {
 		t, err = r.Hub.GetTemplate(ctx, id)
 		return err
@@ -101,12 +101,12 @@ func (r RetryingTemplates) GetTemplate(ctx context.Context, id string) (t *hub.T
 
 // CreateTemplate creates with retries. A retried create whose first attempt reached
 // the hub gets 409 or a duplicate; SyncTemplates turns a 409 into an update.
-func (r RetryingTemplates) CreateTemplate(ctx context.Context, t *hub.Template) error {
+func (r RetryingTemplates) CreateTemplate(ctx context.Context, t *model.Template) error {
 	return r.retry(ctx, "create template "+t.ProductID, func() error { return r.Hub.CreateTemplate(ctx, t) })
 }
 
 // UpdateTemplate updates with retries (an update is idempotent).
-func (r RetryingTemplates) UpdateTemplate(ctx context.Context, productID string, t *hub.Template) error {
+func (r RetryingTemplates) UpdateTemplate(ctx context.Context, productID string, t *model.Template) error {
 	return r.retry(ctx, "update template "+productID, func() error { return r.Hub.UpdateTemplate(ctx, productID, t) })
 }
 
@@ -119,7 +119,7 @@ func (r RetryingTemplates) DeleteTemplate(ctx context.Context, id string) error 
 // TemplateKey is the id to address a listed template by: its _id, or its productId
 // when the hub's list left _id out (get and delete accept either on the hub; update
 // always uses the productId).
-func TemplateKey(s hub.TemplateSummary) string {
+func TemplateKey(s model.TemplateSummary) string {
 	if s.ID != "" {
 		return s.ID
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
@@ -111,7 +112,7 @@ func TestQueuedSyncKeepsProgress(t *testing.T) {
 
 // syncedFixtures puts the simulator's fixture templates on its hub and returns a
 // client and the templates.
-func syncedFixtures(t *testing.T, e *env) (*hub.Client, []hub.Template) {
+func syncedFixtures(t *testing.T, e *env) (*hub.Client, []model.Template) {
 	t.Helper()
 	client, err := hub.NewClient(hub.Config{Store: store, APIKey: apiKey, Secret: secret, BaseURL: e.simURL})
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
@@ -47,10 +47,10 @@ func (w *Worker) objectURL(key string) string {
 
 // Renderer is what the worker needs of the renderer (*render.Renderer).
 type Renderer interface {
-	Plan(d *hub.DesignDetail, viewID string) (render.Plan, error)
+	Plan(d *model.DesignDetail, viewID string) (render.Plan, error)
 	// PrepareView reads and measures the view's media without decoding them, so the
 	// memory budget admits the render at the files' true size.
-	PrepareView(ctx context.Context, d *hub.DesignDetail, viewID string, media render.MediaSource) (*render.PreparedView, error)
+	PrepareView(ctx context.Context, d *model.DesignDetail, viewID string, media render.MediaSource) (*render.PreparedView, error)
 }
 
 // Deps are the worker's collaborators.

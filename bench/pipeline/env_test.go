@@ -20,8 +20,8 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
@@ -39,18 +39,18 @@ const (
 
 // designTemplate is the mug fixture reduced to its first view (a png view): one
 // export per design.
-func designTemplate(tb testing.TB) hub.DesignDetail {
+func designTemplate(tb testing.TB) model.DesignDetail {
 	tb.Helper()
 	b, err := os.ReadFile("../../hub/hubsim/testdata/designs/1002.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(b, &d); err != nil {
 		tb.Fatal(err)
 	}
 	d.Views = d.Views[:1]
-	if d.Views[0].Export.Type != hub.ExportPNG {
+	if d.Views[0].Export.Type != model.ExportPNG {
 		tb.Fatalf("fixture 1002's first view exports %s, want png", d.Views[0].Export.Type)
 	}
 	return d
@@ -59,7 +59,7 @@ func designTemplate(tb testing.TB) hub.DesignDetail {
 // startHub runs the simulator over loopback HTTP with n one-view designs (ids from
 // firstDesign) whose exports ex writes. No fault is configured: no latency, no rate
 // limit.
-func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Server, string, []hub.DesignRef) {
+func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Server, string, []model.DesignRef) {
 	tb.Helper()
 	sim, err := hubsim.New(hubsim.Config{
 		Stores:        []hubsim.Store{{ID: benchStore, Domains: []string{benchDomain}, Keys: []hubsim.Key{{Key: benchKey, Secret: benchSecret}}}},
@@ -72,7 +72,7 @@ func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Se
 		tb.Fatal(err)
 	}
 	tpl := designTemplate(tb)
-	refs := make([]hub.DesignRef, n)
+	refs := make([]model.DesignRef, n)
 	for i := range refs {
 		d := tpl
 		d.ConfigurationID = int64(firstDesign + i)
@@ -82,7 +82,7 @@ func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Se
 		if err := sim.AddDesign(d); err != nil {
 			tb.Fatal(err)
 		}
-		refs[i] = hub.DesignRef{ID: d.ConfigurationID, Token: d.Token}
+		refs[i] = model.DesignRef{ID: d.ConfigurationID, Token: d.Token}
 	}
 	hs := httptest.NewServer(sim)
 	tb.Cleanup(hs.Close)
@@ -92,7 +92,7 @@ func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Se
 // fixedExporter writes the same bytes for every view.
 type fixedExporter []byte
 
-func (x fixedExporter) ExportView(_ context.Context, _ *hub.DesignDetail, _ string, _ hubsim.MediaOpener, w io.Writer) (string, error) {
+func (x fixedExporter) ExportView(_ context.Context, _ *model.DesignDetail, _ string, _ hubsim.MediaOpener, w io.Writer) (string, error) {
 	_, err := w.Write(x)
 	return "image/png", err
 }
@@ -165,19 +165,19 @@ func startRedis(tb testing.TB) (*testredis.Server, *redis.Client) {
 }
 
 // order is order i: one line of design refs[i].
-func order(i int, ref hub.DesignRef) *hub.Order {
-	return &hub.Order{
+func order(i int, ref model.DesignRef) *model.Order {
+	return &model.Order{
 		OrderID: fmt.Sprintf("B-%06d", i), Domain: benchDomain, Email: "bo@example.com", FirstName: "Bo", LastName: "Berg",
 		Created: "2024-07-01T12:00:00.000Z", Updated: "2024-07-01T12:00:00.000Z", Status: "paid",
-		ShippingDetails: hub.Address{FirstName: "Bo", LastName: "Berg", Address1: "1 Main St", City: "Oslo", Zip: "0150", Country: "NO", CountryCode: "NO"},
-		BillingDetails:  hub.Address{FirstName: "Bo", LastName: "Berg", Address1: "1 Main St", City: "Oslo", Zip: "0150", Country: "NO", CountryCode: "NO"},
-		LineItems:       []hub.LineItem{{ID: ref.ID, Token: ref.Token, Quantity: 1, Price: 12}},
+		ShippingDetails: model.Address{FirstName: "Bo", LastName: "Berg", Address1: "1 Main St", City: "Oslo", Zip: "0150", Country: "NO", CountryCode: "NO"},
+		BillingDetails:  model.Address{FirstName: "Bo", LastName: "Berg", Address1: "1 Main St", City: "Oslo", Zip: "0150", Country: "NO", CountryCode: "NO"},
+		LineItems:       []model.LineItem{{ID: ref.ID, Token: ref.Token, Quantity: 1, Price: 12}},
 	}
 }
 
 // enqueueOrders enqueues one export order per ref through the Enqueuer from several
 // goroutines, as intake does, and returns how long it took.
-func enqueueOrders(tb testing.TB, rdb redis.UniversalClient, refs []hub.DesignRef) time.Duration {
+func enqueueOrders(tb testing.TB, rdb redis.UniversalClient, refs []model.DesignRef) time.Duration {
 	tb.Helper()
 	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{})
 	if err != nil {

@@ -22,8 +22,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/jobs"
 )
@@ -31,7 +31,7 @@ import (
 // renderKind is one kind of order in the render-mode mix: one line of one design.
 type renderKind struct {
 	name  string
-	ref   hub.DesignRef
+	ref   model.DesignRef
 	views int // exports per order
 }
 
@@ -67,7 +67,7 @@ func renderHub(tb testing.TB) (string, []renderKind) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var shirt hub.DesignDetail
+	var shirt model.DesignDetail
 	if err := json.Unmarshal(raw, &shirt); err != nil {
 		tb.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func renderHub(tb testing.TB) (string, []renderKind) {
 	cardPDF := clonedDesign(tb, card)
 	cardPDF.ConfigurationID, cardPDF.Token, cardPDF.ID = cardPDFID, cardPDFToken, fmt.Sprintf("%024x", cardPDFID)
 	for i := range cardPDF.Views {
-		cardPDF.Views[i].Export.Type = hub.ExportPDF
+		cardPDF.Views[i].Export.Type = model.ExportPDF
 	}
 	if err := sim.AddDesign(cardPDF); err != nil {
 		tb.Fatal(err)
@@ -105,7 +105,9 @@ func renderHub(tb testing.TB) (string, []renderKind) {
 	}
 	hs := httptest.NewServer(sim)
 	tb.Cleanup(hs.Close)
-	ref := func(d hub.DesignDetail) hub.DesignRef { return hub.DesignRef{ID: d.ConfigurationID, Token: d.Token} }
+	ref := func(d model.DesignDetail) model.DesignRef {
+		return model.DesignRef{ID: d.ConfigurationID, Token: d.Token}
+	}
 	return hs.URL, []renderKind{
 		{"tshirt front+back png 300dpi", ref(shirt), len(shirt.Views)},
 		{"mug png", ref(mug), len(mug.Views)},
@@ -116,13 +118,13 @@ func renderHub(tb testing.TB) (string, []renderKind) {
 
 // clonedDesign deep-copies a design through JSON, so editing its views leaves the
 // simulator's copy alone.
-func clonedDesign(tb testing.TB, d hub.DesignDetail) hub.DesignDetail {
+func clonedDesign(tb testing.TB, d model.DesignDetail) model.DesignDetail {
 	tb.Helper()
 	raw, err := json.Marshal(d)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var c hub.DesignDetail
+	var c model.DesignDetail
 	if err := json.Unmarshal(raw, &c); err != nil {
 		tb.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // The peers and printworker must render the same bytes on every machine: the photo
@@ -54,14 +54,14 @@ func TestWriteMatchesCommitted(t *testing.T) {
 	// Every design decodes as a hub design detail and names only media that exist.
 	for _, n := range []string{TShirtFront, TShirtTwoViews, NameLabel} {
 		b, _ := os.ReadFile(filepath.Join(dir, "designs", n+".json"))
-		var d hub.DesignDetail
+		var d model.DesignDetail
 		if err := json.Unmarshal(b, &d); err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
 		for _, v := range d.Views {
 			ids := []string{v.Template.MediaID()}
 			for _, e := range v.Elements {
-				if e.Value != nil && e.Type != hub.ElementText {
+				if e.Value != nil && e.Type != model.ElementText {
 					ids = append(ids, e.Value.MediaID())
 				}
 			}

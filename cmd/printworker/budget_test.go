@@ -19,7 +19,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
 )
 
@@ -150,7 +150,7 @@ func blankPNG(t *testing.T, w, h int) []byte {
 
 // addPictureDesign adds a copy of sample design 1003 whose picture is file while its
 // media object declares w x h px; edit, when set, changes the copy's view and picture.
-func addPictureDesign(t *testing.T, f *processFixture, id int64, file []byte, w, h int, edit func(view, picture map[string]any)) hub.DesignRef {
+func addPictureDesign(t *testing.T, f *processFixture, id int64, file []byte, w, h int, edit func(view, picture map[string]any)) model.DesignRef {
 	t.Helper()
 	d, ok := f.sim.Design(1003)
 	if !ok {
@@ -180,27 +180,27 @@ func addPictureDesign(t *testing.T, f *processFixture, id int64, file []byte, w,
 		}
 	}
 	raw, _ = json.Marshal(m)
-	var nd hub.DesignDetail
+	var nd model.DesignDetail
 	if err := json.Unmarshal(raw, &nd); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.sim.AddMedia(hub.Media{ID: mediaID, Token: token, MimeType: "image/png"}, file); err != nil {
+	if err := f.sim.AddMedia(model.Media{ID: mediaID, Token: token, MimeType: "image/png"}, file); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.sim.AddDesign(nd); err != nil {
 		t.Fatal(err)
 	}
-	return hub.DesignRef{ID: id, Token: token}
+	return model.DesignRef{ID: id, Token: token}
 }
 
 // enqueueTestOrder pushes and exports one order of the given designs, as intake would.
-func enqueueTestOrder(t *testing.T, f *processFixture, id string, refs ...hub.DesignRef) *hub.Order {
+func enqueueTestOrder(t *testing.T, f *processFixture, id string, refs ...model.DesignRef) *model.Order {
 	t.Helper()
-	o := &hub.Order{OrderID: id, Domain: f.domain, Email: "kim@example.com", FirstName: "Kim", LastName: "Park",
+	o := &model.Order{OrderID: id, Domain: f.domain, Email: "kim@example.com", FirstName: "Kim", LastName: "Park",
 		Created: "2024-07-01T12:00:00.000Z", Updated: "2024-07-01T12:00:00.000Z", Status: "paid",
-		ShippingDetails: hub.Address{City: "Busan", CountryCode: "KR"}, BillingDetails: hub.Address{City: "Busan", CountryCode: "KR"}}
+		ShippingDetails: model.Address{City: "Busan", CountryCode: "KR"}, BillingDetails: model.Address{City: "Busan", CountryCode: "KR"}}
 	for _, r := range refs {
-		o.LineItems = append(o.LineItems, hub.LineItem{ID: r.ID, Token: r.Token, Quantity: 1, Price: 12})
+		o.LineItems = append(o.LineItems, model.LineItem{ID: r.ID, Token: r.Token, Quantity: 1, Price: 12})
 	}
 	ctx := context.Background()
 	if _, err := f.enq.PushOrder(ctx, f.store, jobs.OpCreate, o); err != nil {

@@ -28,8 +28,8 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/progress"
 	"github.com/printworker/printworker/internal/telemetry"
@@ -741,7 +741,7 @@ func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Man
 // inches) for PDF.
 func fileSize(f worker.FileRecord) string {
 	switch {
-	case f.Type == hub.ExportPNG && f.WidthPx > 0:
+	case f.Type == model.ExportPNG && f.WidthPx > 0:
 		return fmt.Sprintf("%dx%d px @ %g dpi", f.WidthPx, f.HeightPx, f.DPI)
 	case f.PageWidthPt > 0:
 		return fmt.Sprintf("%.0fx%.0f pt (%.2fx%.2f in)", f.PageWidthPt, f.PageHeightPt, f.PageWidthPt/72, f.PageHeightPt/72)

@@ -21,7 +21,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
@@ -97,7 +97,7 @@ func TestDemo(t *testing.T) {
 			views[strconv.FormatInt(f.DesignID, 10)+"/"+f.ViewID] = true
 		}
 	}
-	for _, ty := range []string{hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple} {
+	for _, ty := range []string{model.ExportPNG, model.ExportPDF, model.ExportPDFSimple} {
 		if !types[ty] {
 			t.Errorf("no %s file produced", ty)
 		}
@@ -181,9 +181,9 @@ func checkDemoOutput(t *testing.T, out, stdout string) map[string]*worker.Manife
 				t.Errorf("the demo's table does not show %s", f.Key)
 			}
 			switch f.Type {
-			case hub.ExportPNG:
+			case model.ExportPNG:
 				checkPNG(t, f, data)
-			case hub.ExportPDF, hub.ExportPDFSimple:
+			case model.ExportPDF, model.ExportPDFSimple:
 				checkPDF(t, f, file)
 			default:
 				t.Errorf("%s: unexpected type %q", f.Key, f.Type)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/progress"
 	"github.com/printworker/printworker/jobs"
 )
@@ -82,13 +83,13 @@ func enqueueExport(ctx context.Context, e env, args []string) error {
 	if len(refs) == 0 {
 		return usageError("--ref required")
 	}
-	o := &hub.Order{OrderID: key.OrderID, Domain: key.Domain, LineItems: []hub.LineItem{}}
+	o := &model.Order{OrderID: key.OrderID, Domain: key.Domain, LineItems: []model.LineItem{}}
 	for _, r := range refs {
-		ref, err := hub.ParseDesignRef(r)
+		ref, err := model.ParseDesignRef(r)
 		if err != nil {
 			return usageError(err.Error())
 		}
-		o.LineItems = append(o.LineItems, hub.LineItem{ID: ref.ID, Token: ref.Token, Quantity: *qty})
+		o.LineItems = append(o.LineItems, model.LineItem{ID: ref.ID, Token: ref.Token, Quantity: *qty})
 	}
 	return runExport(ctx, e, rf, "export", func(enq *jobs.Enqueuer) (jobs.ExportResult, error) {
 		return enq.ExportOrder(ctx, key.Store, o)
@@ -116,13 +117,13 @@ func enqueueOrder(ctx context.Context, e env, args []string) error {
 	}
 	// Read and check every file before enqueuing any, so a batch is all or nothing
 	// as far as its inputs go.
-	orders := make([]*hub.Order, 0, len(files))
+	orders := make([]*model.Order, 0, len(files))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		var o hub.Order
+		var o model.Order
 		if err := json.Unmarshal(b, &o); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
@@ -186,7 +187,7 @@ func enqueueReExport(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	for _, r := range refs {
-		if _, err := hub.ParseDesignRef(r); err != nil {
+		if _, err := model.ParseDesignRef(r); err != nil {
 			return usageError(err.Error())
 		}
 	}

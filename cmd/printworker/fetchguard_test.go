@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // TestHubGuardFlags: --fetch-allow reaches every store's client as one guard, a bad
@@ -88,7 +89,7 @@ func TestWiredClientRefusesInternalRedirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dl, err := cl["s"].OpenMedia(context.Background(), hub.Media{ID: "m1", Token: "t1"})
+		dl, err := cl["s"].OpenMedia(context.Background(), model.Media{ID: "m1", Token: "t1"})
 		if err == nil {
 			dl.Body.Close()
 		}

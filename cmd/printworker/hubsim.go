@@ -16,6 +16,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render"
 )
 
@@ -151,7 +152,7 @@ func (f *hubsimFlags) config() (hubsim.Config, error) {
 // renderExporter plugs the renderer into the simulator: each exported view is drawn
 // from the design detail with media read from the simulator's store.
 func renderExporter(r *render.Renderer) hubsim.Exporter {
-	return hubsim.ExporterFunc(func(ctx context.Context, d *hub.DesignDetail, viewID string, media hubsim.MediaOpener, w io.Writer) (string, error) {
+	return hubsim.ExporterFunc(func(ctx context.Context, d *model.DesignDetail, viewID string, media hubsim.MediaOpener, w io.Writer) (string, error) {
 		res, err := r.RenderView(ctx, d, viewID, media, w)
 		if err != nil {
 			return "", err

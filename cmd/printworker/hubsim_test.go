@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestHubsimHelp(t *testing.T) {
@@ -79,7 +80,7 @@ func TestHubsimServes(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	base := strings.TrimSpace(strings.TrimPrefix(line, "hubsim listening on "))
 
-	ref := hub.DesignRef{ID: 1001, Token: "7d9f2c4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f"}
+	ref := model.DesignRef{ID: 1001, Token: "7d9f2c4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f"}
 	get := func(storeID, key, secret string) int {
 		req, _ := http.NewRequestWithContext(ctx, "GET", base+hub.DesignPath(hub.V2023, ref), nil)
 		h := hub.HeadersFor(hub.V2023, "Acme")
@@ -92,7 +93,7 @@ func TestHubsimServes(t *testing.T) {
 		}
 		defer res.Body.Close()
 		if res.StatusCode == http.StatusOK {
-			var d hub.DesignDetail
+			var d model.DesignDetail
 			if err := json.NewDecoder(res.Body).Decode(&d); err != nil || d.Shop != storeID {
 				t.Fatalf("design %+v: %v", d, err)
 			}
@@ -115,7 +116,7 @@ func TestHubsimServes(t *testing.T) {
 
 	// The default exporter is the renderer: the card's export is a fresh PDF, not the
 	// stored stand-in of the fixture folder.
-	card := hub.DesignRef{ID: 1003, Token: "e4b7c1d9-3a2f-4b8e-a6d5-7c9e0f1a2b3c"}
+	card := model.DesignRef{ID: 1003, Token: "e4b7c1d9-3a2f-4b8e-a6d5-7c9e0f1a2b3c"}
 	req, _ := http.NewRequestWithContext(ctx, "GET", base+hub.ExportPath(hub.V2023, card, "card"), nil)
 	h := hub.HeadersFor(hub.V2023, "Acme")
 	req.Header.Set(h.Store, "shop-1")

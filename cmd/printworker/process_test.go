@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
@@ -70,7 +70,7 @@ func newProcessFixture(t *testing.T, name string, latency time.Duration, redisOp
 // must end with.
 func (f *processFixture) enqueueOrders(t *testing.T, prefix string, n int) map[string]int {
 	t.Helper()
-	byID := map[int64]hub.DesignRef{}
+	byID := map[int64]model.DesignRef{}
 	for _, r := range f.sim.Designs() {
 		byID[r.ID] = r
 	}
@@ -80,11 +80,11 @@ func (f *processFixture) enqueueOrders(t *testing.T, prefix string, n int) map[s
 	wantFiles := map[string]int{}
 	for i := range n {
 		id := fmt.Sprintf("%s-%03d", prefix, i)
-		o := &hub.Order{OrderID: id, Domain: f.domain, Email: "kim@example.com", FirstName: "Kim", LastName: "Park",
+		o := &model.Order{OrderID: id, Domain: f.domain, Email: "kim@example.com", FirstName: "Kim", LastName: "Park",
 			Created: "2024-07-01T12:00:00.000Z", Updated: "2024-07-01T12:00:00.000Z", Status: "paid",
-			ShippingDetails: hub.Address{City: "Busan", CountryCode: "KR"}, BillingDetails: hub.Address{City: "Busan", CountryCode: "KR"}}
+			ShippingDetails: model.Address{City: "Busan", CountryCode: "KR"}, BillingDetails: model.Address{City: "Busan", CountryCode: "KR"}}
 		for _, d := range mixes[i%len(mixes)] {
-			o.LineItems = append(o.LineItems, hub.LineItem{ID: d, Token: byID[d].Token, Quantity: 1 + i%3, Price: 12})
+			o.LineItems = append(o.LineItems, model.LineItem{ID: d, Token: byID[d].Token, Quantity: 1 + i%3, Price: 12})
 			wantFiles[id] += filesOf[d]
 		}
 		if _, err := f.enq.PushOrder(ctx, f.store, jobs.OpCreate, o); err != nil {

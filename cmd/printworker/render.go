@@ -13,7 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render"
 )
 
@@ -112,7 +112,7 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(b, &d); err != nil {
 		return fmt.Errorf("render: %s is not a design detail: %w", designPath, err)
 	}

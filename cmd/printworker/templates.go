@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/progress"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
@@ -89,7 +89,7 @@ func templatesPull(ctx context.Context, e env, args []string) error {
 	}
 	c := rt.wrap(hc, cliLogger(e))
 	// List first, so the progress has a total and a failed listing writes nothing.
-	var all []hub.TemplateSummary
+	var all []model.TemplateSummary
 	for s, err := range c.AllTemplates(ctx) {
 		if err != nil {
 			return fmt.Errorf("templates pull: %w", err)

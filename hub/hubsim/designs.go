@@ -14,12 +14,12 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // mediaFile is a media document and its bytes.
 type mediaFile struct {
-	m    hub.Media
+	m    model.Media
 	data []byte
 }
 
@@ -29,11 +29,11 @@ var ErrNotFound = errors.New("hubsim: not found")
 // MediaOpener opens the bytes of a media object of a design. The simulator implements
 // it over its media store; an Exporter gets it to read templates and pictures.
 type MediaOpener interface {
-	OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, error)
+	OpenMedia(ctx context.Context, m model.Media) (io.ReadCloser, error)
 }
 
 // OpenMedia returns the media document's bytes when id and token match.
-func (s *Server) OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, error) {
+func (s *Server) OpenMedia(ctx context.Context, m model.Media) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (s *Server) OpenMedia(ctx context.Context, m hub.Media) (io.ReadCloser, err
 
 // AddMedia stores a media document; m.ID and m.Token are required, and m.Size is set
 // from data.
-func (s *Server) AddMedia(m hub.Media, data []byte) error {
+func (s *Server) AddMedia(m model.Media, data []byte) error {
 	if m.ID == "" || m.Token == "" {
 		return errors.New("hubsim: media needs an _id and a token")
 	}
@@ -67,15 +67,15 @@ func (s *Server) HasMedia(id string) bool {
 }
 
 // MediaPath returns the path a media object is served at.
-func (s *Server) MediaPath(m hub.Media) string {
+func (s *Server) MediaPath(m model.Media) string {
 	return expandMediaPath(s.cfg.MediaPath, m.ID, m.Token)
 }
 
 // AddDesign stores a design, replacing one with the same configurationId. Its views
 // must satisfy the template rules; Config.DesignStore, when set, becomes its shop.
 // Media it references are added with AddMedia (LoadDesigns does both).
-func (s *Server) AddDesign(d hub.DesignDetail) error {
-	ref := hub.DesignRef{ID: d.ConfigurationID, Token: d.Token}
+func (s *Server) AddDesign(d model.DesignDetail) error {
+	ref := model.DesignRef{ID: d.ConfigurationID, Token: d.Token}
 	if err := ref.Validate(); err != nil {
 		return fmt.Errorf("hubsim: design %q: %w", d.ID, err)
 	}
@@ -92,12 +92,12 @@ func (s *Server) AddDesign(d hub.DesignDetail) error {
 }
 
 // Design returns a deep copy of a stored design.
-func (s *Server) Design(id int64) (hub.DesignDetail, bool) {
+func (s *Server) Design(id int64) (model.DesignDetail, bool) {
 	s.mu.Lock()
 	d, ok := s.designs[id]
 	s.mu.Unlock()
 	if !ok {
-		return hub.DesignDetail{}, false
+		return model.DesignDetail{}, false
 	}
 	return clone(*d), true
 }
@@ -118,12 +118,12 @@ func clone[T any](v T) T {
 }
 
 // Designs lists the stored designs' references in ascending id order.
-func (s *Server) Designs() []hub.DesignRef {
+func (s *Server) Designs() []model.DesignRef {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]hub.DesignRef, 0, len(s.designs))
+	out := make([]model.DesignRef, 0, len(s.designs))
 	for _, d := range s.designs {
-		out = append(out, hub.DesignRef{ID: d.ConfigurationID, Token: d.Token})
+		out = append(out, model.DesignRef{ID: d.ConfigurationID, Token: d.Token})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -165,7 +165,7 @@ func (s *Server) LoadDesignsFS(fsys fs.FS) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("hubsim: %w", err)
 		}
-		var d hub.DesignDetail
+		var d model.DesignDetail
 		if err := json.Unmarshal(b, &d); err != nil {
 			return 0, fmt.Errorf("hubsim: %s: %w", f, err)
 		}
@@ -189,7 +189,7 @@ func (s *Server) LoadDesignsFS(fsys fs.FS) (int, error) {
 }
 
 // readMediaFile reads media/<_id>.* and checks its size against the media object.
-func readMediaFile(fsys fs.FS, m hub.Media) ([]byte, error) {
+func readMediaFile(fsys fs.FS, m model.Media) ([]byte, error) {
 	matches, err := fs.Glob(fsys, "media/"+m.ID+".*")
 	if err != nil || len(matches) != 1 {
 		return nil, fmt.Errorf("media %s (%s): want one file media/%s.*", m.ID, m.OriginalName, m.ID)
@@ -206,10 +206,10 @@ func readMediaFile(fsys fs.FS, m hub.Media) ([]byte, error) {
 
 // DesignMedia lists the media objects a design references: every view's template and
 // the value of every picture and illustration element, each once.
-func DesignMedia(d *hub.DesignDetail) []hub.Media {
-	var out []hub.Media
+func DesignMedia(d *model.DesignDetail) []model.Media {
+	var out []model.Media
 	seen := map[string]bool{}
-	add := func(v *hub.Value) {
+	add := func(v *model.Value) {
 		if v == nil {
 			return
 		}
@@ -222,7 +222,7 @@ func DesignMedia(d *hub.DesignDetail) []hub.Media {
 		v := &d.Views[i]
 		add(&v.Template)
 		for j := range v.Elements {
-			if t := v.Elements[j].Type; t == hub.ElementPicture || t == hub.ElementIllustration {
+			if t := v.Elements[j].Type; t == model.ElementPicture || t == model.ElementIllustration {
 				add(v.Elements[j].Value)
 			}
 		}
@@ -244,9 +244,9 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 
 // design resolves the design of a signed design call: unknown id, wrong token or a
 // design of another store is 404.
-func (s *Server) design(w http.ResponseWriter, r *http.Request, c call) (*hub.DesignDetail, bool) {
+func (s *Server) design(w http.ResponseWriter, r *http.Request, c call) (*model.DesignDetail, bool) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	var d *hub.DesignDetail
+	var d *model.DesignDetail
 	if err == nil {
 		s.mu.Lock()
 		if x := s.designs[id]; x != nil {

@@ -19,19 +19,20 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 var (
-	shirt = hub.DesignRef{ID: 1001, Token: "7d9f2c4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f"}
-	mug   = hub.DesignRef{ID: 1002, Token: "2c5e8a1f-6b4d-4e3a-9f7c-8d2e1a0b9c3d"}
-	card  = hub.DesignRef{ID: 1003, Token: "e4b7c1d9-3a2f-4b8e-a6d5-7c9e0f1a2b3c"}
+	shirt = model.DesignRef{ID: 1001, Token: "7d9f2c4e-1b3a-4c5d-8e6f-0a1b2c3d4e5f"}
+	mug   = model.DesignRef{ID: 1002, Token: "2c5e8a1f-6b4d-4e3a-9f7c-8d2e1a0b9c3d"}
+	card  = model.DesignRef{ID: 1003, Token: "e4b7c1d9-3a2f-4b8e-a6d5-7c9e0f1a2b3c"}
 )
 
-func designReq(v hub.Version, ref hub.DesignRef) req {
+func designReq(v hub.Version, ref model.DesignRef) req {
 	return req{v: v, method: "GET", path: hub.DesignPath(v, ref), parts: []string{fmt.Sprint(ref.ID), ref.Token}}
 }
 
-func exportReq(v hub.Version, ref hub.DesignRef, view string) req {
+func exportReq(v hub.Version, ref model.DesignRef, view string) req {
 	q := req{v: v, method: "GET", path: hub.ExportPath(v, ref, view), parts: []string{fmt.Sprint(ref.ID), ref.Token}}
 	if view != "" {
 		q.parts = append(q.parts, view)
@@ -42,7 +43,7 @@ func exportReq(v hub.Version, ref hub.DesignRef, view string) req {
 func TestDesignDetails(t *testing.T) {
 	_, ts := start(t, nil)
 	for _, v := range versions {
-		for _, ref := range []hub.DesignRef{shirt, mug, card} {
+		for _, ref := range []model.DesignRef{shirt, mug, card} {
 			t.Run(fmt.Sprintf("%s/%d", v, ref.ID), func(t *testing.T) {
 				r := do(t, ts, designReq(v, ref))
 				wantStatus(t, r, http.StatusOK)
@@ -63,8 +64,8 @@ func TestDesignDetails(t *testing.T) {
 	}
 	t.Run("not found", func(t *testing.T) {
 		for name, q := range map[string]req{
-			"wrong token":  designReq(hub.V2023, hub.DesignRef{ID: shirt.ID, Token: "00000000-0000-0000-0000-000000000000"}),
-			"unknown id":   designReq(hub.V2023, hub.DesignRef{ID: 999, Token: shirt.Token}),
+			"wrong token":  designReq(hub.V2023, model.DesignRef{ID: shirt.ID, Token: "00000000-0000-0000-0000-000000000000"}),
+			"unknown id":   designReq(hub.V2023, model.DesignRef{ID: 999, Token: shirt.Token}),
 			"old v2 path":  {v: hub.V2023, method: "GET", path: "/2023-10/customizations/1001/" + shirt.Token, parts: []string{"1001", shirt.Token}},
 			"unknown view": exportReq(hub.V2023, shirt, "collar"),
 			"other store": func() req {
@@ -87,7 +88,7 @@ func TestDesignStoreOverride(t *testing.T) {
 	q := designReq(hub.V2022, card)
 	wantStatus(t, do(t, ts, q), http.StatusNotFound)
 	q.store, q.key, q.secret = "other-store", "other-key", "other-secret"
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	r := do(t, ts, q)
 	wantStatus(t, r, http.StatusOK)
 	r.json(t, &d)
@@ -121,10 +122,10 @@ func TestMedia(t *testing.T) {
 	if len(seen) != 10 {
 		t.Fatalf("%d media objects in the fixtures, want 10", len(seen))
 	}
-	if err := s.AddMedia(hub.Media{ID: "m1", Token: "t1", MimeType: "text/plain"}, []byte("hello")); err != nil {
+	if err := s.AddMedia(model.Media{ID: "m1", Token: "t1", MimeType: "text/plain"}, []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
-	rc, err := s.OpenMedia(t.Context(), hub.Media{ID: "m1", Token: "t1"})
+	rc, err := s.OpenMedia(t.Context(), model.Media{ID: "m1", Token: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestMedia(t *testing.T) {
 	if string(b) != "hello" {
 		t.Fatalf("OpenMedia read %q", b)
 	}
-	if _, err := s.OpenMedia(t.Context(), hub.Media{ID: "m1", Token: "t2"}); err == nil {
+	if _, err := s.OpenMedia(t.Context(), model.Media{ID: "m1", Token: "t2"}); err == nil {
 		t.Fatal("OpenMedia accepted a wrong token")
 	}
 }
@@ -140,7 +141,7 @@ func TestMedia(t *testing.T) {
 func TestExportView(t *testing.T) {
 	_, ts := start(t, nil)
 	cases := []struct {
-		ref      hub.DesignRef
+		ref      model.DesignRef
 		view     string
 		ctype    string
 		filename string
@@ -246,7 +247,7 @@ type fakeExporter struct {
 	pdf    []byte
 }
 
-func (f *fakeExporter) ExportView(ctx context.Context, d *hub.DesignDetail, viewID string, media MediaOpener, w io.Writer) (string, error) {
+func (f *fakeExporter) ExportView(ctx context.Context, d *model.DesignDetail, viewID string, media MediaOpener, w io.Writer) (string, error) {
 	v, ok := d.ViewByID(viewID)
 	if !ok {
 		return "", fmt.Errorf("no view %s", viewID)
@@ -309,13 +310,13 @@ func TestAddDesignValidates(t *testing.T) {
 	}
 }
 
-func loadDesign(t *testing.T, id int64) hub.DesignDetail {
+func loadDesign(t *testing.T, id int64) model.DesignDetail {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixture, fmt.Sprint(id)+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d hub.DesignDetail
+	var d model.DesignDetail
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +384,7 @@ func qpdfCheck(t *testing.T, pdf []byte) {
 
 func TestExporterErrors(t *testing.T) {
 	fail := func(err error) Exporter {
-		return ExporterFunc(func(context.Context, *hub.DesignDetail, string, MediaOpener, io.Writer) (string, error) {
+		return ExporterFunc(func(context.Context, *model.DesignDetail, string, MediaOpener, io.Writer) (string, error) {
 			return "", err
 		})
 	}

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func TestExportName(t *testing.T) {
-	d := &hub.DesignDetail{ConfigurationID: 7, Name: "Mama's  Tasse / rot", ProductID: "mug:11oz", Created: "2024-06-01T10:00:00.000Z"}
+	d := &model.DesignDetail{ConfigurationID: 7, Name: "Mama's  Tasse / rot", ProductID: "mug:11oz", Created: "2024-06-01T10:00:00.000Z"}
 	cases := []struct{ pattern, want string }{
 		{"", "7-Mama's-Tasse-rot.png"},
 		{"[id]-[title]", "7-Mama's-Tasse-rot.png"},
@@ -19,13 +19,13 @@ func TestExportName(t *testing.T) {
 		{"a\x00b\tc", "ab-c.png"},
 	}
 	for _, c := range cases {
-		v := &hub.View{Export: hub.ViewExport{Filename: c.pattern, Type: hub.ExportPNG}}
+		v := &model.View{Export: model.ViewExport{Filename: c.pattern, Type: model.ExportPNG}}
 		if got := viewFileName(d, v); got != c.want {
 			t.Errorf("%q: %q, want %q", c.pattern, got, c.want)
 		}
 	}
-	long := &hub.DesignDetail{ConfigurationID: 1, Name: strings.Repeat("Grüße ", 50)}
-	got := viewFileName(long, &hub.View{Export: hub.ViewExport{Filename: "[title]"}})
+	long := &model.DesignDetail{ConfigurationID: 1, Name: strings.Repeat("Grüße ", 50)}
+	got := viewFileName(long, &model.View{Export: model.ViewExport{Filename: "[title]"}})
 	if !utf8.ValidString(got) || utf8.RuneCountInString(got) > 120 {
 		t.Fatalf("long name %q", got)
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // TestFixtures checks what the demo and the renderer's tests rely on: every design
@@ -52,10 +53,10 @@ func TestFixtures(t *testing.T) {
 				if !e.Exported() {
 					cover["export:false"] = true
 				}
-				if e.Type == hub.ElementText && e.Multiline != nil && *e.Multiline && len(e.Colors) > 1 && len(e.Fonts()) > 1 {
+				if e.Type == model.ElementText && e.Multiline != nil && *e.Multiline && len(e.Colors) > 1 && len(e.Fonts()) > 1 {
 					cover["text:multiline+colors+fonts"] = true
 				}
-				if e.Type == hub.ElementIllustration && e.Colorize() {
+				if e.Type == model.ElementIllustration && e.Colorize() {
 					cover["illustration:colorized"] = true
 				}
 			}
@@ -82,7 +83,7 @@ func TestFixtures(t *testing.T) {
 	})
 }
 
-func checkMedia(t *testing.T, m hub.Media) {
+func checkMedia(t *testing.T, m model.Media) {
 	t.Helper()
 	data, err := readMediaFile(os.DirFS(fixture), m)
 	if err != nil {
@@ -134,7 +135,7 @@ func hasAlpha(img image.Image) bool {
 
 // checkStoredExport: a PNG has the print pixel size round(box x dpi / 72) and its dpi
 // in pHYs; a PDF has one page of the box size in points.
-func checkStoredExport(t *testing.T, d *hub.DesignDetail, v *hub.View) {
+func checkStoredExport(t *testing.T, d *model.DesignDetail, v *model.View) {
 	t.Helper()
 	ct, ext := exportType(v.Export.Type)
 	p := filepath.Join(fixture, "exports", fmt.Sprint(d.ConfigurationID), v.ID+ext)
@@ -145,10 +146,10 @@ func checkStoredExport(t *testing.T, d *hub.DesignDetail, v *hub.View) {
 	}
 	bw, bh := v.Width, v.Height
 	switch v.Export.AreaType {
-	case hub.AreaTypeArea:
+	case model.AreaTypeArea:
 		a, _ := v.AreaByID(*v.Export.Area)
 		bw, bh = a.Width, a.Height
-	case hub.AreaTypeCustom:
+	case model.AreaTypeCustom:
 		bw, bh = v.Export.Width, v.Export.Height
 	}
 	if ct == "image/png" {
@@ -196,7 +197,7 @@ func TestTemplateFixtures(t *testing.T) {
 		if _, err := decodeTemplate(b, store); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
-		var tpl hub.Template
+		var tpl model.Template
 		if err := json.Unmarshal(b, &tpl); err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"codeberg.org/go-pdf/fpdf"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Behaviours of real hubs that Faults (random shares, global counts) cannot express,
@@ -57,7 +57,7 @@ func (k *knobs) listWithoutIDs() bool {
 
 // SetWrongType replaces the setting; WrongType{} restores correct answers.
 func (s *Server) SetWrongType(w WrongType) error {
-	if w.ViewType != "" && w.Serve != hub.ExportPNG && w.Serve != hub.ExportPDF {
+	if w.ViewType != "" && w.Serve != model.ExportPNG && w.Serve != model.ExportPDF {
 		return fmt.Errorf("hubsim: wrong type: serve %q, want png or pdf", w.Serve)
 	}
 	s.knobs.mu.Lock()
@@ -67,7 +67,7 @@ func (s *Server) SetWrongType(w WrongType) error {
 }
 
 // wrongTypeFor returns the setting when it applies to v.
-func (k *knobs) wrongTypeFor(v *hub.View) (WrongType, bool) {
+func (k *knobs) wrongTypeFor(v *model.View) (WrongType, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	w := k.wrongType
@@ -76,14 +76,14 @@ func (k *knobs) wrongTypeFor(v *hub.View) (WrongType, bool) {
 
 // wrongFile renders view viewID of d as wt.Serve: through the configured Exporter on a
 // copy of the design whose view says wt.Serve, else a placeholder of that type.
-func (s *Server) wrongFile(r *http.Request, d *hub.DesignDetail, viewID string, wt WrongType) ([]byte, string, error) {
+func (s *Server) wrongFile(r *http.Request, d *model.DesignDetail, viewID string, wt WrongType) ([]byte, string, error) {
 	ct, _ := exportType(wt.Serve)
 	if wt.ContentType != "" {
 		ct = wt.ContentType
 	}
 	if s.cfg.Exporter != nil {
 		cp := *d
-		cp.Views = append([]hub.View(nil), d.Views...)
+		cp.Views = append([]model.View(nil), d.Views...)
 		v, _ := cp.ViewByID(viewID)
 		v.Export.Type = wt.Serve
 		var buf bytes.Buffer
@@ -93,7 +93,7 @@ func (s *Server) wrongFile(r *http.Request, d *hub.DesignDetail, viewID string, 
 		return buf.Bytes(), ct, nil
 	}
 	var buf bytes.Buffer
-	if wt.Serve == hub.ExportPNG {
+	if wt.Serve == model.ExportPNG {
 		if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 8, 8))); err != nil {
 			return nil, "", err
 		}

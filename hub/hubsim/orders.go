@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Orders are kept by (store, orderId, domain): the identity of spec 2.1.
@@ -20,7 +21,7 @@ type orderKey struct{ store, id, domain string }
 // StoredOrder is an order as the simulator holds it.
 type StoredOrder struct {
 	Store   string
-	Order   hub.Order
+	Order   model.Order
 	Version hub.Version // version of the last create or update
 	Created time.Time   // when the simulator first stored it
 	Updated time.Time   // when the simulator last stored it
@@ -151,13 +152,13 @@ const TimeLayout = "2006-01-02T15:04:05.000Z"
 // 2022-08 every property must be present and non-null (empty strings allowed where a
 // string is); v1 predates that rule, so there missing properties read as empty, and
 // the domain comes from the domain header when the body has none.
-func (s *Server) validateOrder(body []byte, c call, headerDomain string) (hub.Order, error) {
+func (s *Server) validateOrder(body []byte, c call, headerDomain string) (model.Order, error) {
 	strict := c.v != hub.V1
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {
-		return hub.Order{}, badField("", "body must be a JSON order object")
+		return model.Order{}, badField("", "body must be a JSON order object")
 	}
 	if !strict && headerDomain != "" {
 		if d, _ := m["domain"].(string); d == "" {
@@ -183,7 +184,7 @@ func (s *Server) validateOrder(body []byte, c call, headerDomain string) (hub.Or
 	for _, f := range orderStringFields {
 		v, err := str(m, "", f)
 		if err != nil {
-			return hub.Order{}, err
+			return model.Order{}, err
 		}
 		vals[f] = v
 	}
@@ -191,55 +192,55 @@ func (s *Server) validateOrder(body []byte, c call, headerDomain string) (hub.Or
 		v, ok := m[a]
 		if !ok || v == nil {
 			if strict {
-				return hub.Order{}, badField(a, "required address object")
+				return model.Order{}, badField(a, "required address object")
 			}
 			v = map[string]any{}
 			m[a] = v
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return hub.Order{}, badField(a, "must be an address object")
+			return model.Order{}, badField(a, "must be an address object")
 		}
 		for _, f := range addressFields {
 			if _, err := str(obj, a+".", f); err != nil {
-				return hub.Order{}, err
+				return model.Order{}, err
 			}
 		}
 	}
 	if err := checkLineItems(m); err != nil {
-		return hub.Order{}, err
+		return model.Order{}, err
 	}
 	if vals["orderId"] == "" {
-		return hub.Order{}, badField("orderId", "must not be empty")
+		return model.Order{}, badField("orderId", "must not be empty")
 	}
 	if e := vals["email"]; strict || e != "" {
 		if a, err := mail.ParseAddress(e); err != nil || a.Address != e {
-			return hub.Order{}, badField("email", "%q is not a valid e-mail address", e)
+			return model.Order{}, badField("email", "%q is not a valid e-mail address", e)
 		}
 	}
 	for _, f := range []string{"created", "updated"} {
 		if v := vals[f]; strict || v != "" {
 			if t, err := time.Parse(TimeLayout, v); err != nil || t.Format(TimeLayout) != v {
-				return hub.Order{}, badField(f, "%q is not a UTC timestamp of the form %s", v, TimeLayout)
+				return model.Order{}, badField(f, "%q is not a UTC timestamp of the form %s", v, TimeLayout)
 			}
 		}
 	}
 	if d := vals["domain"]; !slices.Contains(c.store.Domains, d) {
-		return hub.Order{}, badField("domain", "%q is not a domain configured for store %q", d, c.store.ID)
+		return model.Order{}, badField("domain", "%q is not a domain configured for store %q", d, c.store.ID)
 	}
 	if s.cfg.CheckLineItems {
 		if err := s.checkDesigns(m, c.store.ID); err != nil {
-			return hub.Order{}, err
+			return model.Order{}, err
 		}
 	}
 	// Re-encode the checked (and, in v1, completed) object into the typed order.
 	b, err := json.Marshal(m)
 	if err != nil {
-		return hub.Order{}, badField("", "re-encoding the order: %v", err)
+		return model.Order{}, badField("", "re-encoding the order: %v", err)
 	}
-	var o hub.Order
+	var o model.Order
 	if err := json.Unmarshal(b, &o); err != nil {
-		return hub.Order{}, badField("", "decoding the order: %v", err)
+		return model.Order{}, badField("", "decoding the order: %v", err)
 	}
 	return o, nil
 }

@@ -3,7 +3,7 @@ package hubsim
 import (
 	"fmt"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // ValidateViews checks the template rules of the spec (2.6-2.11, 8) on a template's or
@@ -16,7 +16,7 @@ import (
 //   - export.areaType is template, custom or area; export.type is png, pdf or
 //     pdf-simple; export.area names an area when areaType is area; a custom export box
 //     has a positive size; export.dpi is positive.
-func ValidateViews(views []hub.View) error {
+func ValidateViews(views []model.View) error {
 	if len(views) == 0 {
 		return badField("views", "a template needs at least one view")
 	}
@@ -45,7 +45,7 @@ func ValidateViews(views []hub.View) error {
 	return nil
 }
 
-func validateView(v *hub.View, p string) error {
+func validateView(v *model.View, p string) error {
 	areas := map[string]bool{}
 	for j, a := range v.Areas {
 		ap := fmt.Sprintf("%s.areas[%d]", p, j)
@@ -81,7 +81,7 @@ func validateView(v *hub.View, p string) error {
 	}
 	for _, d := range []struct {
 		name string
-		e    *hub.Element
+		e    *model.Element
 	}{{"addText", v.AddText}, {"addPicture", v.AddPicture}, {"addArtwork", v.AddArtwork}} {
 		if d.e != nil {
 			if err := validateElement(d.e, p+"."+d.name, areas, false); err != nil {
@@ -92,9 +92,9 @@ func validateView(v *hub.View, p string) error {
 	return validateExport(&v.Export, p+".export", areas)
 }
 
-func validateElement(e *hub.Element, p string, areas map[string]bool, typed bool) error {
+func validateElement(e *model.Element, p string, areas map[string]bool, typed bool) error {
 	switch e.Type {
-	case hub.ElementText, hub.ElementPicture, hub.ElementIllustration, hub.ElementBackground:
+	case model.ElementText, model.ElementPicture, model.ElementIllustration, model.ElementBackground:
 	case "":
 		// Defaults for added elements (addText...) carry their type implicitly.
 		if typed {
@@ -126,25 +126,25 @@ func validateElement(e *hub.Element, p string, areas map[string]bool, typed bool
 	return nil
 }
 
-func validateExport(x *hub.ViewExport, p string, areas map[string]bool) error {
+func validateExport(x *model.ViewExport, p string, areas map[string]bool) error {
 	switch x.AreaType {
-	case hub.AreaTypeTemplate, hub.AreaTypeCustom, hub.AreaTypeArea:
+	case model.AreaTypeTemplate, model.AreaTypeCustom, model.AreaTypeArea:
 	default:
 		return badField(p+".areaType", "%q is not template, custom or area", x.AreaType)
 	}
 	switch x.Type {
-	case hub.ExportPNG, hub.ExportPDF, hub.ExportPDFSimple:
+	case model.ExportPNG, model.ExportPDF, model.ExportPDFSimple:
 	default:
 		return badField(p+".type", "%q is not png, pdf or pdf-simple", x.Type)
 	}
-	if x.AreaType == hub.AreaTypeArea && (x.Area == nil || !areas[*x.Area]) {
+	if x.AreaType == model.AreaTypeArea && (x.Area == nil || !areas[*x.Area]) {
 		a := "null"
 		if x.Area != nil {
 			a = fmt.Sprintf("%q", *x.Area)
 		}
 		return badField(p+".area", "%s is not an area of the view (areaType is area)", a)
 	}
-	if x.AreaType == hub.AreaTypeCustom && (x.Width <= 0 || x.Height <= 0) {
+	if x.AreaType == model.AreaTypeCustom && (x.Width <= 0 || x.Height <= 0) {
 		return badField(p+".width", "a custom export box needs a positive width and height")
 	}
 	if x.DPI <= 0 {

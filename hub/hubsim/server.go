@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // Server is the simulated hub. It is safe for concurrent use.
@@ -30,9 +31,9 @@ type Server struct {
 	mu        sync.Mutex
 	stores    map[string]*Store
 	orders    map[orderKey]*StoredOrder
-	templates map[string][]*StoredTemplate // by store, in creation order
-	designs   map[int64]*hub.DesignDetail  // by configurationId
-	media     map[string]*mediaFile        // by media _id
+	templates map[string][]*StoredTemplate  // by store, in creation order
+	designs   map[int64]*model.DesignDetail // by configurationId
+	media     map[string]*mediaFile         // by media _id
 	// exports holds the stored-exports folder of each loaded design.
 	exports   map[int64]fs.FS
 	lastTplID int
@@ -52,7 +53,7 @@ func New(cfg Config) (*Server, error) {
 		stores:    map[string]*Store{},
 		orders:    map[orderKey]*StoredOrder{},
 		templates: map[string][]*StoredTemplate{},
-		designs:   map[int64]*hub.DesignDetail{},
+		designs:   map[int64]*model.DesignDetail{},
 		media:     map[string]*mediaFile{},
 		exports:   map[int64]fs.FS{},
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // TestStreamExports: a streamed export arrives whole, without Content-Length, with the
@@ -43,7 +44,7 @@ func TestStreamExports(t *testing.T) {
 	}
 
 	failAfter := func(n int) Exporter {
-		return ExporterFunc(func(ctx context.Context, _ *hub.DesignDetail, _ string, _ MediaOpener, w io.Writer) (string, error) {
+		return ExporterFunc(func(ctx context.Context, _ *model.DesignDetail, _ string, _ MediaOpener, w io.Writer) (string, error) {
 			if n > 0 {
 				if _, err := w.Write(make([]byte, n)); err != nil {
 					return "", err

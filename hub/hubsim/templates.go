@@ -9,14 +9,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // StoredTemplate is a template as the simulator holds it.
 type StoredTemplate struct {
 	ID       string // the hub's _id
 	Store    string
-	Template hub.Template
+	Template model.Template
 	Created  time.Time
 	Updated  time.Time
 }
@@ -93,7 +93,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request, c call) {
 	}
 	s.mu.Lock()
 	list := s.templates[c.store.ID]
-	out := hub.TemplateList{Total: len(list), Results: []hub.TemplateSummary{}}
+	out := model.TemplateList{Total: len(list), Results: []model.TemplateSummary{}}
 	for i := skip; i < len(list) && i < skip+s.cfg.PageSize; i++ {
 		sum := s.summary(list[i])
 		if s.knobs.listWithoutIDs() {
@@ -108,8 +108,8 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request, c call) {
 
 // summary builds a list entry; its `template` is the media of the active view (else
 // the first). The caller holds s.mu.
-func (s *Server) summary(t *StoredTemplate) hub.TemplateSummary {
-	sum := hub.TemplateSummary{
+func (s *Server) summary(t *StoredTemplate) model.TemplateSummary {
+	sum := model.TemplateSummary{
 		ID: t.ID, Name: t.Template.Name, ProductID: t.Template.ProductID,
 		Shopify: json.RawMessage("null"), Static: t.Template.Static,
 		Created: stamp(t.Created), Updated: stamp(t.Updated),
@@ -227,10 +227,10 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request, c call) 
 
 // templateMedia lists the media ids a template references: view templates and the
 // values of picture and illustration elements (defaults included).
-func templateMedia(views []hub.View) []string {
+func templateMedia(views []model.View) []string {
 	var ids []string
-	add := func(e *hub.Element) {
-		if e != nil && e.Value != nil && (e.Type == hub.ElementPicture || e.Type == hub.ElementIllustration) {
+	add := func(e *model.Element) {
+		if e != nil && e.Value != nil && (e.Type == model.ElementPicture || e.Type == model.ElementIllustration) {
 			if id := e.Value.MediaID(); id != "" {
 				ids = append(ids, id)
 			}
@@ -250,32 +250,32 @@ func templateMedia(views []hub.View) []string {
 }
 
 // decodeTemplate decodes and checks a template body (2.5).
-func decodeTemplate(body []byte, store string) (hub.Template, error) {
+func decodeTemplate(body []byte, store string) (model.Template, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return hub.Template{}, badField("", "body must be a JSON template object")
+		return model.Template{}, badField("", "body must be a JSON template object")
 	}
 	for _, f := range []string{"name", "productId", "views"} {
 		if v, ok := top[f]; !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-			return hub.Template{}, badField(f, "required")
+			return model.Template{}, badField(f, "required")
 		}
 	}
-	var t hub.Template
+	var t model.Template
 	if err := json.Unmarshal(body, &t); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return hub.Template{}, badField(te.Field, "must be a JSON %s", te.Type)
+			return model.Template{}, badField(te.Field, "must be a JSON %s", te.Type)
 		}
-		return hub.Template{}, badField("", "decoding the template: %v", err)
+		return model.Template{}, badField("", "decoding the template: %v", err)
 	}
 	if t.ProductID == "" {
-		return hub.Template{}, badField("productId", "must not be empty")
+		return model.Template{}, badField("productId", "must not be empty")
 	}
 	if t.Shop != store {
-		return hub.Template{}, badField("shop", "%q is not the calling store %q", t.Shop, store)
+		return model.Template{}, badField("shop", "%q is not the calling store %q", t.Shop, store)
 	}
 	if err := ValidateViews(t.Views); err != nil {
-		return hub.Template{}, err
+		return model.Template{}, err
 	}
 	return t, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 func tplReq(v hub.Version, method, id string, body any) req {
@@ -38,7 +39,7 @@ func TestTemplateLifecycle(t *testing.T) {
 
 			// Get by _id and by productId; unknown fields survive the round trip.
 			for _, ref := range []string{id, "tshirt-classic"} {
-				var got hub.Template
+				var got model.Template
 				r := do(t, ts, tplReq(v, "GET", ref, nil))
 				wantStatus(t, r, http.StatusOK)
 				r.json(t, &got)
@@ -92,7 +93,7 @@ func TestTemplateStoresAreSeparate(t *testing.T) {
 		return q
 	}
 	wantStatus(t, do(t, ts, other(tplReq(hub.V2022, "GET", "card-a6", nil))), http.StatusNotFound)
-	var l hub.TemplateList
+	var l model.TemplateList
 	do(t, ts, other(tplReq(hub.V2022, "GET", "", nil))).json(t, &l)
 	if l.Total != 0 {
 		t.Fatalf("other store sees %d templates", l.Total)
@@ -173,7 +174,7 @@ func TestTemplatePaging(t *testing.T) {
 		if c.skip != "" {
 			q.path += "?skip=" + c.skip
 		}
-		var l hub.TemplateList
+		var l model.TemplateList
 		r := do(t, ts, q)
 		wantStatus(t, r, http.StatusOK)
 		r.json(t, &l)

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // File checks b, the content of the file name of export type typ (png, pdf,
@@ -21,11 +21,11 @@ import (
 func File(t testing.TB, name, typ string, b []byte) {
 	t.Helper()
 	switch typ {
-	case hub.ExportPNG:
+	case model.ExportPNG:
 		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 			t.Errorf("%s: PNG does not decode: %v", name, err)
 		}
-	case hub.ExportPDF, hub.ExportPDFSimple:
+	case model.ExportPDF, model.ExportPDFSimple:
 		PDF(t, name, b)
 	case "tiff":
 		// The CMYK TIFF (render's tiff export): a little-endian TIFF header.

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 )
 
 // mediaSpec is one media document: its object (2.12), bytes and, for previews, the
@@ -28,9 +28,9 @@ type mediaSpec struct {
 	Shape                 *shape
 }
 
-func (m *mediaSpec) media() hub.Media {
-	return hub.Media{ID: m.ID, OriginalName: m.Name, Token: m.Token, MimeType: m.Mime, Size: int64(len(m.Data)),
-		Meta: hub.MediaMeta{HasAlpha: m.Alpha, Width: float64(m.W), Height: float64(m.H)}}
+func (m *mediaSpec) media() model.Media {
+	return model.Media{ID: m.ID, OriginalName: m.Name, Token: m.Token, MimeType: m.Mime, Size: int64(len(m.Data)),
+		Meta: model.MediaMeta{HasAlpha: m.Alpha, Width: float64(m.W), Height: float64(m.H)}}
 }
 
 func (m *mediaSpec) ext() string { return filepath.Ext(m.Name) }
@@ -80,7 +80,7 @@ func buildMedia() mediaSet {
 // Generate writes the fixture folder under out (designs/ and templates/).
 func Generate(out string) error {
 	ms := buildMedia()
-	designs := buildDesigns(ms, func(m *mediaSpec) hub.Value { return hub.MediaValue(m.media()) })
+	designs := buildDesigns(ms, func(m *mediaSpec) model.Value { return model.MediaValue(m.media()) })
 	dd := filepath.Join(out, "designs")
 	for _, sub := range []string{dd, filepath.Join(dd, "media"), filepath.Join(dd, "exports"), filepath.Join(out, "templates")} {
 		if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -112,12 +112,12 @@ func Generate(out string) error {
 		}
 	}
 	// Template payloads (2.5): the same products with media given by id.
-	tpls := buildDesigns(ms, func(m *mediaSpec) hub.Value { return hub.MediaIDValue(m.ID) })
+	tpls := buildDesigns(ms, func(m *mediaSpec) model.Value { return model.MediaIDValue(m.ID) })
 	for _, d := range tpls {
 		for i := range d.Views {
 			d.Views[i].Export.ExportCutOutMask = json.RawMessage("null")
 		}
-		t := hub.Template{Name: d.Name, ProductID: d.ProductID, Shop: d.Shop, Shopify: json.RawMessage("null"),
+		t := model.Template{Name: d.Name, ProductID: d.ProductID, Shop: d.Shop, Shopify: json.RawMessage("null"),
 			Synchronization: json.RawMessage("[]"), Views: d.Views}
 		if err := writeJSON(filepath.Join(out, "templates", d.ProductID+".json"), t); err != nil {
 			return err
@@ -135,25 +135,25 @@ func writeJSON(path string, v any) error {
 }
 
 // Helpers for optional fields.
-func pb(b bool) *bool                     { return &b }
-func pf(f float64) *float64               { return &f }
-func ps(s string) *string                 { return &s }
-func pi(i int) *int                       { return &i }
-func raw(s string) json.RawMessage        { return json.RawMessage(s) }
-func tr(pairs ...string) hub.Translations { return hub.NewTranslations(pairs...) }
-func tv(pairs ...string) *hub.Value {
-	v := hub.TextValue(tr(pairs...))
+func pb(b bool) *bool                       { return &b }
+func pf(f float64) *float64                 { return &f }
+func ps(s string) *string                   { return &s }
+func pi(i int) *int                         { return &i }
+func raw(s string) json.RawMessage          { return json.RawMessage(s) }
+func tr(pairs ...string) model.Translations { return model.NewTranslations(pairs...) }
+func tv(pairs ...string) *model.Value {
+	v := model.TextValue(tr(pairs...))
 	return &v
 }
 
-func col(name, hex string, def bool) hub.Color {
+func col(name, hex string, def bool) model.Color {
 	de := map[string]string{"Black": "Schwarz", "Red": "Rot", "Gold": "Gold", "Silver": "Silber", "Grey": "Grau",
 		"Navy": "Marine", "Cream": "Creme", "Sky": "Himmelblau", "Green": "Grün", "Plum": "Pflaume",
 		"White": "Weiß", "Blush": "Rosé"}[name]
 	if de == "" {
 		de = name
 	}
-	return hub.Color{Name: tr("en", name, "de", de), Color: hex, Default: def}
+	return model.Color{Name: tr("en", name, "de", de), Color: hex, Default: def}
 }
 
 // blankCanvas is used by the previews.

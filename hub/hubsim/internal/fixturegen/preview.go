@@ -21,7 +21,7 @@ import (
 	"golang.org/x/image/math/f64"
 	"golang.org/x/image/math/fixed"
 
-	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render"
 )
 
@@ -31,10 +31,10 @@ import (
 // no character spacing. PNG views get their full print pixel size and a pHYs chunk;
 // PDF views get one page of the box size in points holding a JPEG raster at up to
 // 150 dpi (these files are stand-ins until the renderer plugs in, kept small).
-func preview(d hub.DesignDetail, v *hub.View, ms mediaSet) ([]byte, string, error) {
+func preview(d model.DesignDetail, v *model.View, ms mediaSet) ([]byte, string, error) {
 	box := exportBox(v)
 	dpi := v.Export.DPI
-	if v.Export.Type != hub.ExportPNG {
+	if v.Export.Type != model.ExportPNG {
 		dpi = math.Min(dpi, 150)
 	}
 	k := dpi / 72
@@ -42,7 +42,7 @@ func preview(d hub.DesignDetail, v *hub.View, ms mediaSet) ([]byte, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	if v.Export.Type == hub.ExportPNG {
+	if v.Export.Type == model.ExportPNG {
 		return encodePNG(img, v.Export.DPI), ".png", nil
 	}
 	flat := image.NewRGBA(img.Bounds())
@@ -72,19 +72,19 @@ func (r rect) Dx() float64 { return r.W }
 func (r rect) Dy() float64 { return r.H }
 
 // exportBox is the export rectangle in template pixels (hub-gaps.md).
-func exportBox(v *hub.View) rect {
+func exportBox(v *model.View) rect {
 	switch v.Export.AreaType {
-	case hub.AreaTypeArea:
+	case model.AreaTypeArea:
 		if a, ok := v.AreaByID(*v.Export.Area); ok {
 			return rect{a.X, a.Y, a.Width, a.Height}
 		}
-	case hub.AreaTypeCustom:
+	case model.AreaTypeCustom:
 		return rect{v.Export.X, v.Export.Y, v.Export.Width, v.Export.Height}
 	}
 	return rect{0, 0, v.Width, v.Height}
 }
 
-func paint(v *hub.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
+func paint(v *model.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
 	W, H := int(math.Round(box.W*k)), int(math.Round(box.H*k))
 	canvas := blankCanvas(W, H)
 	byID := map[string]*mediaSpec{}
@@ -120,7 +120,7 @@ func paint(v *hub.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
 		}
 		place(m.Img, v.Width/2, v.Height/2, v.Width, v.Height, 0, whole)
 	}
-	els := make([]*hub.Element, 0, len(v.Elements))
+	els := make([]*model.Element, 0, len(v.Elements))
 	for i := range v.Elements {
 		if v.Elements[i].Exported() {
 			els = append(els, &v.Elements[i])
@@ -140,7 +140,7 @@ func paint(v *hub.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
 			rot = *e.Rotation
 		}
 		switch e.Type {
-		case hub.ElementBackground:
+		case model.ElementBackground:
 			hex := ""
 			for _, c := range e.Colors {
 				if c.Default {
@@ -153,7 +153,7 @@ func paint(v *hub.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
 			if hex != "" {
 				draw.Draw(canvas, clip.Intersect(whole), image.NewUniform(hexColor(hex)), image.Point{}, draw.Over)
 			}
-		case hub.ElementPicture, hub.ElementIllustration:
+		case model.ElementPicture, model.ElementIllustration:
 			mo, ok, _ := e.Value.Media()
 			m := byID[mo.ID]
 			if !ok || m == nil {
@@ -188,7 +188,7 @@ func paint(v *hub.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
 				src = m.Shape.raster(int(math.Ceil(tw*k)), int(math.Ceil(th*k)), c)
 			}
 			place(src, *e.PositionX, *e.PositionY, tw, th, rot, clip)
-		case hub.ElementText:
+		case model.ElementText:
 			img, tw, th, err := textImage(e, k)
 			if err != nil {
 				return nil, err
@@ -201,7 +201,7 @@ func paint(v *hub.View, ms mediaSet, box rect, k float64) (*image.RGBA, error) {
 
 // textImage lays out a text element as fabric.js does (hub-gaps.md) at scale k and
 // returns it with its box size in template pixels.
-func textImage(e *hub.Element, k float64) (image.Image, float64, float64, error) {
+func textImage(e *model.Element, k float64) (image.Image, float64, float64, error) {
 	tr, err := e.Value.Translations()
 	if err != nil {
 		return nil, 0, 0, err
