@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/bench/refdesign"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 )
 

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/bench/refdesign"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/render/pngenc"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // This file is the one naming path for a design's files. The worker (`printworker

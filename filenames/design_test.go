@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 func TestDesignFields(t *testing.T) {

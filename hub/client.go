@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/model"
 )
 
 // Endpoint is where one resource (orders, templates, designs) is served: base URL,

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // testOrder returns the realistic order of testdata/order.json, decoded.

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/model"
 )
 
 // Contract tests: the client against the hub simulator over real HTTP, for every
@@ -29,7 +29,7 @@ const (
 	simKey    = "demo-key"
 	simSecret = "demo-secret"
 	simDomain = "shop.example.com"
-	simDir    = "hubsim/testdata/designs"
+	simDir    = "../hubsim/testdata/designs"
 )
 
 type simEnv struct {
@@ -171,7 +171,7 @@ func TestContractOrders(t *testing.T) {
 
 func TestContractTemplates(t *testing.T) {
 	ctx := context.Background()
-	files, _ := filepath.Glob("hubsim/testdata/templates/*.json")
+	files, _ := filepath.Glob("../hubsim/testdata/templates/*.json")
 	if len(files) < 3 {
 		t.Fatalf("want the simulator's template fixtures, found %d", len(files))
 	}

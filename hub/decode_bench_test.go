@@ -5,13 +5,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // BenchmarkDecodeTemplate measures decoding a realistic template (the simulator's
 // T-shirt fixture: 3 views, 12.5 KB) with unknown-field preservation.
 func BenchmarkDecodeTemplate(b *testing.B) {
-	data, err := os.ReadFile("hubsim/testdata/templates/tshirt-classic.json")
+	data, err := os.ReadFile("../hubsim/testdata/templates/tshirt-classic.json")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"io"
 	"mime"
 	"net/http"

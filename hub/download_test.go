@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 func TestDownloadMetadata(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/model"
 )
 
 // A job pushes an order; its retry after a lost answer converges instead of failing,

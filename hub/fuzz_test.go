@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/model"
 )
 
 // fuzzSeeds adds the realistic fixtures and a few broken variants.

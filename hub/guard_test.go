@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/model"
 )
 
 const internalSecret = "INTERNAL-SECRET-7f3a"

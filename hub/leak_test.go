@@ -11,7 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestNoGoroutineLeaks runs successful and failing calls (caps, truncation, timeouts,

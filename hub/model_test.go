@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // jsonEqual compares two JSON documents semantically (key order and number spelling

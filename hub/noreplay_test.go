@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestTransportNeverResends: net/http re-sends a bodiless GET by itself when a reused

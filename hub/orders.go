@@ -3,7 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"log/slog"
 	"net/http"
 	"net/mail"

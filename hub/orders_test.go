@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // orderWith decodes testdata/order.json after edit changed its generic form, so a

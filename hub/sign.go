@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"strings"
 )
 

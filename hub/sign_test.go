@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 func TestSignTestVector(t *testing.T) {

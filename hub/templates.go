@@ -3,7 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"iter"
 	"net/http"
 	"net/url"

@@ -2,7 +2,7 @@ package hub
 
 import (
 	"fmt"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"net/url"
 	"strconv"
 )

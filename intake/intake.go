@@ -30,7 +30,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Order push operations, as the enqueuer takes them.

@@ -24,10 +24,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

@@ -3,8 +3,8 @@ package intake
 import (
 	"context"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 // JobsEnqueuer adapts a *jobs.Enqueuer (asynq on Redis) to the intake's Enqueuer.

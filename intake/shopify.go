@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // shopifyOrder is the part of Shopify's order webhook payload the hub order needs.

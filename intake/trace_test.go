@@ -13,8 +13,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/model"
 )
 
 // spanEnqueuer records the span context each enqueue saw.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/model"
 )
 
 func TestEnqueuerSkipsOrdersWithoutDesigns(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Task types, named domain:action.

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/model"
 )
 
 func testOrder(refs ...string) *model.Order {

@@ -9,8 +9,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/model"
 )
 
 // TestEnqueueCarriesTraceContext checks that a task enqueued under a span carries

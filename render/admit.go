@@ -10,7 +10,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // PreparedView is a view whose scene is built and whose media files are read and

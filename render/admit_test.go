@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // memSource serves media from memory by id.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )

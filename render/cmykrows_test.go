@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestCMYKPDFDecodesVisibleRows: a CMYK vector PDF decodes its JPEGs only down to the

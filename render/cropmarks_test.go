@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestCropMarks: with crop marks the MediaBox grows by the slug around an unchanged

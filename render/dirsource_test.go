@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 func TestDirSource(t *testing.T) {

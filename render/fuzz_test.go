@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/printcheck"
+	"github.com/printworker/printworker/model"
 )
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

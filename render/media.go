@@ -12,7 +12,7 @@ import (
 	"image/png"
 	"io"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/jpegdec"
 	"github.com/printworker/printworker/render/svg"
 	"golang.org/x/image/webp"

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Every accepted source format decodes to its natural size, into a pixel type the

@@ -2,7 +2,7 @@ package render
 
 import (
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // FileNames returns the final file name of each view (same order as views) through

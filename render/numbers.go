@@ -3,7 +3,7 @@ package render
 import (
 	"math"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/svg"
 )
 

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/imgcheck"
 	"github.com/printworker/printworker/internal/printcheck"
+	"github.com/printworker/printworker/model"
 )
 
 // hostileSVG is a document whose one shape carries attrs inside a group with the

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/pngenc"
 )
 

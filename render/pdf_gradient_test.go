@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/imgcheck"
+	"github.com/printworker/printworker/model"
 )
 
 // svgDesign is a one-view design whose only element is the SVG media "art" of

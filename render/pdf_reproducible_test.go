@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // pdfStructure is the order in which a PDF writes its fonts, images and page boxes:

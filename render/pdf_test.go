@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestVectorPDF renders every golden case as a vector PDF and checks it as a print shop

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestSplicedStreams: a PDF/X document whose picture streams are spliced in at output

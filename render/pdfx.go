@@ -14,7 +14,7 @@ import (
 	"time"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // PDF/X-4 (ISO 15930-7) for pdf and pdf-simple when a CMYK output profile is set

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Plan is what a render of one view will produce, computed from the design alone (no

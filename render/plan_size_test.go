@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // A view of absurd size is reported too large, not (through an int overflow)

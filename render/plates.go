@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/contour"
 	"github.com/printworker/printworker/render/pngenc"
 )

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/colour"
 )
 

@@ -24,7 +24,7 @@ import (
 
 	"golang.org/x/image/tiff"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/colour"
 
 	"github.com/printworker/printworker/internal/imgcheck"

@@ -17,7 +17,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )

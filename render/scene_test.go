@@ -7,7 +7,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 func colors(entries ...model.Color) []model.Color { return entries }

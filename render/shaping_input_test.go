@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
 )
 

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/imgcheck"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
 	xbidi "golang.org/x/text/unicode/bidi"
 )

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/go-text/typesetting/segmenter"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/render/svg"
 )

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/imgcheck"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
 	"golang.org/x/image/font/gofont/gosmallcaps"
 )

@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Thumbnails (docs/shop-floor.md): a small opaque preview of each rendered view, for

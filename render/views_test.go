@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Two views with one id are a permanent error naming the id, wherever a view is chosen

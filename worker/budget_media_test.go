@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // lazyBody is a media body of n bytes made as they are read, counting them.

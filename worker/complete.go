@@ -13,8 +13,8 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hibiken/asynq"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 

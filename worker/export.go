@@ -15,8 +15,8 @@ import (
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )

@@ -9,7 +9,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"

@@ -18,8 +18,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/gang"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/pngenc"
 	"github.com/printworker/printworker/routing"
 	"github.com/printworker/printworker/storage"

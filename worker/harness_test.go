@@ -19,11 +19,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -76,7 +76,7 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 	e.rdb = e.redis.Client(t)
 	sim, err := hubsim.New(hubsim.Config{
 		Stores:      []hubsim.Store{{ID: store, Domains: []string{domain}, Keys: []hubsim.Key{{Key: apiKey, Secret: secret}}}},
-		DesignsDir:  "../hub/hubsim/testdata/designs",
+		DesignsDir:  "../hubsim/testdata/designs",
 		DesignStore: store,
 	})
 	if err != nil {

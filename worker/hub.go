@@ -7,7 +7,7 @@ import (
 	"iter"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Hub is what the worker needs of one store's hub client (*hub.Client).

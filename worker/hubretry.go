@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // HubRetry bounds the retries of idempotent hub reads (design details, view exports,

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // scriptedHub answers GetDesign with the next error of its script (nil: success).

@@ -18,9 +18,9 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
@@ -40,7 +40,7 @@ func (e *env) cloneDesign(id int64, title, export string) model.DesignRef {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	fixtures := "../hub/hubsim/testdata/designs"
+	fixtures := "../hubsim/testdata/designs"
 	pdf, err := os.ReadFile(filepath.Join(fixtures, "exports", export))
 	if err != nil {
 		e.t.Fatal(err)

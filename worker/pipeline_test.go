@@ -11,9 +11,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -50,7 +50,7 @@ func (e *env) addManyViewDesigns(n int) []int64 {
 	if photo.Value == nil {
 		e.t.Fatal("fixture design 1001 has no picture")
 	}
-	src := "../hub/hubsim/testdata/designs/"
+	src := "../hubsim/testdata/designs/"
 	jpeg, err := os.ReadFile(src + "media/6561f0a0c0ffee000000b001.jpg")
 	if err != nil {
 		e.t.Fatal(err)

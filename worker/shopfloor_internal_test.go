@@ -8,8 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/imgcheck"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"image"
 	pngenc "image/png"

@@ -12,8 +12,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 // TemplateHub is what a template sync needs of a hub client.

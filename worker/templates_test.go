@@ -11,8 +11,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -23,7 +23,7 @@ func TestSyncTemplates(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	src, err := jobs.LoadTemplates("../hub/hubsim/testdata/templates")
+	src, err := jobs.LoadTemplates("../hubsim/testdata/templates")
 	if err != nil {
 		t.Fatal(err)
 	}

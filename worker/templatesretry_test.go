@@ -12,9 +12,9 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -118,7 +118,7 @@ func syncedFixtures(t *testing.T, e *env) (*hub.Client, []model.Template) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := jobs.LoadTemplates("../hub/hubsim/testdata/templates")
+	src, err := jobs.LoadTemplates("../hubsim/testdata/templates")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,11 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -41,7 +41,7 @@ const (
 // export per design.
 func designTemplate(tb testing.TB) model.DesignDetail {
 	tb.Helper()
-	b, err := os.ReadFile("../../hub/hubsim/testdata/designs/1002.json")
+	b, err := os.ReadFile("../../hubsim/testdata/designs/1002.json")
 	if err != nil {
 		tb.Fatal(err)
 	}

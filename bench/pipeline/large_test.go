@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/storage"
 )

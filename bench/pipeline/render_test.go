@@ -22,10 +22,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 // renderKind is one kind of order in the render-mode mix: one line of one design.

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // The peers and printworker must render the same bytes on every machine: the photo

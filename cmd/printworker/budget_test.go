@@ -19,8 +19,8 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 // TestWorkMemoryBudgetUsesTrueImageSize is issue 10 item 2 in a real process: designs

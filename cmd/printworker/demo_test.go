@@ -21,10 +21,10 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/progress"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 const enqueueHelp = `Usage: printworker enqueue <action> [flags]

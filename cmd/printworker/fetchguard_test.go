@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestHubGuardFlags: --fetch-allow reaches every store's client as one guard, a bad

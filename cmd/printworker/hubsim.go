@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 )
 

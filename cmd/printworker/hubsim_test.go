@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 func TestHubsimHelp(t *testing.T) {
@@ -131,7 +131,7 @@ func TestHubsimServes(t *testing.T) {
 	if err != nil || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 		t.Fatalf("rendered export: %d %v %v", res.StatusCode, res.Header, err)
 	}
-	stored, err := os.ReadFile("../../hub/hubsim/testdata/designs/exports/1003/card.pdf")
+	stored, err := os.ReadFile("../../hubsim/testdata/designs/exports/1003/card.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 )

@@ -11,11 +11,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/printworker/printworker/hub/hubsim"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -48,7 +48,7 @@ func newProcessFixture(t *testing.T, name string, latency time.Duration, redisOp
 	var err error
 	f.sim, err = hubsim.New(hubsim.Config{
 		Stores:      []hubsim.Store{{ID: f.store, Domains: []string{f.domain}, Keys: []hubsim.Key{{Key: f.key, Secret: f.secret}}}},
-		DesignsDir:  "../../hub/hubsim/testdata/designs",
+		DesignsDir:  "../../hubsim/testdata/designs",
 		DesignStore: f.store,
 		Faults:      hubsim.Faults{Latency: latency},
 	})

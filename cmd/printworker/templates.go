@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/progress"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 

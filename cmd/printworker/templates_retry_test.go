@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/hubsim"
+	"github.com/printworker/printworker/hubsim"
 )
 
 // TestTemplatesCommandsRetryAndListWithoutIDs: against a hub whose list omits _id and

@@ -22,7 +22,7 @@ func testFiles(t testing.TB) map[string][]byte {
 	for _, pat := range []string{
 		"testdata/*.jp*g",
 		"../testdata/media/*.jpg",
-		"../../hub/hubsim/testdata/designs/media/*.jpg",
+		"../../hubsim/testdata/designs/media/*.jpg",
 		"../../testdata/bench/media/*.jpg",
 	} {
 		m, err := filepath.Glob(pat)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Orders are kept by (store, orderId, domain): the identity of spec 2.1.

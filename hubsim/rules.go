@@ -3,7 +3,7 @@ package hubsim
 import (
 	"fmt"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // ValidateViews checks the template rules of the spec (2.6-2.11, 8) on a template's or

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // TestStreamExports: a streamed export arrives whole, without Content-Length, with the

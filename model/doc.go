@@ -4,5 +4,5 @@
 // hub can be written back unchanged.
 //
 // It has no network code: the renderer and the file namer depend on it alone, while
-// the signed HTTP client lives in package hub (which re-exports these types).
+// the signed HTTP client lives in package hub, which decodes into these types.
 package model

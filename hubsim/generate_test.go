@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hub/hubsim/internal/fixturegen"
+	"github.com/printworker/printworker/hubsim/internal/fixturegen"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata from internal/fixturegen")
@@ -58,7 +58,7 @@ func TestFixturesUpToDate(t *testing.T) {
 		case !ok:
 			t.Errorf("testdata/%s is not generated (remove it or generate it)", rel)
 		case !bytes.Equal(got, w):
-			t.Errorf("testdata/%s differs from the generator's output (go test ./hub/hubsim -run FixturesUpToDate -update)", rel)
+			t.Errorf("testdata/%s differs from the generator's output (go test ./hubsim -run FixturesUpToDate -update)", rel)
 		}
 		delete(want, rel)
 		return nil
@@ -67,6 +67,6 @@ func TestFixturesUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for rel := range want {
-		t.Errorf("testdata/%s is missing (go test ./hub/hubsim -run FixturesUpToDate -update)", rel)
+		t.Errorf("testdata/%s is missing (go test ./hubsim -run FixturesUpToDate -update)", rel)
 	}
 }

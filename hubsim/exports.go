@@ -19,7 +19,7 @@ import (
 	"codeberg.org/go-pdf/fpdf/contrib/gofpdi"
 
 	"github.com/printworker/printworker/filenames"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Exporter renders one view of a design into w and returns the file's content type

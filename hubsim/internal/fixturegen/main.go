@@ -1,4 +1,4 @@
-// Package fixturegen writes the simulator's fixture folder (hub/hubsim/testdata): the
+// Package fixturegen writes the simulator's fixture folder (hubsim/testdata): the
 // design details, their media files (PNG, JPEG, SVG), the stored exports (PNG and PDF
 // previews of every view) and sample template payloads. Everything is generated here so
 // sizes, dimensions and references stay consistent; the output is deterministic, and
@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // mediaSpec is one media document: its object (2.12), bytes and, for previews, the

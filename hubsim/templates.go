@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // StoredTemplate is a template as the simulator holds it.

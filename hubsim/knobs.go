@@ -10,7 +10,7 @@ import (
 
 	"codeberg.org/go-pdf/fpdf"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Behaviours of real hubs that Faults (random shares, global counts) cannot express,

@@ -21,7 +21,7 @@ import (
 	"golang.org/x/image/math/f64"
 	"golang.org/x/image/math/fixed"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 )
 

@@ -3,7 +3,7 @@ package fixturegen
 import (
 	"encoding/json"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Element builders with the fields the hub's example payloads carry.

@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // mediaFile is a media document and its bytes.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/model"
 )
 
 // Server is the simulated hub. It is safe for concurrent use.
