@@ -1,13 +1,11 @@
 package worker
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"path"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -68,30 +67,9 @@ type presigner interface {
 	Presigns() bool
 }
 
-// daySummary is what the day page shows of one order; kept in Redis so a rebuild
-// reads a manifest only when Redis has no summary of it.
-type daySummary struct {
-	Manifest    string   `json:"manifest"`
-	OrderID     string   `json:"orderId"`
-	Revision    int64    `json:"revision"`
-	OrderStatus string   `json:"orderStatus,omitempty"`
-	Created     string   `json:"created,omitempty"`
-	GeneratedAt string   `json:"generatedAt"`
-	Rush        bool     `json:"rush,omitempty"`
-	Files       int      `json:"files"`
-	Quantity    int      `json:"quantity"`
-	Thumbs      []string `json:"thumbs,omitempty"`
-	NoPreview   int      `json:"noPreview,omitempty"`
-	Warnings    []string `json:"warnings,omitempty"`
-	Page        string   `json:"page,omitempty"`
-	Ticket      string   `json:"ticket,omitempty"`
-}
-
-// maxDayThumbs bounds an order's thumbnail strip; the order's own page has them all.
-const maxDayThumbs = 8
-
-func summarize(m *Manifest, manifestKey string) daySummary {
-	s := daySummary{Manifest: manifestKey, OrderID: m.OrderID, Revision: m.Revision, OrderStatus: m.OrderStatus,
+// summarize is what the day page shows of the manifest's order.
+func summarize(m *Manifest, manifestKey string) shopfloor.DayOrder {
+	s := shopfloor.DayOrder{Manifest: manifestKey, OrderID: m.OrderID, Revision: m.Revision, OrderStatus: m.OrderStatus,
 		Created: m.OrderCreated, GeneratedAt: m.GeneratedAt, Rush: IsRush(m.OrderStatus), Files: len(m.Files),
 		Page: m.StaffPage, Ticket: m.Ticket}
 	for _, li := range m.LineItems {
@@ -102,7 +80,7 @@ func summarize(m *Manifest, manifestKey string) daySummary {
 		case f.Thumbnail == "" || f.Bucket != "":
 			// No preview, or one in another bucket a page link cannot reach.
 			s.NoPreview++
-		case len(s.Thumbs) < maxDayThumbs:
+		case len(s.Thumbs) < shopfloor.MaxDayThumbs:
 			s.Thumbs = append(s.Thumbs, f.Thumbnail)
 		}
 	}
@@ -218,14 +196,14 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder string, lock *jobs.L
 	if err != nil {
 		return fmt.Errorf("day page of %s: %w", folder, err)
 	}
-	var orders []daySummary
+	var orders []shopfloor.DayOrder
 	for _, o := range objs {
 		// An order's manifest sits in a folder below the day's (the layout's order
 		// folder); anything else in the day folder is not an order.
 		if path.Base(o.Key) != storage.ManifestName || path.Dir(o.Key) == folder {
 			continue
 		}
-		var s daySummary
+		var s shopfloor.DayOrder
 		if raw, ok := cached[o.Key]; ok && json.Unmarshal([]byte(raw), &s) == nil {
 			orders = append(orders, s)
 			continue
@@ -242,10 +220,10 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder string, lock *jobs.L
 		}
 		orders = append(orders, s)
 	}
-	slices.SortFunc(orders, func(a, b daySummary) int {
+	slices.SortFunc(orders, func(a, b shopfloor.DayOrder) int {
 		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Manifest, b.Manifest))
 	})
-	page, err := w.dayPage(ctx, folder, orders)
+	page, err := shopfloor.DayPage(folder, time.Now(), orders, w.pageLinker(ctx, folder))
 	if err != nil {
 		return err
 	}
@@ -258,7 +236,7 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder string, lock *jobs.L
 		// worker may hold it: its newer page must not be overwritten by this one.
 		return fmt.Errorf("day page of %s: lock lost during the rebuild", folder)
 	}
-	if err := w.putShopFloor(ctx, folder+"/"+StaffPageName, "text/html; charset=utf-8", page); err != nil {
+	if err := w.putShopFloor(ctx, folder+"/"+shopfloor.StaffPageName, "text/html; charset=utf-8", page); err != nil {
 		return err
 	}
 	return raiseDoneScript.Run(ctx, rdb, []string{w.dayKey(folder, "done")}, gen, dayStateTTL.Milliseconds()).Err()
@@ -267,23 +245,23 @@ func (w *Worker) rebuildDayPage(ctx context.Context, folder string, lock *jobs.L
 // readSummary reads a manifest Redis has no summary of (a day older than dayStateTTL,
 // a flushed Redis). ok is false for an object that is not a readable manifest: it is
 // left out of the page rather than failing every completion of the day.
-func (w *Worker) readSummary(ctx context.Context, key string) (daySummary, bool, error) {
+func (w *Worker) readSummary(ctx context.Context, key string) (shopfloor.DayOrder, bool, error) {
 	r, ok := w.deps.Storage.(objectReader)
 	if !ok {
-		return daySummary{}, false, nil
+		return shopfloor.DayOrder{}, false, nil
 	}
 	rc, _, err := r.Get(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
-		return daySummary{}, false, nil // deleted since the listing
+		return shopfloor.DayOrder{}, false, nil // deleted since the listing
 	}
 	if err != nil {
-		return daySummary{}, false, fmt.Errorf("day page: read %s: %w", key, err)
+		return shopfloor.DayOrder{}, false, fmt.Errorf("day page: read %s: %w", key, err)
 	}
 	defer rc.Close()
 	var m Manifest
 	if err := json.NewDecoder(io.LimitReader(rc, maxManifestBytes)).Decode(&m); err != nil || m.OrderID == "" {
 		w.log.WarnContext(ctx, "day page leaves out an unreadable manifest", "key", key)
-		return daySummary{}, false, nil
+		return shopfloor.DayOrder{}, false, nil
 	}
 	return summarize(&m, key), true, nil
 }
@@ -291,7 +269,7 @@ func (w *Worker) readSummary(ctx context.Context, key string) (daySummary, bool,
 // pageLinker returns how a page in folder dir links to a key of the default storage:
 // a relative, escaped path (hot folder, public bucket website), or a presigned URL
 // when the bucket is private.
-func (w *Worker) pageLinker(ctx context.Context, dir string) func(key string) (any, error) {
+func (w *Worker) pageLinker(ctx context.Context, dir string) shopfloor.Linker {
 	if p, ok := w.deps.Storage.(presigner); ok && p.Presigns() {
 		return func(key string) (any, error) {
 			if key == "" {
@@ -300,110 +278,5 @@ func (w *Worker) pageLinker(ctx context.Context, dir string) func(key string) (a
 			return w.link(ctx, "", key)
 		}
 	}
-	return relLinker(dir)
-}
-
-// relLinker links by relative, escaped paths from folder dir.
-func relLinker(dir string) func(key string) (any, error) {
-	return func(key string) (any, error) {
-		if key == "" {
-			return template.URL(""), nil
-		}
-		// relLink escapes every segment; template.URL keeps html/template from
-		// rewriting the ".." segments.
-		return template.URL(relLink(dir, key)), nil
-	}
-}
-
-// dayPageTmpl is the static day page; html/template escapes every string by context.
-// Like the order page it shows no address, e-mail or phone.
-var dayPageTmpl = template.Must(template.New("day").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Orders {{.Folder}}</title>
-<style>
-body{font-family:sans-serif;margin:1.5em;color:#222}
-h1{margin:0 0 .2em}
-.meta{color:#555;margin-bottom:1em}
-.badge{display:inline-block;padding:.1em .6em;border-radius:.8em;color:#fff;font-size:.85em;margin-right:.3em}
-.ok{background:#2e7d32}.rush{background:#e65100}.warnb{background:#b71c1c}
-table{border-collapse:collapse;width:100%}
-td,th{border-bottom:1px solid #ddd;padding:.5em;text-align:left;vertical-align:top}
-.strip{display:flex;flex-wrap:wrap;gap:4px}
-.strip img{width:72px;height:72px;object-fit:contain;background:#eee}
-.nop{width:72px;height:72px;display:flex;align-items:center;justify-content:center;background:#eee;color:#888;font-size:.7em;text-align:center}
-.order{font-size:1.3em;font-weight:bold}
-.order small{font-size:.6em;font-weight:normal;color:#555}
-.warn{color:#b71c1c}
-ul.warn{margin:.3em 0;padding-left:1.2em}
-</style></head>
-<body>
-<h1>Orders of {{.Folder}}</h1>
-<div class="meta">{{len .Rows}} order(s) · {{.Files}} file(s) · {{.Rush}} rush · {{.Warned}} with warnings · generated {{.Generated}}</div>
-<table>
-<tr><th>Order</th><th>Status</th><th>Files</th><th>Previews</th><th>Warnings</th><th>Open</th></tr>
-{{range .Rows}}<tr>
-<td class="order">{{if .Page}}<a href="{{.Page}}">{{.S.OrderID}}</a>{{else}}{{.S.OrderID}}{{end}}<br><small>revision {{.S.Revision}}{{with .S.Created}} · ordered {{.}}{{end}}</small></td>
-<td><span class="badge ok">complete</span>{{if .S.Rush}}<span class="badge rush">RUSH</span>{{end}}{{if .S.Warnings}}<span class="badge warnb">{{len .S.Warnings}} warning(s)</span>{{end}}{{with .S.OrderStatus}}<br><small>{{.}}</small>{{end}}</td>
-<td>{{.S.Files}} file(s)<br>{{.S.Quantity}} item(s)</td>
-<td><div class="strip">{{range .Thumbs}}<img src="{{.}}" alt="preview" onerror="this.replaceWith('no preview')">{{end}}{{if .S.NoPreview}}<div class="nop">{{.S.NoPreview}} without preview</div>{{end}}</div></td>
-<td>{{if .S.Warnings}}<ul class="warn">{{range .S.Warnings}}<li>{{.}}</li>{{end}}</ul>{{else}}none{{end}}</td>
-<td>{{if .Page}}<a href="{{.Page}}">Order page</a><br>{{end}}{{if .Ticket}}<a href="{{.Ticket}}">Job ticket</a><br>{{end}}<a href="{{.Manifest}}">Manifest</a></td>
-</tr>
-{{else}}<tr><td colspan="6">No orders yet.</td></tr>
-{{end}}</table>
-</body></html>
-`))
-
-type dayRow struct {
-	S                      daySummary
-	Page, Ticket, Manifest any
-	Thumbs                 []any
-}
-
-// dayPage renders the page of the day folder over its orders.
-func (w *Worker) dayPage(ctx context.Context, folder string, orders []daySummary) ([]byte, error) {
-	link := w.pageLinker(ctx, folder)
-	data := struct {
-		Folder, Generated   string
-		Files, Rush, Warned int
-		Rows                []dayRow
-	}{Folder: folder, Generated: time.Now().UTC().Format(time.RFC3339)}
-	for _, s := range orders {
-		r := dayRow{S: s}
-		var err error
-		if s.Page != "" {
-			if r.Page, err = link(s.Page); err != nil {
-				return nil, err
-			}
-		}
-		if s.Ticket != "" {
-			if r.Ticket, err = link(s.Ticket); err != nil {
-				return nil, err
-			}
-		}
-		if r.Manifest, err = link(s.Manifest); err != nil {
-			return nil, err
-		}
-		for _, th := range s.Thumbs {
-			u, err := link(th)
-			if err != nil {
-				return nil, err
-			}
-			r.Thumbs = append(r.Thumbs, u)
-		}
-		data.Files += s.Files
-		if s.Rush {
-			data.Rush++
-		}
-		if len(s.Warnings) > 0 {
-			data.Warned++
-		}
-		data.Rows = append(data.Rows, r)
-	}
-	var buf bytes.Buffer
-	if err := dayPageTmpl.Execute(&buf, data); err != nil {
-		return nil, fmt.Errorf("day page: %w", err)
-	}
-	return buf.Bytes(), nil
+	return shopfloor.RelLinker(dir)
 }

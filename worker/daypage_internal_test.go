@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -78,5 +81,22 @@ func TestDayPageLateManifest(t *testing.T) {
 		if !strings.Contains(string(page), `href="`+id+`/index.html"`) {
 			t.Errorf("day page lacks order %s", id)
 		}
+	}
+}
+
+// TestDaySummary: an order's day-page summary counts its files and items, caps the
+// thumbnail strip, counts the files without a preview and marks a rush status.
+func TestDaySummary(t *testing.T) {
+	m := &Manifest{OrderID: "o", OrderStatus: "paid/rush", StaffPage: "s/d/o/index.html", Ticket: "s/d/o/ticket.pdf",
+		LineItems: []ManifestLine{{Quantity: 2}, {Quantity: 3}}}
+	for i := range 10 {
+		m.Files = append(m.Files, FileRecord{Key: fmt.Sprintf("s/d/o/%d.png", i), Thumbnail: fmt.Sprintf("s/d/o/%d.thumb.jpg", i)})
+	}
+	m.Files = append(m.Files, FileRecord{Key: "s/d/o/x.pdf"})
+	m.Warnings = []ManifestWarning{{Key: "s/d/o/0.png", Warning: render.Warning{Code: "low-dpi", Message: "m"}}}
+	s := summarize(m, "s/d/o/manifest.json")
+	if !s.Rush || s.Files != 11 || s.Quantity != 5 || len(s.Thumbs) != shopfloor.MaxDayThumbs || s.NoPreview != 1 ||
+		s.Page != m.StaffPage || s.Ticket != m.Ticket || len(s.Warnings) != 1 || s.Warnings[0] != "0.png: low-dpi: m" {
+		t.Fatalf("summary %+v", s)
 	}
 }

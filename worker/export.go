@@ -18,6 +18,7 @@ import (
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -391,16 +392,16 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 		return storage.PutResult{}, err
 	}
 	var body io.Reader = dl.Body
-	var c *capture
-	if !w.cfg.ShopFloor.NoThumbnails && (dl.Length <= 0 || dl.Length <= maxThumbSource) {
-		c = &capture{r: dl.Body, max: maxThumbSource}
+	var c *shopfloor.Capture
+	if !w.cfg.ShopFloor.NoThumbnails && (dl.Length <= 0 || dl.Length <= shopfloor.MaxPreviewSource) {
+		c = shopfloor.NewCapture(dl.Body, shopfloor.MaxPreviewSource)
 		body = c
 	}
 	put, err := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, body)
 	if err != nil {
 		return put, err
 	}
-	if img := downloadThumb(c); img != nil {
+	if img := c.Preview(); img != nil {
 		return put, w.putThumbnail(ctx, rec, img)
 	}
 	return put, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -25,10 +26,10 @@ import (
 // orderFileNames are the names the worker writes into an order's folder besides the
 // print files, in lower case; a print file never takes one of them.
 var orderFileNames = map[string]bool{
-	storage.ManifestName: true, // manifest.json
-	TicketName:           true, // ticket.pdf
-	StaffPageName:        true, // index.html
-	GangRecordName:       true, // gang.json
+	storage.ManifestName:    true, // manifest.json
+	shopfloor.TicketName:    true, // ticket.pdf
+	shopfloor.StaffPageName: true, // index.html
+	GangRecordName:          true, // gang.json
 }
 
 // nameBatch is how many choices one reservation offers after the first; maxNameChoice
@@ -39,9 +40,9 @@ const (
 )
 
 // claimsOf are the names a file at key occupies in its folder: its own and its
-// thumbnail's (thumbKey).
+// thumbnail's (shopfloor.ThumbnailKey).
 func claimsOf(key string) []string {
-	return []string{path.Base(key), path.Base(thumbKey(key))}
+	return []string{path.Base(key), path.Base(shopfloor.ThumbnailKey(key))}
 }
 
 // reserveKey reserves the name of the file of view x, of type typ, that would be

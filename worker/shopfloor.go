@@ -5,10 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"path"
-	"strings"
 
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -16,20 +15,8 @@ import (
 // a job ticket (ticket.pdf) and a static staff page (index.html), both before the
 // manifest so that the manifest stays the last object of an order.
 
-// Ticket sizes.
-const (
-	TicketA4     = "a4"
-	TicketLetter = "letter"
-	Ticket4x6    = "4x6"
-	TicketOff    = "off"
-)
-
-// Names of the shop floor objects, next to the manifest.
-const (
-	TicketName    = "ticket.pdf"
-	StaffPageName = "index.html"
-	kindShopFloor = "shopfloor"
-)
+// kindShopFloor labels the uploads of tickets and pages in the metrics.
+const kindShopFloor = "shopfloor"
 
 // ShopFloor configures thumbnails, job tickets and staff pages; the zero value makes
 // all three, tickets in A4.
@@ -40,17 +27,6 @@ type ShopFloor struct {
 	TicketSize string
 	// NoStaffPages turns the index.html pages off (--staff-pages=false).
 	NoStaffPages bool
-}
-
-// ParseTicketSize checks a ticket size name.
-func ParseTicketSize(s string) (string, error) {
-	switch s {
-	case "", TicketA4:
-		return TicketA4, nil
-	case TicketLetter, Ticket4x6, TicketOff:
-		return s, nil
-	}
-	return "", fmt.Errorf("ticket size %q: want a4, letter, 4x6 or off", s)
 }
 
 // reader is the optional part of a Storage that reads objects back (both backends);
@@ -93,7 +69,7 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 		return dir + "/" + name
 	}
 	sf := w.cfg.ShopFloor
-	pageKey := sib(StaffPageName)
+	pageKey := sib(shopfloor.StaffPageName)
 	link := w.objectURL(manifestKey)
 	if !sf.NoStaffPages {
 		m.StaffPage = pageKey
@@ -102,10 +78,10 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 	if link == "" {
 		link = manifestKey
 	}
-	if size, _ := ParseTicketSize(sf.TicketSize); size != TicketOff {
-		key := sib(TicketName)
+	if size, _ := shopfloor.ParseTicketSize(sf.TicketSize); size != shopfloor.TicketOff {
+		key := sib(shopfloor.TicketName)
 		m.Ticket = key
-		pdf, err := w.ticketPDF(ctx, m, size, link)
+		pdf, err := w.ticket(ctx, m, size, link)
 		if err != nil {
 			return err
 		}
@@ -114,7 +90,7 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 		}
 	}
 	if !sf.NoStaffPages {
-		page, err := staffPage(m, dir, w.pageLinker(ctx, dir))
+		page, err := shopfloor.StaffPage(shopOrder(m), manifestKey, w.pageLinker(ctx, dir))
 		if err != nil {
 			return err
 		}
@@ -125,6 +101,52 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 	return nil
 }
 
+// ticket draws the order's ticket with its previews read back from storage; link is
+// what the QR code holds.
+func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]byte, error) {
+	o := shopOrder(m)
+	for i, r := range o.Rows {
+		o.Rows[i].File.Preview = w.readThumb(ctx, r.File.Bucket, r.File.Thumbnail)
+	}
+	opt := shopfloor.TicketOptions{Size: size, Link: link}
+	if d, ok := w.deps.Renderer.(shopfloor.LineDrawer); ok {
+		opt.Text = d
+	} else {
+		w.logger(ctx).WarnContext(ctx, "job ticket in the core Helvetica font (no renderer): characters outside Windows-1252 print as '?'", "order", m.OrderID)
+	}
+	pdf, missing, err := shopfloor.Ticket(o, opt)
+	if len(missing) > 0 {
+		w.logger(ctx).WarnContext(ctx, "job ticket: no installed font covers some characters (drawn as boxes)", "order", m.OrderID, "chars", string(missing))
+	}
+	return pdf, err
+}
+
+// shopOrder is what tickets and staff pages show of the manifest's order: its files
+// line by line (a design on two lines twice, with each line's quantity).
+func shopOrder(m *Manifest) shopfloor.Order {
+	o := shopfloor.Order{ID: m.OrderID, Store: m.Store, Domain: m.Domain, Revision: m.Revision,
+		Status: m.OrderStatus, Rush: IsRush(m.OrderStatus), Created: m.OrderCreated, GeneratedAt: m.GeneratedAt,
+		ShipTo: m.Shipping, Warnings: len(m.Warnings), Ticket: m.Ticket}
+	byKey := map[string]FileRecord{}
+	for _, f := range m.Files {
+		byKey[f.Key] = f
+	}
+	for _, li := range m.LineItems {
+		for _, k := range li.Files {
+			f := byKey[k]
+			r := shopfloor.Row{Quantity: li.Quantity, DesignID: li.DesignID, DesignName: li.DesignName, ProductID: li.ProductID,
+				File: shopfloor.File{Key: f.Key, Bucket: f.Bucket, URL: f.URL, Filename: f.Filename, ViewID: f.ViewID,
+					ViewName: f.ViewName, Type: f.Type, Mode: f.Mode, Thumbnail: f.Thumbnail,
+					PageWidthPt: f.PageWidthPt, PageHeightPt: f.PageHeightPt, WidthPx: f.WidthPx, HeightPx: f.HeightPx, DPI: f.DPI}}
+			for _, wr := range f.Warnings {
+				r.Warnings = append(r.Warnings, wr.Code+": "+wr.Message)
+			}
+			o.Rows = append(o.Rows, r)
+		}
+	}
+	return o
+}
+
 func (w *Worker) putShopFloor(ctx context.Context, key, contentType string, body []byte) error {
 	_, err := w.upload(ctx, kindShopFloor, storage.Object{Key: key, ContentType: contentType,
 		Filename: path.Base(key), Size: int64(len(body)), Inline: true}, bytes.NewReader(body))
@@ -132,30 +154,4 @@ func (w *Worker) putShopFloor(ctx context.Context, key, contentType string, body
 		return fmt.Errorf("write %s: %w", path.Base(key), err)
 	}
 	return nil
-}
-
-// relLink is the relative, escaped link from folder dir to key, so a page works from
-// a hot folder opened in a browser and from a bucket website alike.
-func relLink(dir, key string) string {
-	var from []string
-	if dir != "." && dir != "" {
-		from = strings.Split(dir, "/")
-	}
-	to := strings.Split(key, "/")
-	i := 0
-	for i < len(from) && i < len(to)-1 && from[i] == to[i] {
-		i++
-	}
-	var parts []string
-	for range from[i:] {
-		parts = append(parts, "..")
-	}
-	for _, s := range to[i:] {
-		parts = append(parts, url.PathEscape(s))
-	}
-	out := strings.Join(parts, "/")
-	if strings.Contains(parts[0], ":") {
-		out = "./" + out // never read as a scheme (javascript:)
-	}
-	return out
 }

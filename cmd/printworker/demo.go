@@ -36,6 +36,7 @@ import (
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/routing"
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
@@ -707,7 +708,7 @@ func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Man
 		m := manifests[id]
 		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
 		if folder, ok, err := layout.DayFolder(m.KeyVars(created)); err == nil && ok {
-			key := folder + "/" + worker.StaffPageName
+			key := folder + "/" + shopfloor.StaffPageName
 			if days[key] == 0 {
 				dayKeys = append(dayKeys, key)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -120,7 +121,7 @@ func workCommand() command {
 func needsRenderer(cfg worker.Config) bool {
 	// The job ticket draws its text with the renderer's fonts (docs/shop-floor.md):
 	// without them it is limited to Windows-1252.
-	if cfg.Mode != worker.ModeDownload || cfg.ShopFloor.TicketSize != worker.TicketOff {
+	if cfg.Mode != worker.ModeDownload || cfg.ShopFloor.TicketSize != shopfloor.TicketOff {
 		return true
 	}
 	for _, m := range cfg.Modes {

@@ -1,8 +1,7 @@
-package worker
+package shopfloor
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image/color"
 	"slices"
@@ -33,9 +32,9 @@ func ticketPageOf(size string) ticketPage {
 	return ticketPage{595.28, 841.89, 36, 1}
 }
 
-// lineDrawer draws shaped text with embedded fonts (*render.Renderer): the ticket
+// LineDrawer draws shaped text with embedded fonts (*render.Renderer): the ticket
 // then prints any script the renderer's fonts cover (docs/shop-floor.md).
-type lineDrawer interface {
+type LineDrawer interface {
 	PDFLine(pdf *gofpdf.Fpdf, x, baseline, size float64, bold, italic bool, s string) (float64, []rune)
 	MeasureLine(s string, size float64, bold, italic bool) float64
 }
@@ -47,7 +46,7 @@ type ticketWriter struct {
 	y   float64
 	// txt draws the text; nil (a worker without a renderer): the core Helvetica,
 	// through tr, which turns what Windows-1252 lacks into "?".
-	txt lineDrawer
+	txt LineDrawer
 	tr  func(string) string
 	// missing are the characters no font covered, for one warning per ticket.
 	missing map[rune]bool
@@ -162,35 +161,42 @@ func dark(c color.Color) bool {
 	return r+g+b < 3*0x8000
 }
 
-// ticketPDF draws the order's ticket; link is what the QR code holds.
-func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) ([]byte, error) {
-	pg := ticketPageOf(size)
+// TicketOptions say how a ticket is drawn.
+type TicketOptions struct {
+	// Size is a ticket size (ParseTicketSize); TicketOff draws an A4 ticket too.
+	Size string
+	// Link is what the QR code holds.
+	Link string
+	// Text draws the text; nil: the core Helvetica, in which characters outside
+	// Windows-1252 print as "?".
+	Text LineDrawer
+}
+
+// Ticket draws the order's job ticket. missing are the characters no font covered
+// (drawn as boxes), sorted, for the caller to report.
+func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err error) {
+	pg := ticketPageOf(opt.Size)
 	pdf := gofpdf.NewCustom(&gofpdf.InitType{UnitStr: "pt", Size: gofpdf.SizeType{Wd: pg.w, Ht: pg.h}})
 	pdf.SetMargins(pg.margin, pg.margin, pg.margin)
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetCreator("printworker", true)
 	// The title is an info string (PDFDocEncoding or UTF-16): any script goes.
-	pdf.SetTitle("Job ticket, order "+m.OrderID, true)
+	pdf.SetTitle("Job ticket, order "+o.ID, true)
 	pdf.AddPage()
 	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor("")),
-		order: m.OrderID, missing: map[rune]bool{}}
-	if d, ok := w.deps.Renderer.(lineDrawer); ok {
-		t.txt = d
-	} else {
-		w.logger(ctx).WarnContext(ctx, "job ticket in the core Helvetica font (no renderer): characters outside Windows-1252 print as '?'", "order", m.OrderID)
-	}
+		order: o.ID, missing: map[rune]bool{}, txt: opt.Text}
 	x0 := pg.margin
 
 	// QR code top right, the order number and its barcode to its left.
 	qrSide := t.fs(96)
-	if code, err := qr.Encode(link, qr.M, qr.Auto); err == nil {
+	if code, err := qr.Encode(opt.Link, qr.M, qr.Auto); err == nil {
 		modules(pdf, code, pg.w-pg.margin-qrSide, t.y, qrSide, qrSide)
 	}
 	t.line(x0, 9, "", "JOB TICKET")
-	t.line(x0, 20, "B", "Order "+m.OrderID)
+	t.line(x0, 20, "B", "Order "+o.ID)
 	barW := pg.w - 2*pg.margin - qrSide - t.fs(12)
 	barH := t.fs(40)
-	if code, err := code128.Encode(m.OrderID); err == nil {
+	if code, err := code128.Encode(o.ID); err == nil {
 		// A quiet zone of 10 modules each side keeps scanners happy.
 		mw := barW / float64(code.Bounds().Dx()+20)
 		modules(pdf, code, x0+10*mw, t.y+t.fs(4), mw*float64(code.Bounds().Dx()), barH)
@@ -199,16 +205,16 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	}
 	t.y = max(t.y+barH+t.fs(10), pg.margin+qrSide+t.fs(6))
 
-	t.line(x0, 10, "", fmt.Sprintf("Store %s (%s) - revision %d - status %s", m.Store, m.Domain, m.Revision, orDash(m.OrderStatus)))
-	t.line(x0, 10, "", "Ordered "+orDash(m.OrderCreated)+" - files generated "+m.GeneratedAt)
+	t.line(x0, 10, "", fmt.Sprintf("Store %s (%s) - revision %d - status %s", o.Store, o.Domain, o.Revision, orDash(o.Status)))
+	t.line(x0, 10, "", "Ordered "+orDash(o.Created)+" - files generated "+o.GeneratedAt)
 	rush := "no"
-	if IsRush(m.OrderStatus) {
+	if o.Rush {
 		rush = "YES"
 	}
 	t.line(x0, 10, "B", "Rush: "+rush)
 	t.y += t.fs(4)
 	t.line(x0, 11, "B", "Ship to")
-	s := m.Shipping
+	s := o.ShipTo
 	for _, l := range []string{strings.TrimSpace(s.FirstName + " " + s.LastName), s.CompanyName, s.Address1, s.Address2,
 		strings.TrimSpace(s.Zip + " " + s.City), s.Province, strings.TrimSpace(s.Country + " " + s.CountryCode)} {
 		if strings.TrimSpace(l) != "" {
@@ -217,39 +223,34 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	}
 	t.line(x0+t.fs(8), 10, "", "Method: not given (the hub sends no shipping method)")
 	t.y += t.fs(4)
-	if len(m.Warnings) > 0 {
+	if o.Warnings > 0 {
 		red(pdf)
-		t.line(x0, 11, "B", fmt.Sprintf("%d warning(s): see the files below", len(m.Warnings)))
+		t.line(x0, 11, "B", fmt.Sprintf("%d warning(s): see the files below", o.Warnings))
 		black(pdf)
 	}
-	rows := shopRows(m)
-	t.line(x0, 11, "B", fmt.Sprintf("Files (%d)", len(rows)))
-	for i, r := range rows {
-		w.ticketRow(ctx, t, i, r)
+	t.line(x0, 11, "B", fmt.Sprintf("Files (%d)", len(o.Rows)))
+	for i, r := range o.Rows {
+		t.row(i, r)
 	}
-	if len(t.missing) > 0 {
-		var rs []rune
-		for r := range t.missing {
-			rs = append(rs, r)
-		}
-		slices.Sort(rs)
-		w.logger(ctx).WarnContext(ctx, "job ticket: no installed font covers some characters (drawn as boxes)", "order", m.OrderID, "chars", string(rs))
+	for r := range t.missing {
+		missing = append(missing, r)
 	}
+	slices.Sort(missing)
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
-		return nil, fmt.Errorf("job ticket: %w", err)
+		return nil, missing, fmt.Errorf("job ticket: %w", err)
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), missing, nil
 }
 
-// ticketRow draws one file: its preview (or a placeholder box) and its facts.
-func (w *Worker) ticketRow(ctx context.Context, t *ticketWriter, i int, r shopRow) {
+// row draws one file: its preview (or a placeholder box) and its facts.
+func (t *ticketWriter) row(i int, r Row) {
 	pdf, side := t.pdf, t.fs(72)
 	t.need(side + t.fs(8))
 	x0, top := t.pg.margin, t.y
 	pdf.SetDrawColor(160, 160, 160)
 	pdf.Rect(x0, top, side, side, "D")
-	if img := w.readThumb(ctx, r.File.Bucket, r.File.Thumbnail); img != nil {
+	if img := r.File.Preview; img != nil {
 		name := fmt.Sprintf("thumb-%d", i)
 		opt := gofpdf.ImageOptions{ImageType: "JPG"}
 		info := pdf.RegisterImageOptionsReader(name, opt, bytes.NewReader(img))
@@ -264,9 +265,9 @@ func (w *Worker) ticketRow(ctx context.Context, t *ticketWriter, i int, r shopRo
 		t.text(x0+t.fs(6), top+side/2, t.fs(8), "I", "no preview")
 	}
 	tx := x0 + side + t.fs(10)
-	t.line(tx, 12, "B", fmt.Sprintf("Qty %d  -  %s (design %d)", r.Quantity, orDash(r.Line.DesignName), r.Line.DesignID))
-	t.line(tx, 9, "", fmt.Sprintf("Product %s - view %s", orDash(r.Line.ProductID), orDash(firstOf(r.File.ViewName, r.File.ViewID))))
-	t.line(tx, 9, "", r.Size+" - "+orDash(r.File.Type))
+	t.line(tx, 12, "B", fmt.Sprintf("Qty %d  -  %s (design %d)", r.Quantity, orDash(r.DesignName), r.DesignID))
+	t.line(tx, 9, "", fmt.Sprintf("Product %s - view %s", orDash(r.ProductID), orDash(r.File.View())))
+	t.line(tx, 9, "", r.File.Size()+" - "+orDash(r.File.Type))
 	t.line(tx, 8, "", orDash(r.File.Filename))
 	if len(r.Warnings) > 0 {
 		red(pdf)
@@ -288,18 +289,4 @@ func red(pdf *gofpdf.Fpdf) {
 func black(pdf *gofpdf.Fpdf) {
 	pdf.SetTextColor(0, 0, 0)
 	pdf.SetFillColor(0, 0, 0)
-}
-
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "-"
-	}
-	return s
-}
-
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

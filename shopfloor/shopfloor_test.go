@@ -1,9 +1,8 @@
-package worker
+package shopfloor
 
 import (
 	"bytes"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRelLink(t *testing.T) {
@@ -26,10 +26,10 @@ func TestRelLink(t *testing.T) {
 		{".", "a.png", "a.png"},
 		{".", "javascript:alert(1)", "./javascript:alert%281%29"},
 	} {
-		got := relLink(c.dir, c.key)
+		got := RelLink(c.dir, c.key)
 		// PathEscape keeps ( and ); both spellings are inert, so compare unescaped.
 		if strings.NewReplacer("%28", "(", "%29", ")").Replace(got) != strings.NewReplacer("%28", "(", "%29", ")").Replace(c.want) {
-			t.Errorf("relLink(%q, %q) = %q, want %q", c.dir, c.key, got, c.want)
+			t.Errorf("RelLink(%q, %q) = %q, want %q", c.dir, c.key, got, c.want)
 		}
 	}
 }
@@ -38,15 +38,15 @@ func TestRelLink(t *testing.T) {
 // gets a placeholder, and no link leaves the folder as a script.
 func TestStaffPageEscapes(t *testing.T) {
 	const evil = `<script>alert(1)</script>`
-	m := &Manifest{OrderID: evil, Store: "s", OrderStatus: `"><img src=x onerror=alert(2)>`,
-		LineItems: []ManifestLine{{DesignID: 7, DesignName: evil, ProductID: evil, Quantity: 3, Files: []string{"s/o/" + evil + ".png", "s/o/b.pdf"}}},
-		Files: []FileRecord{
-			{Key: "s/o/" + evil + ".png", Filename: evil + ".png", Thumbnail: "s/o/" + evil + ".thumb.jpg", Type: "png", ViewID: evil},
-			{Key: "s/o/b.pdf", Filename: "b.pdf", Type: "pdf"},
+	o := Order{ID: evil, Store: "s", Status: `"><img src=x onerror=alert(2)>`,
+		Rows: []Row{
+			{DesignID: 7, DesignName: evil, ProductID: evil, Quantity: 3,
+				File: File{Key: "s/o/" + evil + ".png", Filename: evil + ".png", Thumbnail: "s/o/" + evil + ".thumb.jpg", Type: "png", ViewID: evil}},
+			{DesignID: 7, DesignName: evil, ProductID: evil, Quantity: 3, File: File{Key: "s/o/b.pdf", Filename: "b.pdf", Type: "pdf"}},
 		},
 		Ticket: "s/o/ticket.pdf",
 	}
-	page, err := staffPage(m, "s/o", relLinker("s/o"))
+	page, err := StaffPage(o, "s/o/manifest.json", RelLinker("s/o"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +66,9 @@ func TestStaffPageEscapes(t *testing.T) {
 // TestTicketSizes: every size makes a PDF of the right page size, even with no files
 // and an order number Code 128 cannot encode.
 func TestTicketSizes(t *testing.T) {
-	w := &Worker{log: slog.New(slog.DiscardHandler)}
 	for size, wantW := range map[string]string{TicketA4: "595.28", TicketLetter: "612.00", Ticket4x6: "288.00"} {
 		for _, id := range []string{"A-1", "Bestellung-Ä✓"} {
-			b, err := w.ticketPDF(t.Context(), &Manifest{OrderID: id, Store: "s"}, size, "https://example.com/x/index.html")
+			b, _, err := Ticket(Order{ID: id, Store: "s"}, TicketOptions{Size: size, Link: "https://example.com/x/index.html"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,9 +79,9 @@ func TestTicketSizes(t *testing.T) {
 	}
 }
 
-// FuzzDownloadThumb: whatever a hub sends as an export, previewing it returns a
-// bounded image or none, without panicking.
-func FuzzDownloadThumb(f *testing.F) {
+// FuzzPreview: whatever a hub sends as an export, previewing it returns a bounded
+// image or none, without panicking.
+func FuzzPreview(f *testing.F) {
 	var png bytes.Buffer
 	if err := pngenc.Encode(&png, image.NewRGBA(image.Rect(0, 0, 3, 2))); err != nil {
 		f.Fatal(err)
@@ -91,11 +90,11 @@ func FuzzDownloadThumb(f *testing.F) {
 	f.Add([]byte("%PDF-1.4\n"))
 	f.Add([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x7f\xff\xff\xff\x7f\xff\xff\xff\x08\x06\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &capture{r: bytes.NewReader(data), max: maxThumbSource}
+		c := NewCapture(bytes.NewReader(data), MaxPreviewSource)
 		if _, err := io.Copy(io.Discard, c); err != nil {
 			t.Fatal(err)
 		}
-		if img := downloadThumb(c); img != nil {
+		if img := c.Preview(); img != nil {
 			if b := img.Bounds(); b.Dx() > 512 || b.Dy() > 512 || b.Empty() {
 				t.Fatalf("thumbnail %v", b)
 			}
@@ -105,11 +104,11 @@ func FuzzDownloadThumb(f *testing.F) {
 
 // TestCaptureOver: a stream longer than the capture's bound keeps nothing.
 func TestCaptureOver(t *testing.T) {
-	c := &capture{r: bytes.NewReader(make([]byte, 100)), max: 64}
+	c := NewCapture(bytes.NewReader(make([]byte, 100)), 64)
 	if n, err := io.Copy(io.Discard, c); err != nil || n != 100 {
 		t.Fatal(n, err)
 	}
-	if !c.over || c.buf.Len() != 0 || downloadThumb(c) != nil {
+	if !c.over || c.buf.Len() != 0 || c.Preview() != nil {
 		t.Fatalf("over %v, kept %d", c.over, c.buf.Len())
 	}
 }
@@ -126,14 +125,12 @@ func TestTicketScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Worker{log: slog.New(slog.DiscardHandler), deps: Deps{Renderer: rr}}
 	names := []string{"Ζωή Παπαδοπούλου", "Олена Шевченко", "山田 花子", "דנה לוי", "فاطمة الزهراء"}
 	for _, size := range []string{TicketA4, Ticket4x6} {
 		for _, name := range names {
-			m := &Manifest{OrderID: "T-1", Store: "s", Shipping: model.Address{FirstName: name, City: name},
-				LineItems: []ManifestLine{{DesignID: 7, DesignName: name, Quantity: 1, Files: []string{"s/o/a.png"}}},
-				Files:     []FileRecord{{Key: "s/o/a.png", Filename: "a.png", Type: "png"}}}
-			b, err := w.ticketPDF(t.Context(), m, size, "https://example.com/s/o/index.html")
+			o := Order{ID: "T-1", Store: "s", ShipTo: model.Address{FirstName: name, City: name},
+				Rows: []Row{{DesignID: 7, DesignName: name, Quantity: 1, File: File{Key: "s/o/a.png", Filename: "a.png", Type: "png"}}}}
+			b, _, err := Ticket(o, TicketOptions{Size: size, Link: "https://example.com/s/o/index.html", Text: rr})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,21 +166,16 @@ func TestTicketScripts(t *testing.T) {
 }
 
 // TestDayPageEscapes: the day page escapes every order string, links relatively from
-// the day folder, caps the thumbnail strip and counts rush orders.
+// the day folder and counts rush orders.
 func TestDayPageEscapes(t *testing.T) {
 	const evil = `<script>alert(1)</script>`
-	m := &Manifest{OrderID: evil, OrderStatus: "paid/" + evil + "/rush", StaffPage: "s/d/o/index.html", Ticket: "s/d/o/ticket.pdf",
-		LineItems: []ManifestLine{{Quantity: 2}, {Quantity: 3}}}
-	for i := range 10 {
-		m.Files = append(m.Files, FileRecord{Key: fmt.Sprintf("s/d/o/%d.png", i), Thumbnail: fmt.Sprintf("s/d/o/%d-%s.thumb.jpg", i, evil)})
+	s := DayOrder{Manifest: "s/d/o/manifest.json", OrderID: evil, OrderStatus: "paid/" + evil + "/rush", Rush: true,
+		Page: "s/d/o/index.html", Ticket: "s/d/o/ticket.pdf", Files: 11, Quantity: 5, NoPreview: 1,
+		Warnings: []string{"0.png: low-dpi: " + evil}}
+	for i := range MaxDayThumbs {
+		s.Thumbs = append(s.Thumbs, fmt.Sprintf("s/d/o/%d-%s.thumb.jpg", i, evil))
 	}
-	m.Files = append(m.Files, FileRecord{Key: "s/d/o/x.pdf"})
-	m.Warnings = []ManifestWarning{{Key: "s/d/o/0.png", Warning: render.Warning{Code: "low-dpi", Message: evil}}}
-	s := summarize(m, "s/d/o/manifest.json")
-	if !s.Rush || s.Files != 11 || s.Quantity != 5 || len(s.Thumbs) != maxDayThumbs || s.NoPreview != 1 {
-		t.Fatalf("summary %+v", s)
-	}
-	page, err := (&Worker{}).dayPage(t.Context(), "s/d", []daySummary{s})
+	page, err := DayPage("s/d", time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC), []DayOrder{s}, RelLinker("s/d"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,12 +184,12 @@ func TestDayPageEscapes(t *testing.T) {
 		t.Errorf("page contains a script:\n%s", p)
 	}
 	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", `href="o/index.html"`, `href="o/ticket.pdf"`, `href="o/manifest.json"`,
-		`src="o/0-%3Cscript%3Ealert%281%29%3C/script%3E.thumb.jpg"`, ">RUSH<", "1 without preview", "1 rush"} {
+		`src="o/0-%3Cscript%3Ealert%281%29%3C/script%3E.thumb.jpg"`, ">RUSH<", "1 without preview", "1 rush", "generated 2024-06-01T12:00:00Z"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("page lacks %q:\n%s", want, p)
 		}
 	}
-	if n := strings.Count(p, "<img "); n != maxDayThumbs {
-		t.Errorf("%d thumbnails shown, want %d", n, maxDayThumbs)
+	if n := strings.Count(p, "<img "); n != MaxDayThumbs {
+		t.Errorf("%d thumbnails shown, want %d", n, MaxDayThumbs)
 	}
 }

@@ -1,0 +1,127 @@
+// Package shopfloor builds what print staff read beside an order's files
+// (docs/shop-floor.md): the job ticket (a PDF), the order's staff page and the day
+// page (static HTML), and the files' thumbnails. Every builder takes data and returns
+// bytes: reading state and storing the results is the worker's part, so nothing here
+// reaches Redis, storage or the network.
+package shopfloor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/printworker/printworker/model"
+)
+
+// Ticket sizes.
+const (
+	TicketA4     = "a4"
+	TicketLetter = "letter"
+	Ticket4x6    = "4x6"
+	TicketOff    = "off"
+)
+
+// Names of the shop floor objects, next to the order's manifest.
+const (
+	TicketName    = "ticket.pdf"
+	StaffPageName = "index.html"
+)
+
+// ParseTicketSize checks a ticket size name.
+func ParseTicketSize(s string) (string, error) {
+	switch s {
+	case "", TicketA4:
+		return TicketA4, nil
+	case TicketLetter, Ticket4x6, TicketOff:
+		return s, nil
+	}
+	return "", fmt.Errorf("ticket size %q: want a4, letter, 4x6 or off", s)
+}
+
+// Order is what the ticket and the staff page show of one order.
+type Order struct {
+	ID       string
+	Store    string
+	Domain   string
+	Revision int64
+	// Status is the hub's order status; Rush says whether it marks a rush order.
+	Status string
+	Rush   bool
+	// Created is the order's creation time as the hub sent it; GeneratedAt when its
+	// files were made.
+	Created     string
+	GeneratedAt string
+	ShipTo      model.Address
+	Rows        []Row
+	// Warnings counts the warnings of the order's files.
+	Warnings int
+	// Ticket is the key of the order's ticket, linked from its staff page; "" for none.
+	Ticket string
+}
+
+// Row is one print file of one order line: a design on two lines is two rows, each
+// with its line's quantity.
+type Row struct {
+	Quantity   int
+	DesignID   int64
+	DesignName string
+	ProductID  string
+	File       File
+	// Warnings are the file's warnings as "code: message".
+	Warnings []string
+}
+
+// File is a stored print file as a row shows it.
+type File struct {
+	Key string
+	// Bucket is the bucket a routing rule sent the file to ("" for the default one);
+	// pages then link to its URL and show no preview.
+	Bucket   string
+	URL      string
+	Filename string
+	ViewID   string
+	ViewName string
+	Type     string
+	Mode     string
+	// Thumbnail is the key of the file's preview; Preview its JPEG bytes, which the
+	// ticket embeds (nil: a placeholder box).
+	Thumbnail string
+	Preview   []byte
+	// The physical size: page size for a PDF, pixels and resolution for a raster.
+	PageWidthPt, PageHeightPt float64
+	WidthPx, HeightPx         int
+	DPI                       float64
+}
+
+// View is the file's view name, else its id.
+func (f File) View() string {
+	if f.ViewName != "" {
+		return f.ViewName
+	}
+	return f.ViewID
+}
+
+// Size is the file's physical size in mm (and pixels for rasters).
+func (f File) Size() string {
+	var parts []string
+	if f.PageWidthPt > 0 && f.PageHeightPt > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f x %.0f mm", f.PageWidthPt*25.4/72, f.PageHeightPt*25.4/72))
+	}
+	if f.WidthPx > 0 && f.HeightPx > 0 {
+		parts = append(parts, fmt.Sprintf("%d x %d px", f.WidthPx, f.HeightPx))
+	}
+	if f.DPI > 0 {
+		parts = append(parts, strconv.FormatFloat(f.DPI, 'f', -1, 64)+" dpi")
+	}
+	if len(parts) == 0 {
+		return "size unknown"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
