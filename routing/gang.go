@@ -13,37 +13,13 @@ import (
 	"github.com/printworker/printworker/gang"
 )
 
-// Group is a gang group: the roll or sheet a rule's "gang" action sends PNG files to,
-// with its geometry and cut-off. Sheets are built per store and group, so a group is
-// one material and width of one shop (docs/gang.md, "Sheet jobs").
-type Group struct {
-	Name string
-	// Sheet is the sheet geometry in pixels at the group's dpi.
-	Sheet        gang.Config
-	Width        gang.Length
-	MaxLength    gang.Length
-	PDF          bool
-	PreviewWidth int
-	// Prefix is the key prefix of the group's sheets ("" the storage root):
-	// {prefix}/{store}/gang/{group}/{date}/sheet-000001-01.png.
-	Prefix string
-	// Cutoff is the schedule as written ("0 14 * * *", "every 2h"); Schedule is nil
-	// when the group has no cut-off (sheets are built when full, or by hand).
-	Cutoff   string
-	Schedule cron.Schedule
-}
-
 // maxGroupName bounds a group name, which becomes a folder and part of Redis keys.
 const maxGroupName = 64
 
 var groupFields = []string{"width", "dpi", "gap", "margin", "rotate", "maxLength", "sheets", "labels", "cutMarks", "pdf", "previewWidth", "cutoff", "prefix"}
 
-// LabelPx is the height of the order/line label band under each copy at dpi: 3 mm,
-// at least 15 px (the 7x13 bitmap font scaled by whole pixels, about 2 mm high).
-func LabelPx(dpi float64) int { return max(15, int(dpi*3/25.4)) }
-
 // Gang returns the group named name.
-func (r *Rules) Gang(name string) (*Group, bool) {
+func (r *Rules) Gang(name string) (*gang.Group, bool) {
 	if r == nil {
 		return nil, false
 	}
@@ -52,25 +28,25 @@ func (r *Rules) Gang(name string) (*Group, bool) {
 }
 
 // Gangs lists the groups, sorted by name.
-func (r *Rules) Gangs() []*Group {
+func (r *Rules) Gangs() []*gang.Group {
 	if r == nil {
 		return nil
 	}
-	out := make([]*Group, 0, len(r.gangs))
+	out := make([]*gang.Group, 0, len(r.gangs))
 	for _, g := range r.gangs {
 		out = append(out, g)
 	}
-	slices.SortFunc(out, func(a, b *Group) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b *gang.Group) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // parseGangs reads the top-level "gangs" object: group name -> settings.
-func parseGangs(raw json.RawMessage) (map[string]*Group, []error) {
+func parseGangs(raw json.RawMessage) (map[string]*gang.Group, []error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return nil, []error{errors.New(`gangs: want an object of group name -> settings`)}
 	}
-	out := map[string]*Group{}
+	out := map[string]*gang.Group{}
 	var errs []error
 	for _, name := range sortedKeys(fields) {
 		g, gerrs := parseGroup(name, fields[name])
@@ -97,8 +73,8 @@ func validGroupName(n string) error {
 	return nil
 }
 
-func parseGroup(name string, raw json.RawMessage) (*Group, []error) {
-	g := &Group{Name: name, PreviewWidth: 800}
+func parseGroup(name string, raw json.RawMessage) (*gang.Group, []error) {
+	g := &gang.Group{Name: name, PreviewWidth: 800}
 	var errs []error
 	if err := validGroupName(name); err != nil {
 		errs = append(errs, err)
@@ -169,7 +145,7 @@ func parseGroup(name string, raw json.RawMessage) (*Group, []error) {
 	g.Sheet.Width, g.Sheet.MaxLength = g.Width.Pixels(dpi), g.MaxLength.Pixels(dpi)
 	g.Sheet.Gap, g.Sheet.Margin = gap.Pixels(dpi), margin.Pixels(dpi)
 	if labels {
-		g.Sheet.Label = LabelPx(dpi)
+		g.Sheet.Label = gang.LabelPx(dpi)
 	}
 	if len(errs) == 0 {
 		if err := g.Sheet.Validate(); err != nil {

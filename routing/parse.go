@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/printworker/printworker/gang"
 )
 
 // ruleFields are the fields of a rule; matchFields those of its "match".
@@ -72,7 +74,7 @@ func parseRule(raw json.RawMessage) (rule, []error) {
 // checkGang refuses a gang action naming no defined group, and one that could gang a
 // file other than a PNG: sheets are PNGs placed pixel for pixel, so the rule must
 // match "type": "png" only.
-func (ru rule) checkGang(gangs map[string]*Group) []error {
+func (ru rule) checkGang(gangs map[string]*gang.Group) []error {
 	if ru.gang == "" {
 		return nil
 	}

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/printworker/printworker/gang"
 )
 
 // Limits keep a hostile rules file in bounded memory and CPU.
@@ -55,7 +57,7 @@ type Target struct {
 // Rules is a checked, ordered rule list. The zero value and nil route nothing.
 type Rules struct {
 	rules []rule
-	gangs map[string]*Group
+	gangs map[string]*gang.Group
 }
 
 type rule struct {
@@ -172,7 +174,7 @@ func Parse(data []byte) (*Rules, error) {
 			errs = append(errs, fmt.Errorf("unknown field %q (want \"rules\" and optionally \"gangs\")", k))
 		}
 	}
-	var gangs map[string]*Group
+	var gangs map[string]*gang.Group
 	if raw, ok := top["gangs"]; ok {
 		var gerrs []error
 		gangs, gerrs = parseGangs(raw)

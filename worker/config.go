@@ -8,6 +8,7 @@ import (
 
 	"github.com/printworker/printworker/events"
 	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
@@ -102,9 +103,9 @@ type Config struct {
 	Routing Router
 	// Gangs are the gang groups the routing rules' "gang" actions name (docs/gang.md);
 	// nil: nothing is ganged.
-	Gangs GangGroups
-	// GangLease is a group builder's lease (default DefaultGangLease); GangTick how
-	// often the cut-offs are checked (default DefaultGangTick).
+	Gangs sheetjob.Groups
+	// GangLease is a group builder's lease (default sheetjob.DefaultLease); GangTick how
+	// often the cut-offs are checked (default sheetjob.DefaultTick).
 	GangLease, GangTick time.Duration
 	// Events are the order events' endpoints and delivery settings; none: no events.
 	Events events.Config
@@ -168,10 +169,10 @@ func (c Config) withDefaults() Config {
 		c.Backoff.Max = 10 * time.Minute
 	}
 	if c.GangLease <= 0 {
-		c.GangLease = DefaultGangLease
+		c.GangLease = sheetjob.DefaultLease
 	}
 	if c.GangTick <= 0 {
-		c.GangTick = DefaultGangTick
+		c.GangTick = sheetjob.DefaultTick
 	}
 	if c.FileDate == "" {
 		c.FileDate = "design"

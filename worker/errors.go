@@ -10,6 +10,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/hub"
 )
 
@@ -81,7 +82,7 @@ func classify(err error) (string, error) {
 // isFailure tells asynq whether an error uses up a retry: a 429 does not.
 func isFailure(err error) bool {
 	var rl *RateLimitedError
-	var busy *gangBusyError
+	var busy *sheetjob.BusyError
 	return err != nil && !errors.As(err, &rl) && !errors.As(err, &busy)
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/gang"
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -184,7 +185,7 @@ func TestGangSheetsS3(t *testing.T) {
 	// Each order's gang.json: every ganged file with the sheets holding all its copies.
 	sheetsOf := map[string][]string{}
 	for id := range orders {
-		var rec worker.GangRecord
+		var rec sheetjob.Record
 		if err := json.Unmarshal(e.object(orderDir(id)+"/gang.json"), &rec); err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +339,7 @@ func TestGangNothingFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitGangIdle()
-	var rec worker.GangRecord
+	var rec sheetjob.Record
 	if err := json.Unmarshal(e.object(orderDir("N-1")+"/gang.json"), &rec); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
@@ -29,7 +30,7 @@ var orderFileNames = map[string]bool{
 	storage.ManifestName:    true, // manifest.json
 	shopfloor.TicketName:    true, // ticket.pdf
 	shopfloor.StaffPageName: true, // index.html
-	GangRecordName:          true, // gang.json
+	sheetjob.RecordName:     true, // gang.json
 }
 
 // nameBatch is how many choices one reservation offers after the first; maxNameChoice

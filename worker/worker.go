@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
@@ -87,6 +88,7 @@ type Worker struct {
 	windows *retryWindows
 	budget  *Budget
 	gangs   *jobs.Gangs
+	sheets  *sheetjob.Jobs
 	m       *metrics
 	tracer  trace.Tracer
 	prop    propagation.TextMapPropagator
@@ -159,6 +161,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.windows = &retryWindows{rdb: deps.Redis, prefix: cfg.KeyPrefix, windows: cfg.RetryWindows}
 	w.limiter.observe = func(_ string, d time.Duration) { m.rateWait.Observe(d.Seconds()) }
 	w.budget.changed = func(n int64) { m.budgetInUse.Set(float64(n)) }
+	w.sheets = w.newSheetJobs()
 
 	w.mux = asynq.NewServeMux()
 	w.mux.Use(w.middleware)
@@ -166,7 +169,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeDesignExport, w.handleExport)
 	w.mux.HandleFunc(jobs.TypeOrderComplete, w.handleComplete)
 	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
-	w.mux.HandleFunc(jobs.TypeGangBuild, w.handleGangBuild)
+	w.mux.HandleFunc(jobs.TypeGangBuild, w.sheets.HandleBuild)
 	if err := w.registerEvents(); err != nil {
 		return nil, err
 	}
@@ -201,8 +204,8 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.Queues,
 		"mode", w.cfg.Mode, "memory_budget_mib", w.cfg.MemoryBudget>>20)
-	if w.hasCutoffs() {
-		go w.runGangScheduler(ctx)
+	if w.sheets.HasCutoffs() {
+		go w.sheets.RunScheduler(ctx)
 	}
 	<-ctx.Done()
 	w.log.Info("worker stopping", "shutdown_timeout", w.cfg.ShutdownTimeout)

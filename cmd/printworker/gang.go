@@ -12,7 +12,6 @@ import (
 
 	"github.com/printworker/printworker/gang"
 	"github.com/printworker/printworker/render/pngenc"
-	"github.com/printworker/printworker/routing"
 )
 
 // gangJob is what the gang command was asked to do.
@@ -91,7 +90,7 @@ func (j gangJob) config() gang.Config {
 		Rotate: j.rotate, CutMarks: j.cutMarks,
 	}
 	if j.labels {
-		c.Label = routing.LabelPx(j.dpi)
+		c.Label = gang.LabelPx(j.dpi)
 	}
 	return c
 }

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/gang"
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
-	"github.com/printworker/printworker/worker"
 )
 
 // gangKillRules gang the mugs' PNG views (design 1002) on a 22 in roll at their
@@ -116,7 +116,7 @@ func gangTrial(t *testing.T, bin string, kill bool) (map[string][]byte, map[stri
 		if want[id+"|L1|left"]+want[id+"|L2|left"] == 0 {
 			continue
 		}
-		var rec worker.GangRecord
+		var rec sheetjob.Record
 		if err := json.Unmarshal(readObject(t, f.st, f.store+"/2024-07-01/"+storage.OrderFolderValue(id, f.domain)+"/gang.json"), &rec); err != nil {
 			t.Fatal(err)
 		}

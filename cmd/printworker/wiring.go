@@ -24,6 +24,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/internal/telemetry"
@@ -467,8 +468,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
 	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
 	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
-	fs.DurationVar(&w.gangLease, "gang-lease", worker.DefaultGangLease, "lease of a gang group's sheet builder, renewed while it builds: after a crash its batch is rebuilt once the lease ends")
-	fs.DurationVar(&w.gangTick, "gang-tick", worker.DefaultGangTick, "how often the worker checks the gang groups' cut-offs")
+	fs.DurationVar(&w.gangLease, "gang-lease", sheetjob.DefaultLease, "lease of a gang group's sheet builder, renewed while it builds: after a crash its batch is rebuilt once the lease ends")
+	fs.DurationVar(&w.gangTick, "gang-tick", sheetjob.DefaultTick, "how often the worker checks the gang groups' cut-offs")
 	w.shop = addShopFloorFlags(fs)
 	return w
 }
