@@ -27,6 +27,24 @@ const (
 	StaffPageName = "index.html"
 )
 
+// What a ticket shows of the ship-to address (--ticket-ship-to).
+const (
+	ShipToFull = "full" // name, company and address, as the store sent them
+	ShipToName = "name" // the name alone
+	ShipToNone = "none" // nothing
+)
+
+// ParseShipTo checks a ship-to setting; "" is full.
+func ParseShipTo(s string) (string, error) {
+	switch s {
+	case "", ShipToFull:
+		return ShipToFull, nil
+	case ShipToName, ShipToNone:
+		return s, nil
+	}
+	return "", fmt.Errorf("ticket ship-to %q: want full, name or none", s)
+}
+
 // ParseTicketSize checks a ticket size name.
 func ParseTicketSize(s string) (string, error) {
 	switch s {
@@ -52,11 +70,23 @@ type Order struct {
 	Created     string
 	GeneratedAt string
 	ShipTo      model.Address
-	Rows        []Row
+	// Lines are the order's lines as the store sent them, each with its quantity.
+	Lines []Line
+	Rows  []Row
 	// Warnings counts the warnings of the order's files.
 	Warnings int
 	// Ticket is the key of the order's ticket, linked from its staff page; "" for none.
 	Ticket string
+	// Reprint marks the ticket of an order printed again: "REPRINT" stands on it.
+	Reprint bool
+}
+
+// Line is one order line.
+type Line struct {
+	Quantity   int
+	DesignID   int64
+	DesignName string
+	ProductID  string
 }
 
 // Row is one print file of one order line: a design on two lines is two rows, each

@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/boombuler/barcode"
 	"github.com/boombuler/barcode/code128"
 	"github.com/boombuler/barcode/qr"
+
+	"github.com/printworker/printworker/model"
 )
 
 // Job ticket (docs/shop-floor.md): one PDF per order with the order number as a Code
-// 128 barcode, a QR code of the order's link, and every file with its preview. Bars
+// 128 barcode, a QR code a phone opens (QRPayload), and every file with its preview. Bars
 // and modules are drawn as vector rectangles so they stay sharp at any print dpi.
 
 // ticketPage is a ticket size in points, with its margin and scale of type.
@@ -165,8 +169,14 @@ func dark(c color.Color) bool {
 type TicketOptions struct {
 	// Size is a ticket size (ParseTicketSize); TicketOff draws an A4 ticket too.
 	Size string
-	// Link is what the QR code holds.
+	// Link is what the QR code holds: a link a phone can open (http or https). Any
+	// other link (a file: path of a hot folder, "") gives the order number instead.
 	Link string
+	// ShipTo is how much of the ship-to address the ticket shows (ParseShipTo; ""
+	// is full).
+	ShipTo string
+	// Location is the store's time zone, in which the order date is shown; nil: UTC.
+	Location *time.Location
 	// Text draws the text; nil: the core Helvetica, in which characters outside
 	// Windows-1252 print as "?".
 	Text LineDrawer
@@ -189,8 +199,13 @@ func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err er
 
 	// QR code top right, the order number and its barcode to its left.
 	qrSide := t.fs(96)
-	if code, err := qr.Encode(opt.Link, qr.M, qr.Auto); err == nil {
+	if code, err := qr.Encode(QRPayload(opt.Link, o.ID), qr.M, qr.Auto); err == nil {
 		modules(pdf, code, pg.w-pg.margin-qrSide, t.y, qrSide, qrSide)
+	}
+	if o.Reprint {
+		red(pdf)
+		t.line(x0, 16, "B", "REPRINT")
+		black(pdf)
 	}
 	t.line(x0, 9, "", "JOB TICKET")
 	t.line(x0, 20, "B", "Order "+o.ID)
@@ -201,28 +216,37 @@ func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err er
 		mw := barW / float64(code.Bounds().Dx()+20)
 		modules(pdf, code, x0+10*mw, t.y+t.fs(4), mw*float64(code.Bounds().Dx()), barH)
 	} else {
-		t.text(x0, t.y+barH/2, t.fs(9), "I", "no barcode: the order number is not plain ASCII")
+		t.text(x0, t.y+barH/2, t.fs(9), "", "no barcode: the order number is not plain ASCII")
 	}
 	t.y = max(t.y+barH+t.fs(10), pg.margin+qrSide+t.fs(6))
 
 	t.line(x0, 10, "", fmt.Sprintf("Store %s (%s) - revision %d - status %s", o.Store, o.Domain, o.Revision, orDash(o.Status)))
-	t.line(x0, 10, "", "Ordered "+orDash(o.Created)+" - files generated "+o.GeneratedAt)
+	t.line(x0, 10, "", "Ordered "+OrderDate(o.Created, opt.Location)+" - files generated "+o.GeneratedAt)
 	rush := "no"
 	if o.Rush {
 		rush = "YES"
 	}
 	t.line(x0, 10, "B", "Rush: "+rush)
 	t.y += t.fs(4)
-	t.line(x0, 11, "B", "Ship to")
-	s := o.ShipTo
-	for _, l := range []string{strings.TrimSpace(s.FirstName + " " + s.LastName), s.CompanyName, s.Address1, s.Address2,
-		strings.TrimSpace(s.Zip + " " + s.City), s.Province, strings.TrimSpace(s.Country + " " + s.CountryCode)} {
-		if strings.TrimSpace(l) != "" {
+	if lines := shipToLines(o.ShipTo, opt.ShipTo); len(lines) > 0 {
+		t.line(x0, 11, "B", "Ship to")
+		for _, l := range lines {
 			t.line(x0+t.fs(8), 10, "", l)
 		}
+		t.line(x0+t.fs(8), 10, "", "Method: not given (the hub sends no shipping method)")
+		t.y += t.fs(4)
 	}
-	t.line(x0+t.fs(8), 10, "", "Method: not given (the hub sends no shipping method)")
-	t.y += t.fs(4)
+	if len(o.Lines) > 0 {
+		items := 0
+		for _, l := range o.Lines {
+			items += l.Quantity
+		}
+		t.line(x0, 11, "B", fmt.Sprintf("Items (%d on %d line(s))", items, len(o.Lines)))
+		for _, l := range o.Lines {
+			t.line(x0+t.fs(8), 10, "", fmt.Sprintf("%d x  %s (design %d) - product %s", l.Quantity, orDash(l.DesignName), l.DesignID, orDash(l.ProductID)))
+		}
+		t.y += t.fs(4)
+	}
 	if o.Warnings > 0 {
 		red(pdf)
 		t.line(x0, 11, "B", fmt.Sprintf("%d warning(s): see the files below", o.Warnings))
@@ -255,14 +279,16 @@ func (t *ticketWriter) row(i int, r Row) {
 		opt := gofpdf.ImageOptions{ImageType: "JPG"}
 		info := pdf.RegisterImageOptionsReader(name, opt, bytes.NewReader(img))
 		if pdf.Ok() && info != nil {
+			// Inset from the frame, so the frame's line stays visible around the image.
+			pad := t.fs(4)
 			iw, ih := info.Width(), info.Height()
-			k := min(side/iw, side/ih)
+			k := min((side-2*pad)/iw, (side-2*pad)/ih)
 			pdf.ImageOptions(name, x0+(side-iw*k)/2, top+(side-ih*k)/2, iw*k, ih*k, false, opt, 0, "")
 		} else {
 			pdf.ClearError()
 		}
 	} else {
-		t.text(x0+t.fs(6), top+side/2, t.fs(8), "I", "no preview")
+		t.text(x0+t.fs(6), top+side/2, t.fs(8), "", "no preview")
 	}
 	tx := x0 + side + t.fs(10)
 	t.line(tx, 12, "B", fmt.Sprintf("Qty %d  -  %s (design %d)", r.Quantity, orDash(r.DesignName), r.DesignID))
@@ -277,6 +303,53 @@ func (t *ticketWriter) row(i int, r Row) {
 		black(pdf)
 	}
 	t.y = max(t.y, top+side) + t.fs(8)
+}
+
+// QRPayload is what a ticket's QR code holds: link when a phone can open it (http or
+// https), else the order number; never a file: path, which opens nowhere but on the
+// machine that wrote it.
+func QRPayload(link, orderID string) string {
+	if u, err := url.Parse(link); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+		return link
+	}
+	return orderID
+}
+
+// OrderDate is the order's creation time (RFC 3339, as the hub sends it) in loc
+// (nil: UTC), as staff read it: "14 Mar 2024, 14:26 CET". A time that does not parse
+// is shown as sent, none as "-".
+func OrderDate(created string, loc *time.Location) string {
+	ts, err := time.Parse(time.RFC3339, strings.TrimSpace(created))
+	if err != nil {
+		return orDash(created)
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return ts.In(loc).Format("2 Jan 2006, 15:04 MST")
+}
+
+// shipToLines are the lines of the ship-to address the setting shows, empty ones
+// left out.
+func shipToLines(s model.Address, setting string) []string {
+	name := strings.TrimSpace(s.FirstName + " " + s.LastName)
+	var all []string
+	switch setting {
+	case ShipToNone:
+		return nil
+	case ShipToName:
+		all = []string{name}
+	default:
+		all = []string{name, s.CompanyName, s.Address1, s.Address2,
+			strings.TrimSpace(s.Zip + " " + s.City), s.Province, strings.TrimSpace(s.Country + " " + s.CountryCode)}
+	}
+	var out []string
+	for _, l := range all {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // red and black set the colour of text: core-font text takes the text colour, shaped

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"time"
 
 	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
@@ -27,6 +28,24 @@ type ShopFloor struct {
 	TicketSize string
 	// NoStaffPages turns the index.html pages off (--staff-pages=false).
 	NoStaffPages bool
+	// ShipTo is how much of the ship-to address tickets show: full (default), name or
+	// none (--ticket-ship-to).
+	ShipTo string
+	// TimeZone shows the order date on tickets in that zone (nil: UTC); StoreTimeZones
+	// per store (--ticket-time-zone, --ticket-store-time-zone).
+	TimeZone       *time.Location
+	StoreTimeZones map[string]*time.Location
+}
+
+// timeZone is the time zone of store's tickets.
+func (s ShopFloor) timeZone(store string) *time.Location {
+	if loc, ok := s.StoreTimeZones[store]; ok && loc != nil {
+		return loc
+	}
+	if s.TimeZone != nil {
+		return s.TimeZone
+	}
+	return time.UTC
 }
 
 // reader is the optional part of a Storage that reads objects back (both backends);
@@ -70,17 +89,22 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 	}
 	sf := w.cfg.ShopFloor
 	pageKey := sib(shopfloor.StaffPageName)
-	link := w.objectURL(manifestKey)
+	// The QR code opens the order's page (else its manifest) on a phone: a public or
+	// presigned link when the storage makes one; the ticket shows the order number
+	// otherwise (a hot folder's file: link opens nowhere else).
+	linkKey := manifestKey
 	if !sf.NoStaffPages {
 		m.StaffPage = pageKey
-		link = w.objectURL(pageKey)
-	}
-	if link == "" {
-		link = manifestKey
+		linkKey = pageKey
 	}
 	if size, _ := shopfloor.ParseTicketSize(sf.TicketSize); size != shopfloor.TicketOff {
 		key := sib(shopfloor.TicketName)
 		m.Ticket = key
+		link, err := w.link(ctx, "", linkKey)
+		if err != nil {
+			w.logger(ctx).WarnContext(ctx, "job ticket: no link for the QR code, it holds the order number", "key", linkKey, "err", err)
+			link = ""
+		}
 		pdf, err := w.ticket(ctx, m, size, link)
 		if err != nil {
 			return err
@@ -108,7 +132,7 @@ func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]
 	for i, r := range o.Rows {
 		o.Rows[i].File.Preview = w.readThumb(ctx, r.File.Bucket, r.File.Thumbnail)
 	}
-	opt := shopfloor.TicketOptions{Size: size, Link: link}
+	opt := shopfloor.TicketOptions{Size: size, Link: link, ShipTo: w.cfg.ShopFloor.ShipTo, Location: w.cfg.ShopFloor.timeZone(m.Store)}
 	if d, ok := w.deps.Renderer.(shopfloor.LineDrawer); ok {
 		opt.Text = d
 	} else {
@@ -127,6 +151,9 @@ func shopOrder(m *Manifest) shopfloor.Order {
 	o := shopfloor.Order{ID: m.OrderID, Store: m.Store, Domain: m.Domain, Revision: m.Revision,
 		Status: m.OrderStatus, Rush: IsRush(m.OrderStatus), Created: m.OrderCreated, GeneratedAt: m.GeneratedAt,
 		ShipTo: m.Shipping, Warnings: len(m.Warnings), Ticket: m.Ticket}
+	for _, li := range m.LineItems {
+		o.Lines = append(o.Lines, shopfloor.Line{Quantity: li.Quantity, DesignID: li.DesignID, DesignName: li.DesignName, ProductID: li.ProductID})
+	}
 	byKey := map[string]FileRecord{}
 	for _, f := range m.Files {
 		byKey[f.Key] = f

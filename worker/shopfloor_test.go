@@ -85,7 +85,7 @@ func TestShopFloorHotFolder(t *testing.T) {
 
 	ticket := filepath.Join(folder, "ticket.pdf")
 	text := run(t, "pdftotext", "-layout", ticket, "-")
-	for _, want := range []string{"Order SF-1", "Qty 2", "Qty 3", "Coffee Mug", "Greeting Card", "1 Main St", "Springfield", "Rush:", "Method:", "no preview", hostile} {
+	for _, want := range []string{"Order SF-1", "Qty 2", "Qty 3", "Coffee Mug", "Greeting Card", "1 Main St", "Springfield", "Rush:", "Method:", "no preview", "Items (5 on 2 line(s))", "Ordered 1 Jun 2024, 09:30 UTC", hostile} {
 		if !strings.Contains(text, want) {
 			t.Errorf("ticket text lacks %q:\n%s", want, text)
 		}
@@ -98,11 +98,15 @@ func TestShopFloorHotFolder(t *testing.T) {
 	png := filepath.Join(t.TempDir(), "ticket")
 	run(t, "pdftoppm", "-r", "200", "-png", "-f", "1", "-l", "1", "-singlefile", ticket, png)
 	codes := run(t, "zbarimg", "-q", png+".png")
-	wantQR := "QR-Code:" + (&url.URL{Scheme: "file", Path: filepath.Join(folder, "index.html")}).String()
-	for _, want := range []string{"CODE-128:SF-1", wantQR} {
+	// A hot folder's link is a file: path, which opens on no phone: the QR code holds
+	// the order number.
+	for _, want := range []string{"CODE-128:SF-1", "QR-Code:SF-1\n"} {
 		if !strings.Contains(codes, want) {
 			t.Errorf("zbarimg found %q, want %q", codes, want)
 		}
+	}
+	if strings.Contains(codes, "file:") {
+		t.Errorf("the QR code holds a file: link: %q", codes)
 	}
 
 	checkStaffPage(t, folder, thumbs)
