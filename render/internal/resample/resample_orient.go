@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"image"
@@ -133,16 +133,18 @@ type orientedView struct {
 	src                *image.YCbCr
 	win                image.Rectangle
 	swap, flipX, flipY bool
+	// isa is the draw's kernels.
+	isa kernels
 }
 
 // newOrientedView returns the view of src's window win in the orientation given, or
 // nil when src is not a picture gatherYCC420 reads (those take orientedRGBA's copy).
-func newOrientedView(src image.Image, win image.Rectangle, swap, flipX, flipY bool) image.Image {
+func (isa kernels) newOrientedView(src image.Image, win image.Rectangle, swap, flipX, flipY bool) image.Image {
 	m, ok := src.(*image.YCbCr)
 	if !ok || !gatherable420(m) || !win.In(image.Rect(0, 0, m.Rect.Dx(), m.Rect.Dy())) {
 		return nil
 	}
-	return &orientedView{src: m, win: win, swap: swap, flipX: flipX, flipY: flipY}
+	return &orientedView{src: m, win: win, swap: swap, flipX: flipX, flipY: flipY, isa: isa}
 }
 
 func (v *orientedView) Bounds() image.Rectangle {
@@ -196,7 +198,7 @@ func (v *orientedView) step(dx, dy int) (int, int) {
 func (v *orientedView) run(out []uint8, ps, x, y, dx, dy, n int) {
 	sx, sy := v.point(x, y)
 	sdx, sdy := v.step(dx, dy)
-	gatherYCC420(out, ps, v.src, sx, sy, sdx, sdy, n)
+	v.isa.gatherYCC420(out, ps, v.src, sx, sy, sdx, sdy, n)
 }
 
 // columnRows returns a row fetcher for one band worker of the separable path when
@@ -237,14 +239,14 @@ func (v *orientedView) columnRows(fallback func(y int, out []uint8)) func(y int,
 				yt, cbt, crt = make([]uint8, 16*ls), make([]uint8, 8*lc), make([]uint8, 8*lc)
 			}
 			at := m.YOffset(xb, rtop)
-			transpose8(yt, m.Y, at, s*m.YStride, n, ls)
-			transpose8(yt[8*ls:], m.Y, at+8, s*m.YStride, n, ls)
+			v.isa.transpose8(yt, m.Y, at, s*m.YStride, n, ls)
+			v.isa.transpose8(yt[8*ls:], m.Y, at+8, s*m.YStride, n, ls)
 			ci := m.COffset(xb, rtop)
 			// Chroma rows from rtop's: (ph + n + 1) / 2 of them cover the run.
-			transpose8(cbt, m.Cb, ci, s*m.CStride, nc, lc)
-			transpose8(crt, m.Cr, ci, s*m.CStride, nc, lc)
+			v.isa.transpose8(cbt, m.Cb, ci, s*m.CStride, nc, lc)
+			v.isa.transpose8(crt, m.Cr, ci, s*m.CStride, nc, lc)
 		}
 		k := x - xb
-		yccRowHalf(out[:3*n+4], 3, yt[k*ls:k*ls+n], cbt[(k>>1)*lc:(k>>1)*lc+nc], crt[(k>>1)*lc:(k>>1)*lc+nc], ph)
+		v.isa.yccRowHalf(out[:3*n+4], 3, yt[k*ls:k*ls+n], cbt[(k>>1)*lc:(k>>1)*lc+nc], crt[(k>>1)*lc:(k>>1)*lc+nc], ph)
 	}
 }

@@ -1,12 +1,8 @@
 //go:build !amd64 || purego
 
-package render
+package resample
 
 func combine4Blocks(dp []uint8, t0, t1, t2, t3, w []int32, n int) {}
-
-// combine4SIMD is how many 4-pixel blocks combine4 leaves to combine4Blocks: none
-// without the amd64 assembly.
-func combine4SIMD(n int) int { return 0 }
 
 func resampleRowRGBBlocks(out []int32, src []uint8, offs []int32, wts []int16, n, taps int) {}
 
@@ -26,21 +22,9 @@ func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, p
 func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16) {
 }
 
-// haveColumnsAVX2 is false without the amd64 assembly.
-func haveColumnsAVX2() bool { return false }
-
-// haveRowsAVX2 is false without the amd64 assembly.
-func haveRowsAVX2() bool { return false }
-
-// haveColumnsVEX is false without the amd64 assembly.
-func haveColumnsVEX() bool { return false }
-
 func gatherStrideBlocks(dst, src []uint8, at, step int) {}
 
 func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int) {}
-
-// haveResampleSIMD is false without the amd64 assembly.
-func haveResampleSIMD() bool { return false }
 
 func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int) {}
 
@@ -48,6 +32,3 @@ func transpose8Blocks(dst, src []uint8, at, stride, n, ls int) {}
 
 // prefetchLines is a hint the portable build does without.
 func prefetchLines(p []uint8, write bool) {}
-
-// havePrefetchW: the portable build asks for no prefetch at all.
-const havePrefetchW = false

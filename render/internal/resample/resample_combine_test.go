@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"bytes"
@@ -23,8 +23,8 @@ func TestCombine4MatchesCombineN(t *testing.T) {
 				w = []int32{int32(r.Uint32()), int32(r.Uint32()), int32(r.Uint32()), int32(r.Uint32())}
 			}
 			got, want := make([]uint8, 4*n+4), make([]uint8, 4*n+4)
-			combine4(got[:4*n], taps[0], taps[1], taps[2], taps[3], w)
-			combineN(want[:4*n], taps, w)
+			hostISA.combine4(got[:4*n], taps[0], taps[1], taps[2], taps[3], w)
+			hostISA.combineN(want[:4*n], taps, w)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("wide %v n %d:\n got %v\nwant %v", wide, n, got, want)
 			}

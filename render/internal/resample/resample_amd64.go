@@ -1,23 +1,12 @@
 //go:build !purego
 
-package render
-
-import "golang.org/x/sys/cpu"
+package resample
 
 // combine4Blocks is combine4 on n blocks of 4 pixels (resample_amd64.s, SSE4.1):
 // t0..t3 hold at least 12n values, dp 16n bytes, w 4 weights.
 //
 //go:noescape
 func combine4Blocks(dp []uint8, t0, t1, t2, t3, w []int32, n int)
-
-// combine4SIMD is how many 4-pixel blocks of an n-pixel row combine4 leaves to
-// combine4Blocks: all of them when the CPU has SSE4.1 (for PMULLD).
-func combine4SIMD(n int) int {
-	if !cpu.X86.HasSSE41 || !cpu.X86.HasSSSE3 {
-		return 0
-	}
-	return n / 4
-}
 
 // resampleRowRGBBlocks is resampleRowRGB's columns of four taps (five when taps is
 // 5) (resample_simd_amd64.s, SSSE3 and SSE4.1): column j reads src[offs[j]:][:16],
@@ -59,15 +48,6 @@ func rowRunBlocksAVX2(out []int16, n, ostride int, row []uint8, ui, dui int64, p
 //go:noescape
 func columnsRunBlocksAVX2(dp []uint8, inter []int16, col, cs int, e, dvi int64, n, slotCtl int, pairs *[cmLUTSteps + 1][16]int16)
 
-// haveColumnsAVX2 reports whether the CPU runs columnsRunBlocksAVX2.
-func haveColumnsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 }
-
-// haveRowsAVX2 reports whether the CPU runs rowRunBlocksAVX2.
-func haveRowsAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2 }
-
-// haveColumnsVEX reports whether the CPU runs columnsRunBlocksVEX.
-func haveColumnsVEX() bool { return cpu.X86.HasAVX && cpu.X86.HasBMI1 }
-
 // gatherStrideBlocks is gatherStride's loop (resample_simd_amd64.s), its indexes
 // checked by the caller.
 //
@@ -79,10 +59,6 @@ func gatherStrideBlocks(dst, src []uint8, at, step int)
 //
 //go:noescape
 func gatherStride2Blocks(dst0, dst1, src0, src1 []uint8, at, step int)
-
-// haveResampleSIMD reports whether the CPU runs the kernels of resample_simd_amd64.s
-// (PSHUFB: SSSE3; PMULLD, PEXTRD: SSE4.1).
-func haveResampleSIMD() bool { return cpu.X86.HasSSE41 && cpu.X86.HasSSSE3 }
 
 // yccHalfBlocks converts n blocks of four YCbCr pixels whose chroma pairs share (4:2:0
 // and 4:2:2 rows: y[4j:4j+4], cb and cr[2j:2j+2]) to opaque RGBA (step 16) or RGB
@@ -100,14 +76,10 @@ func yccHalfBlocks(dst, y, cb, cr []uint8, n, step int)
 func transpose8Blocks(dst, src []uint8, at, stride, n, ls int)
 
 // prefetchLines asks the CPU to bring the cache lines of p in (resample_amd64.s),
-// owned, ready to be written, with write (only where havePrefetchW): a hint, with no
+// owned, ready to be written, with write (only where the CPU has PREFETCHW, kernels.prefetchW): a hint, with no
 // effect on any result.
 //
 //go:noescape
 func prefetchLines(p []uint8, write bool)
 
 func cpuidPrefetchW() bool
-
-// havePrefetchW is whether the CPU has PREFETCHW (AMD since the K8's 3DNow!, Intel
-// since Broadwell); read once, as x/sys/cpu reads its flags.
-var havePrefetchW = cpuidPrefetchW()

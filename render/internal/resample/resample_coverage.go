@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"encoding/binary"
@@ -122,8 +122,8 @@ func mirrorSlot(inter []int16, bw, cs, ring, slot int) {
 // or columnsRunBlocks, resample_simd_amd64.s) where the CPU has SSSE3: about 16 or
 // 27 instructions a pixel instead of 120; the rest, and other CPUs, to
 // columnsRowInt4Go.
-func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
-	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) {
+func (isa kernels) columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
+	if opacity != 1 || !isa.sse || hi*cs > len(inter) {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
 		return
 	}
@@ -137,7 +137,7 @@ func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 			j++
 		}
 		if j > i {
-			columnsRun(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i)
+			isa.columnsRun(dp[4*i:4*j], inter, i*cs, cs, mask, vi+int64(i)*dvi, dvi, j-i)
 			i = j
 			continue
 		}
@@ -152,12 +152,12 @@ func columnsRowInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 
 // columnsRunInt4 is columnsRowInt4 when pixels lo..hi-1 are all wholly covered
 // (resampleColumnsRowInt's full rows): one run, without the scan for runs.
-func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
-	if opacity != 1 || !haveResampleSIMD() || hi*cs > len(inter) || lo >= hi {
+func (isa kernels) columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, dvi int64, opacity float64) {
+	if opacity != 1 || !isa.sse || hi*cs > len(inter) || lo >= hi {
 		columnsRowInt4Go(dp, mrow, inter, cs, mask, lo, hi, vi, dvi, opacity)
 		return
 	}
-	columnsRun(dp[4*lo:4*hi], inter, lo*cs, cs, mask, vi+int64(lo)*dvi, dvi, hi-lo)
+	isa.columnsRun(dp[4*lo:4*hi], inter, lo*cs, cs, mask, vi+int64(lo)*dvi, dvi, hi-lo)
 }
 
 // columnsRun writes the n wholly covered pixels of a run whose first is sampled at v
@@ -167,15 +167,15 @@ func columnsRunInt4(dp, mrow []uint8, inter []int16, cs, mask, lo, hi int, vi, d
 // AVX and BMI1 (about 17 instructions a pixel instead of 26), an odd last pixel and
 // other CPUs with
 // columnsRunBlocks.
-func columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
+func (isa kernels) columnsRun(dp []uint8, inter []int16, col, cs, mask int, v, dvi int64, n int) {
 	// BEXTR's control: the slot is bits 32 and up of the position, as many as the
 	// mask has (the ring is a power of two).
 	slotCtl := 32 | bits.Len(uint(mask))<<8
-	if n4 := n &^ 3; n4 > 0 && haveColumnsAVX2() {
+	if n4 := n &^ 3; n4 > 0 && isa.avx2Cols {
 		columnsRunBlocksAVX2(dp[:4*n4], inter, col, cs, v-1<<32+1<<21, dvi, n4, slotCtl, &cmLUTPairs)
 		dp, col, v, n = dp[4*n4:], col+n4*cs, v+int64(n4)*dvi, n-n4
 	}
-	if n2 := n &^ 1; n2 > 0 && haveColumnsVEX() {
+	if n2 := n &^ 1; n2 > 0 && isa.vex {
 		columnsRunBlocksVEX(dp[:4*n2], inter, col, cs, v-1<<32+1<<21, dvi, n2, slotCtl, &cmLUTPairs)
 		dp, col, v, n = dp[4*n2:], col+n2*cs, v+int64(n2)*dvi, n-n2
 	}
@@ -222,14 +222,14 @@ func tap4(p []int16, c int, w0, w1, w2, w3 int32) int32 {
 // out[s*ostride:]) for as long as all four taps lie inside the row of rn RGBA
 // pixels, and returns how many it wrote. rowRunBlocks (SSSE3, resample_simd_amd64.s)
 // does it where the CPU has it, rowRunInt4Go elsewhere.
-func rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64) int {
+func (isa kernels) rowRunInt4(out []int16, n, ostride int, row []uint8, rn int, ui, dui int64) int {
 	if rn < 4 {
 		// No sample has four taps inside (and rn-3 below would wrap).
 		return 0
 	}
-	if haveResampleSIMD() && len(row) >= 4*rn && n > 0 && (n-1)*ostride+4 <= len(out) {
+	if isa.sse && len(row) >= 4*rn && n > 0 && (n-1)*ostride+4 <= len(out) {
 		s := 0
-		if haveRowsAVX2() {
+		if isa.avx2Rows {
 			// Whole blocks of four of the samples inside (about 13 instructions a
 			// sample instead of 27), the rest as before. rowRunBlocksAVX2 reads a sample's taps
 			// from its position rounded to the weight table: those within 2^-11

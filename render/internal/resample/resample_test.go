@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func testScaleAxisAligned(t *testing.T, src image.Image, a, e, d, f float64) {
 		}
 		clip := image.Rect(5, 4, 110, 80)
 		xdraw.CatmullRom.Transform(want.SubImage(clip).(*image.RGBA), f64.Aff3{a, 0, e, 0, d, f}, src, src.Bounds(), xdraw.Over, nil)
-		scaleAxisAligned(got, clip, src, a, e, d, f, 3, bandEnv{})
+		hostISA.scaleAxisAligned(got, clip, src, a, e, d, f, 3, bandEnv{})
 		// Same arithmetic up to float32 rounding: at most 2 levels apart.
 		for i := range got.Pix {
 			if diff := int(got.Pix[i]) - int(want.Pix[i]); diff > 2 || diff < -2 {
@@ -113,7 +113,7 @@ func BenchmarkScaleAxisAligned(b *testing.B) {
 	}{{"ycbcr420", ycc}, {"nrgba-opaque", opaque}, {"nrgba-alpha", alpha}} {
 		b.Run("src="+c.name, func(b *testing.B) {
 			for b.Loop() {
-				scaleAxisAligned(dst, dst.Rect, c.src, 1.5835, 0, 1.5835, -500, 1, bandEnv{})
+				hostISA.scaleAxisAligned(dst, dst.Rect, c.src, 1.5835, 0, 1.5835, -500, 1, bandEnv{})
 			}
 		})
 	}
@@ -159,8 +159,8 @@ func TestScaleOpaqueMatchesFloatPath(t *testing.T) {
 	for _, tc := range []struct{ a, e, d, f float64 }{{1.5835, 0.2, 1.5835, -7}, {1, 0, 1, 0}, {0.33, 1, 0.41, 2}, {3.7, -9, 2.2, 0.5}} {
 		got := image.NewRGBA(image.Rect(0, 0, 150, 110))
 		want := image.NewRGBA(got.Rect)
-		scaleAxisAligned(got, got.Rect, src, tc.a, tc.e, tc.d, tc.f, 2, bandEnv{})
-		scaleAxisAligned(want, want.Rect, notFast{src}, tc.a, tc.e, tc.d, tc.f, 2, bandEnv{})
+		hostISA.scaleAxisAligned(got, got.Rect, src, tc.a, tc.e, tc.d, tc.f, 2, bandEnv{})
+		hostISA.scaleAxisAligned(want, want.Rect, notFast{src}, tc.a, tc.e, tc.d, tc.f, 2, bandEnv{})
 		for i := range got.Pix {
 			if diff := int(got.Pix[i]) - int(want.Pix[i]); diff > 1 || diff < -1 {
 				t.Fatalf("scale %g,%g: byte %d (pixel %d,%d): fixed point %d, float %d", tc.a, tc.d, i, (i/4)%150, (i/4)/150, got.Pix[i], want.Pix[i])

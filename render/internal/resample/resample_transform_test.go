@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func TestTransformMatchesDirect2D(t *testing.T) {
 			got := image.NewRGBA(want.Rect)
 			xdraw.CatmullRom.Transform(want, f64.Aff3{m[0], m[2], m[4], m[1], m[3], m[5]}, src, src.Bounds(), xdraw.Over, nil)
 			poly := clipPolygon(placedQuad(m, 80, 60), Rect{0, 0, 200, 180})
-			drawTransformed(got, got.Rect, poly, src, m, 1, 3, bandEnv{})
+			hostISA.drawTransformed(got, got.Rect, poly, src, m, 1, 3, bandEnv{})
 			// Compare pixels at least 3 output pixels inside the picture (both
 			// kernels see the same source there).
 			inner := clipPolygon(placedQuad(m, 80, 60), Rect{0, 0, 200, 180})
@@ -113,16 +113,27 @@ func solidSource(w, h int, c color.RGBA) *image.RGBA {
 	return src
 }
 
-func pictureLayer(src image.Image, opacity float64) *Layer {
-	b := src.Bounds()
-	return &Layer{Kind: LayerImage, Opacity: opacity, Image: &ImageLayer{Image: src, Width: b.Dx(), Height: b.Dy()}}
+// testPicture is a picture and its opacity, as render's layer gives them to Draw.
+type testPicture struct {
+	src     image.Image
+	opacity float64
+}
+
+func pictureLayer(src image.Image, opacity float64) testPicture {
+	return testPicture{src, opacity}
+}
+
+// drawPicture is Draw of p at its native size.
+func (d *Drawer) drawPicture(ctx context.Context, dst *image.RGBA, clip Rect, m Matrix, p testPicture) {
+	b := p.src.Bounds()
+	d.Draw(ctx, dst, clip, m, p.src, b.Dx(), b.Dy(), p.opacity)
 }
 
 // A clip edge between pixels covers the pixel column it cuts by the covered fraction,
 // as a browser's canvas does: a clip from x = 10.5 to 30.5 leaves columns 10 and 30
 // half covered, for unrotated (fast path) and rotated pictures alike.
 func TestClipBetweenPixels(t *testing.T) {
-	r := newRenderer(t, Options{Workers: 3})
+	r := New(3)
 	src := solidSource(40, 40, color.RGBA{200, 0, 0, 255})
 	for _, tc := range []struct {
 		name string
@@ -136,7 +147,7 @@ func TestClipBetweenPixels(t *testing.T) {
 			dst := image.NewRGBA(image.Rect(0, 0, 40, 40))
 			l := pictureLayer(src, 1)
 			if tc.name == "opacity path" {
-				l.Opacity = 0.999 // the general path even though unrotated
+				l.opacity = 0.999 // the general path even though unrotated
 			}
 			r.drawPicture(context.Background(), dst, Rect{X: 10.5, Y: 0, W: 20, H: 40}, tc.m, l)
 			for y := 5; y < 35; y++ {
@@ -157,7 +168,7 @@ func TestClipBetweenPixels(t *testing.T) {
 // edge gets the alpha of the area the picture covers in it (checked against a 16x16
 // supersampled point-in-polygon count), not a staircase of 0 and 255.
 func TestRotatedEdgeCoverage(t *testing.T) {
-	r := newRenderer(t, Options{Workers: 3})
+	r := New(3)
 	src := solidSource(120, 80, color.RGBA{0, 0, 255, 255})
 	m := svg.Translate(100, 100).Mul(svg.Rotate(30)).Mul(svg.Scale(1.3, 1.3)).Mul(svg.Translate(-60, -40))
 	dst := image.NewRGBA(image.Rect(0, 0, 200, 200))
@@ -251,7 +262,7 @@ func TestRotatedSameForAnyWorkers(t *testing.T) {
 		m := svg.Translate(450, 450).Mul(svg.Rotate(deg)).Mul(svg.Scale(1.1, 1.1)).Mul(svg.Translate(-350, -250))
 		var want []uint8
 		for _, workers := range []int{1, 2, 3, 5} {
-			r := newRenderer(t, Options{Workers: workers})
+			r := New(workers)
 			dst := image.NewRGBA(image.Rect(0, 0, 900, 900))
 			r.drawPicture(context.Background(), dst, Rect{0, 0, 900, 900}, m, pictureLayer(src, 1))
 			if want == nil {
@@ -303,21 +314,21 @@ func TestPicturesSameThroughKeptBuffers(t *testing.T) {
 		{photo, 0, 1.25, 1},
 		{photo, 30, 1.1, 1},
 	}
-	kept := newRenderer(t, Options{Workers: 3})
-	if kept.bandBufs == nil {
-		t.Fatal("the renderer keeps no band buffers")
+	kept := New(3)
+	if kept.pool == nil {
+		t.Fatal("the Drawer keeps no band buffers")
 	}
 	// A pool that keeps all it is given, so that every draw after the first does
 	// reuse buffers (a sync.Pool may drop them, which would hide a leftover).
 	pool := new(stackPool)
-	kept.bandBufs = pool
+	kept.pool = pool
 	for i, d := range draws {
 		b := d.src.Bounds()
 		m := svg.Translate(450, 450).Mul(svg.Rotate(d.deg)).Mul(svg.Scale(d.scale, d.scale)).Mul(svg.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2))
 		got := image.NewRGBA(image.Rect(0, 0, 900, 900))
 		kept.drawPicture(context.Background(), got, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
 		want := image.NewRGBA(got.Rect)
-		newRenderer(t, Options{Workers: 3}).drawPicture(context.Background(), want, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
+		New(3).drawPicture(context.Background(), want, Rect{0, 0, 900, 900}, m, pictureLayer(d.src, d.op))
 		if slices.Max(want.Pix) == 0 {
 			t.Fatalf("draw %d: nothing drawn", i)
 		}

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func BenchmarkPictureShrink300dpi(b *testing.B) {
 	const w, h, canvasW, canvasH = 4000, 3000, 2400, 3000
 	ycc := benchPhoto(w, h, 7)
 	dst := image.NewRGBA(image.Rect(0, 0, canvasW, canvasH))
-	r := newRenderer(b, Options{Workers: runtime.GOMAXPROCS(0)})
+	r := New(runtime.GOMAXPROCS(0))
 	m := svg.Translate(300, 450).Mul(svg.Scale(0.25, 0.25))
 	l := pictureLayer(ycc, 1)
 	start := cpuTime(b)

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"image"
@@ -23,7 +23,7 @@ import (
 //
 // bd keeps the band workers' buffers across draws (bandBuffers) and stops them when
 // the render's context ends (bandEnv).
-func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a, e, d, f float64, workers int, bd bandEnv) {
+func (isa kernels) scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a, e, d, f float64, workers int, bd bandEnv) {
 	sb := src.Bounds()
 	sw, sh := sb.Dx(), sb.Dy()
 	// Output pixels whose centres map inside the source.
@@ -37,14 +37,14 @@ func scaleAxisAligned(dst *image.RGBA, clip image.Rectangle, src image.Image, a,
 	}
 	cols := kernelWeights(area.Min.X, area.Max.X, a, e, sw)
 	rows := kernelWeights(area.Min.Y, area.Max.Y, d, f, sh)
-	if fetch := opaqueRowFetcher(src); fetch != nil {
+	if fetch := isa.opaqueRowFetcher(src); fetch != nil {
 		newFetch := func() func(int, []uint8) { return fetch }
-		if v, ok := src.(*orientedView); ok && v.swap && haveShrinkSIMD() {
+		if v, ok := src.(*orientedView); ok && v.swap && isa.avx2 {
 			// A quarter turn: each worker reads the picture's columns sixteen at
 			// a time (orientedView.columnRows).
 			newFetch = func() func(int, []uint8) { return v.columnRows(fetch) }
 		}
-		scaleOpaque(dst, area, newFetch, sw, sh, cols, rows, d, workers, bd)
+		isa.scaleOpaque(dst, area, newFetch, sw, sh, cols, rows, d, workers, bd)
 		return
 	}
 	fetch := rowFetcher(src)
@@ -122,8 +122,8 @@ const (
 // takes about half the time of the float path (85 against 180 ms on one core).
 //
 // newFetch returns a row fetcher for one band worker.
-func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int, bd bandEnv) {
-	cols := newRowPlan(fixedWeights(colsF, hBits), 3*sw)
+func (isa kernels) scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y int, out []uint8), sw, sh int, colsF, rowsF []tapWeights, d float64, workers int, bd bandEnv) {
+	cols := isa.newRowPlan(fixedWeights(colsF, hBits), 3*sw)
 	rows := fixedWeights(rowsF, vBits)
 	width := area.Dx()
 	span := func(y int) (int, int) { w := &rows[y-area.Min.Y]; return w.start, len(w.w) }
@@ -148,9 +148,9 @@ func scaleOpaque(dst *image.RGBA, area image.Rectangle, newFetch func() func(y i
 				bb.tapRows = taps
 				dp := dst.Pix[dst.PixOffset(area.Min.X, y):][:4*width]
 				if len(taps) == 4 {
-					combine4(dp, taps[0], taps[1], taps[2], taps[3], rw.w)
+					isa.combine4(dp, taps[0], taps[1], taps[2], taps[3], rw.w)
 				} else {
-					combineN(dp, taps, rw.w)
+					isa.combineN(dp, taps, rw.w)
 				}
 			}
 		}
@@ -228,9 +228,9 @@ type tapRun struct{ i0, i1, taps, groups int }
 // for a last column's 12.
 const rowPad = 4
 
-func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
+func (isa kernels) newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
 	p := rowPlan{cols: cols}
-	if !haveResampleSIMD() {
+	if !isa.sse {
 		return p
 	}
 	p.offs = make([]int32, len(cols))
@@ -243,7 +243,7 @@ func newRowPlan(cols []fixedTaps, srcLen int) rowPlan {
 			most = max(most, n)
 		}
 	}
-	if haveShrinkSIMD() {
+	if isa.avx2 {
 		p.groups = (most + 3) / 4
 	}
 	p.gwts = make([]int16, 16*p.groups*len(cols))
@@ -378,14 +378,17 @@ func resampleColsRGB(out []int32, src []uint8, cols []fixedTaps, i0, i1 int) {
 
 // combine4 is the vertical pass for the four taps of an enlarging Catmull-Rom: four
 // intermediate rows to one output row, written opaque.
-func combine4(dp []uint8, t0, t1, t2, t3 []int32, w []int32) {
+func (isa kernels) combine4(dp []uint8, t0, t1, t2, t3 []int32, w []int32) {
 	w0, w1, w2, w3 := w[0], w[1], w[2], w[3]
 	n := len(dp) / 4
 	t0, t1, t2, t3 = t0[:3*n], t1[:3*n], t2[:3*n], t3[:3*n]
-	// Four pixels at a time on amd64 (resample_amd64.s: the same arithmetic, so the
-	// same bytes); the Go loop does the rest.
-	k := combine4SIMD(n)
-	combine4Blocks(dp, t0, t1, t2, t3, w[:4], k)
+	// Four pixels at a time with SSE4.1 (resample_amd64.s: the same arithmetic, so
+	// the same bytes); the Go loop does the rest.
+	k := 0
+	if isa.sse {
+		k = n / 4
+		combine4Blocks(dp, t0, t1, t2, t3, w[:4], k)
+	}
 	for i := 4 * k; i < n; i++ {
 		j := 3 * i
 		a0, a1, a2, a3 := t0[j:j+3:j+3], t1[j:j+3:j+3], t2[j:j+3:j+3], t3[j:j+3:j+3]
@@ -400,8 +403,25 @@ func combine4(dp []uint8, t0, t1, t2, t3 []int32, w []int32) {
 // combineN is the vertical pass for any number of taps (shrinking widens the kernel;
 // edges cut it): its first pixels in blocks on amd64 (resample_shrink_amd64.s, the
 // same arithmetic, so the same bytes), the rest in Go.
-func combineN(dp []uint8, taps [][]int32, w []int32) {
-	combineNCols(dp, taps, w, combineNBlocks(dp, taps, w))
+func (isa kernels) combineN(dp []uint8, taps [][]int32, w []int32) {
+	combineNCols(dp, taps, w, isa.combineNBlocks(dp, taps, w))
+}
+
+// combineNBlocks computes combineN's first pixels in blocks of 8 with AVX2
+// (combineNBlocksAVX2) and reports how many it wrote. Every tap row must hold the
+// blocks' values and w a weight a tap, as the Go loop would index them.
+func (isa kernels) combineNBlocks(dp []uint8, taps [][]int32, w []int32) int {
+	if len(taps) == 0 || len(w) < len(taps) || !isa.avx2 {
+		return 0
+	}
+	nb := len(dp) / 32
+	for _, t := range taps {
+		if len(t) < 24*nb {
+			return 0
+		}
+	}
+	combineNBlocksAVX2(dp, taps, w, nb)
+	return 8 * nb
 }
 
 // combineNCols is combineN in Go for the pixels from i0 on.
@@ -473,7 +493,7 @@ func abs32(v int32) int32 {
 // nil when the source may have transparent pixels (or is of a type without a fast
 // path). Decoded JPEGs (YCbCr) and grey images are opaque by type; RGBA and NRGBA
 // sources are checked, which reads the image once but saves far more.
-func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
+func (isa kernels) opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 	b := src.Bounds()
 	w := b.Dx()
 	switch m := src.(type) {
@@ -486,14 +506,14 @@ func opaqueRowFetcher(src image.Image) func(y int, out []uint8) {
 				ci := m.COffset(b.Min.X, b.Min.Y+y)
 				cb, cr := m.Cb[ci:][:(w+1)/2], m.Cr[ci:][:(w+1)/2]
 				x := 0
-				if haveShrinkSIMD() && len(out) >= 3*w+4 {
+				if isa.avx2 && len(out) >= 3*w+4 {
 					// Eight pixels at a time (yccHalfBlocksAVX2: it stores 4 bytes past
 					// a block, within out's padding, rowPad).
 					nb := w / 8
 					yccHalfBlocksAVX2(out[:24*nb+4], yrow[:8*nb], cb[:4*nb], cr[:4*nb], nb)
 					x = 8 * nb
 				}
-				if haveResampleSIMD() && len(out) >= 3*w+4 {
+				if isa.sse && len(out) >= 3*w+4 {
 					// Four pixels at a time (yccHalfBlocks, RGB, padded the same).
 					nb := (w - x) / 4
 					yccHalfBlocks(out[3*x:][:12*nb+4], yrow[x:][:4*nb], cb[x/2:][:2*nb], cr[x/2:][:2*nb], nb, 12)

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func BenchmarkPicture300dpi(b *testing.B) {
 	dst := image.NewRGBA(image.Rect(0, 0, canvas, canvas))
 	for _, deg := range []float64{0, 30, 60, 90} {
 		b.Run(fmt.Sprintf("rot=%g", deg), func(b *testing.B) {
-			r := newRenderer(b, Options{Workers: runtime.GOMAXPROCS(0)})
+			r := New(runtime.GOMAXPROCS(0))
 			m := svg.Translate(canvas/2, canvas/2).Mul(svg.Rotate(deg)).Mul(svg.Scale(out/float64(n), out/float64(n))).Mul(svg.Translate(-n/2, -n/2))
 			l := pictureLayer(ycc, 1)
 			start := cpuTime(b)

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"image"
@@ -26,13 +26,13 @@ type spanFetcher func(y, x0, x1 int, buf []uint8) []uint8
 // top-left), transposed when swap (row y is then the window's column y), or nil when
 // src may have transparent pixels or is of another type: those take the whole-window
 // premultiplied copy (orientedRGBA) and the float path.
-func opaqueSpanFetcher(src image.Image, win image.Rectangle, swap bool) spanFetcher {
+func (isa kernels) opaqueSpanFetcher(src image.Image, win image.Rectangle, swap bool) spanFetcher {
 	b := src.Bounds()
 	// Window coordinates to image coordinates.
 	ox, oy := b.Min.X+win.Min.X, b.Min.Y+win.Min.Y
 	switch m := src.(type) {
 	case *image.YCbCr:
-		return yccSpanFetcher(m, ox, oy, swap, true)
+		return isa.yccSpanFetcher(m, ox, oy, swap, true)
 	case *orientedView:
 		// win is in the view's coordinates (its bounds start at 0, 0).
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
@@ -143,7 +143,7 @@ func rgbaSpanFetcher(pix []uint8, stride, off int, swap bool) spanFetcher {
 // (color.YCbCrToRGB), so the output does not depend on which path converted it.
 // Unless padded (buf with spanPad bytes of room, the span anywhere in it: a
 // spanFetcher), a row is written from buf[0] and nothing past it.
-func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
+func (isa kernels) yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 	// The common JPEG layouts (4:2:0 and 4:2:2: one chroma sample per two pixels of a
 	// row) read chroma by index; COffset's arithmetic per pixel otherwise.
 	fast := (m.SubsampleRatio == image.YCbCrSubsampleRatio420 || m.SubsampleRatio == image.YCbCrSubsampleRatio422) &&
@@ -158,12 +158,12 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 				// x0+i's is (ox+x0+i)/2 - (ox+x0)/2 = (i+ph)/2 columns from ci's.
 				ph := (ox + x0) & 1
 				if padded {
-					if row := yccPlaneBlocks(m.Y, m.Cb, m.Cr, buf, m.YOffset(ox+x0, oy+y), ci, ph, x1-x0); row != nil {
+					if row := isa.yccPlaneBlocks(m.Y, m.Cb, m.Cr, buf, m.YOffset(ox+x0, oy+y), ci, ph, x1-x0); row != nil {
 						return row
 					}
 				}
 				n := (ph + x1 - x0 + 1) / 2
-				yccRowHalf(buf, 4, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
+				isa.yccRowHalf(buf, 4, yrow, m.Cb[ci:][:n], m.Cr[ci:][:n], ph)
 				return buf
 			}
 			for i, yv := range yrow {
@@ -179,7 +179,7 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 	if gatherable420(m) {
 		return func(y, x0, x1 int, buf []uint8) []uint8 {
 			buf = buf[:4*(x1-x0)]
-			gatherYCC420(buf, 4, m, ox+y, oy+x0, 0, 1, x1-x0)
+			isa.gatherYCC420(buf, 4, m, ox+y, oy+x0, 0, 1, x1-x0)
 			return buf
 		}
 	}
@@ -207,8 +207,8 @@ func yccSpanFetcher(m *image.YCbCr, ox, oy int, swap, padded bool) spanFetcher {
 // (the rest of the row, or the next row's first: nothing reads them) so that no pixel
 // of the span is converted alone: those one-pixel ends cost a 30° draw about 3 % (two
 // a span, with the calls). The span starts at buf[4*ph].
-func yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
-	if !haveShrinkSIMD() {
+func (isa kernels) yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
+	if !isa.avx2 {
 		return nil
 	}
 	yi -= ph
@@ -224,13 +224,13 @@ func yccPlaneBlocks(Y, Cb, Cr, buf []uint8, yi, ci, ph, n int) []uint8 {
 // transpose8 copies eight columns of a plane into eight planes: dst[c*ls + r] =
 // src[at + r*stride + c] for c < 8 and r < rows, whole groups of eight rows with
 // transpose8Blocks (an 8x8 byte transpose) where the indexes allow.
-func transpose8(dst, src []uint8, at, stride, rows, ls int) {
+func (isa kernels) transpose8(dst, src []uint8, at, stride, rows, ls int) {
 	r := 0
 	// The first and last rows read bound the others (stride may be negative: a
 	// column read upwards).
 	n := rows / 8
 	last := at + (8*n-1)*stride
-	if n > 0 && haveResampleSIMD() && min(at, last) >= 0 && max(at, last)+8 <= len(src) && ls >= rows && 7*ls+rows <= len(dst) {
+	if n > 0 && isa.sse && min(at, last) >= 0 && max(at, last)+8 <= len(src) && ls >= rows && 7*ls+rows <= len(dst) {
 		transpose8Blocks(dst, src, at, stride, n, ls)
 		r = 8 * n
 	}
@@ -259,8 +259,8 @@ func transpose8(dst, src []uint8, at, stride, rows, ls int) {
 // sixteen columns of that drift and eight more, each way, so that one copy serves
 // the block's sixteen columns. (A fixed 48 each way copied 1.8 times the picture at
 // 60°, where the drift is 0.58.)
-func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher, drift float64) spanFetcher {
-	if !gatherable420(m) || !haveShrinkSIMD() {
+func (isa kernels) columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher, drift float64) spanFetcher {
+	if !gatherable420(m) || !isa.avx2 {
 		return nil
 	}
 	margin := 64
@@ -292,11 +292,11 @@ func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher, drift 
 		}
 		yt, cbt, crt = yt[:16*ls], cbt[:8*lc], crt[:8*lc]
 		at := m.YOffset(xb, rb0)
-		transpose8(yt, m.Y, at, m.YStride, rows, ls)
-		transpose8(yt[8*ls:], m.Y, at+8, m.YStride, rows, ls)
+		isa.transpose8(yt, m.Y, at, m.YStride, rows, ls)
+		isa.transpose8(yt[8*ls:], m.Y, at+8, m.YStride, rows, ls)
 		ci := m.COffset(xb, rb0)
-		transpose8(cbt, m.Cb, ci, m.CStride, crows, lc)
-		transpose8(crt, m.Cr, ci, m.CStride, crows, lc)
+		isa.transpose8(cbt, m.Cb, ci, m.CStride, crows, lc)
+		isa.transpose8(crt, m.Cr, ci, m.CStride, crows, lc)
 		return true
 	}
 	return func(y, x0, x1 int, buf []uint8) []uint8 {
@@ -308,7 +308,7 @@ func columnBlockFetcher(m *image.YCbCr, ox, oy int, fallback spanFetcher, drift 
 		// Pixel r0's luma is row r0-rb0 of plane k, its chroma row r0/2 - rb0/2
 		// of plane k/2.
 		yi, ci := k*ls+r0-rb0, (k>>1)*lc+(r0>>1)-(rb0>>1)
-		if row := yccPlaneBlocks(yt, cbt, crt, buf, yi, ci, ph, x1-x0); row != nil {
+		if row := isa.yccPlaneBlocks(yt, cbt, crt, buf, yi, ci, ph, x1-x0); row != nil {
 			return row
 		}
 		return fallback(y, x0, x1, buf)
@@ -334,13 +334,13 @@ func gatherable420(m *image.YCbCr) bool {
 // turned (orientedView). A run along a row from left to right is converted in
 // place; any other run is gathered 128 pixels at a time into planes on the stack
 // (chroma a sample per two pixels, as in a row) and converted by yccRowHalf.
-func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
+func (isa kernels) gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 	yi, ci := m.YOffset(x, y), m.COffset(x, y)
 	if dx == 1 && dy == 0 {
 		// Pixel i's chroma is (i+ph)/2 columns right of the first's.
 		ph := x & 1
 		nc := (ph + n + 1) / 2
-		yccRowHalf(out, ps, m.Y[yi:][:n], m.Cb[ci:][:nc], m.Cr[ci:][:nc], ph)
+		isa.yccRowHalf(out, ps, m.Y[yi:][:n], m.Cb[ci:][:nc], m.Cr[ci:][:nc], ph)
 		return
 	}
 	// ys and cs step the luma and chroma indexes a pixel and a chroma sample along
@@ -369,30 +369,30 @@ func gatherYCC420(out []uint8, ps int, m *image.YCbCr, x, y, dx, dy, n int) {
 	var cbp, crp [64]uint8
 	for at := 0; at < n; at += len(yp) {
 		c := min(len(yp), n-at)
-		gatherStride(yp[:c], Y, yi, ys)
+		isa.gatherStride(yp[:c], Y, yi, ys)
 		yi += c * ys
 		// at is even, so pixel at+i's chroma is at/2 + i/2 samples on.
 		nc := (c + 1) / 2
 		cj := ci + (at>>1)*cs
-		gatherStride2(cbp[:nc], crp[:nc], Cb, Cr, cj, cs)
+		isa.gatherStride2(cbp[:nc], crp[:nc], Cb, Cr, cj, cs)
 		end := ps * (at + c)
 		if ps == 3 {
 			end += 4
 		}
-		yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], 0)
+		isa.yccRowHalf(out[ps*at:end], ps, yp[:c], cbp[:nc], crp[:nc], 0)
 	}
 }
 
 // gatherStride sets dst[i] = src[at + i*step] for every i of dst, four bytes a step
 // with gatherStrideBlocks where the assembly is: the Go loop, a bounds check a byte,
 // cost the 60° rotated draw about 70M instructions, a sixth of it (callgrind).
-func gatherStride(dst, src []uint8, at, step int) {
+func (isa kernels) gatherStride(dst, src []uint8, at, step int) {
 	n := len(dst)
 	if n == 0 {
 		return
 	}
 	// The indexes are linear in i: the first and last inside src, all are.
-	if last := at + (n-1)*step; haveResampleSIMD() && uint(at) < uint(len(src)) && uint(last) < uint(len(src)) {
+	if last := at + (n-1)*step; isa.sse && uint(at) < uint(len(src)) && uint(last) < uint(len(src)) {
 		gatherStrideBlocks(dst, src, at, step)
 		return
 	}
@@ -405,13 +405,13 @@ func gatherStride(dst, src []uint8, at, step int) {
 // gatherStride2 is gatherStride on two planes (a picture's Cb and Cr) with the same
 // indexes, dst1 as long as dst0: one loop, half the calls (about 3M instructions a
 // 60° draw).
-func gatherStride2(dst0, dst1, src0, src1 []uint8, at, step int) {
+func (isa kernels) gatherStride2(dst0, dst1, src0, src1 []uint8, at, step int) {
 	n := len(dst0)
 	dst1 = dst1[:n]
 	if n == 0 {
 		return
 	}
-	if last := at + (n-1)*step; haveResampleSIMD() && uint(at) < uint(min(len(src0), len(src1))) && uint(last) < uint(min(len(src0), len(src1))) {
+	if last := at + (n-1)*step; isa.sse && uint(at) < uint(min(len(src0), len(src1))) && uint(last) < uint(min(len(src0), len(src1))) {
 		gatherStride2Blocks(dst0, dst1, src0, src1, at, step)
 		return
 	}
@@ -426,27 +426,27 @@ func gatherStride2(dst0, dst1, src0, src1 []uint8, at, step int) {
 // 4 bytes more, which it may overwrite) in buf: four pixels at a time with
 // yccHalfBlocks where the CPU has it (about 10 instructions a pixel instead of 65),
 // the rest one at a time.
-func yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
+func (isa kernels) yccRowHalf(buf []uint8, ps int, yrow, cb, cr []uint8, ph int) {
 	one := func(i, k int) { yccPixel(buf[ps*i:], ps, yrow[i], cb[k], cr[k]) }
 	i, k := 0, 0
 	if ph == 1 && len(yrow) > 0 {
 		one(0, 0)
 		i, k = 1, 1
 	}
-	if ps == 4 && haveShrinkSIMD() {
+	if ps == 4 && isa.avx2 {
 		// Eight pixels at a time (half the time of four a block, which took a
 		// quarter of a 30° draw); k stays (i+ph)/2.
 		nb := (len(yrow) - i) / 8
 		yccHalfBlocksAVX2RGBA(buf[4*i:4*(i+8*nb)], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
 		i, k = i+8*nb, k+4*nb
 	}
-	if ps == 3 && haveShrinkSIMD() {
+	if ps == 3 && isa.avx2 {
 		// RGB eight at a time, storing 4 bytes past each block as below.
 		nb := (len(yrow) - i) / 8
 		yccHalfBlocksAVX2(buf[3*i:3*(i+8*nb)+4], yrow[i:i+8*nb], cb[k:k+4*nb], cr[k:k+4*nb], nb)
 		i, k = i+8*nb, k+4*nb
 	}
-	if haveResampleSIMD() {
+	if isa.sse {
 		// RGB blocks store 4 bytes past their 12 (into the next pixel, written after,
 		// or buf's 4 more bytes).
 		nb := (len(yrow) - i) / 4

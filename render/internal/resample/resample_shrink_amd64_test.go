@@ -1,6 +1,6 @@
 //go:build !purego
 
-package render
+package resample
 
 import (
 	"image/color"
@@ -13,14 +13,14 @@ import (
 // columns and pixels they are given, and nothing past them.
 
 func TestResampleRowRGBGroupsKernel(t *testing.T) {
-	if !haveShrinkSIMD() {
+	if !hostISA.avx2 {
 		t.Skip("no AVX2")
 	}
 	r := rand.New(rand.NewPCG(43, 44))
 	runs := 0
 	for _, c := range shrinkCases(r) {
 		src := randomBytes(r, 3*c.sw+rowPad)
-		p := newRowPlan(c.cols, 3*c.sw)
+		p := hostISA.newRowPlan(c.cols, 3*c.sw)
 		for _, run := range p.runs {
 			if run.groups == 0 {
 				continue
@@ -43,7 +43,7 @@ func TestResampleRowRGBGroupsKernel(t *testing.T) {
 }
 
 func TestCombineNBlocksKernel(t *testing.T) {
-	if !haveShrinkSIMD() {
+	if !hostISA.avx2 {
 		t.Skip("no AVX2")
 	}
 	r := rand.New(rand.NewPCG(47, 48))
@@ -63,7 +63,7 @@ func TestCombineNBlocksKernel(t *testing.T) {
 // convert as color.YCbCrToRGB for every (y, cb, cr), and store nothing past a row's
 // last block but the RGB form's four bytes of padding.
 func TestYCCHalfBlocksAVX2MatchesStdlib(t *testing.T) {
-	if !haveShrinkSIMD() {
+	if !hostISA.avx2 {
 		t.Skip("no AVX2")
 	}
 	for _, c := range []struct {

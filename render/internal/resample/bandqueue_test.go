@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"context"

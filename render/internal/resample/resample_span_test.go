@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func TestSourceSpanMatchesWholeRow(t *testing.T) {
 					du = -du // mirrored placements step backwards
 				}
 				want := make([]int16, 4*samples)
-				resampleRowInt(want, samples, 4, row, u0, du, k, idx, w)
+				hostISA.resampleRowInt(want, samples, 4, row, u0, du, k, idx, w)
 				lo, hi := sourceSpan(u0, u0+(samples-1)*du, k, n)
 				if lo < 0 || hi > n || lo >= hi {
 					t.Fatalf("n %d: span [%d, %d)", n, lo, hi)
@@ -42,7 +42,7 @@ func TestSourceSpanMatchesWholeRow(t *testing.T) {
 				ks := k
 				ks.n = hi - lo
 				got := make([]int16, 4*samples)
-				resampleRowInt(got, samples, 4, row[4*lo:4*hi], u0-float64(lo), du, ks, idx, w)
+				hostISA.resampleRowInt(got, samples, 4, row[4*lo:4*hi], u0-float64(lo), du, ks, idx, w)
 				rgbOnly(got)
 				rgbOnly(want)
 				if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -71,7 +71,7 @@ func TestYCCSpanMatchesConversion(t *testing.T) {
 				m.Y[y*m.YStride+x] = uint8(4*tt + x&1 + 2*(y&1))
 			}
 		}
-		fetch := opaqueSpanFetcher(m, m.Rect, false)
+		fetch := hostISA.opaqueSpanFetcher(m, m.Rect, false)
 		for y := range 512 {
 			got := fetch(y, 0, 512, buf)
 			for x := range 512 {
@@ -83,7 +83,7 @@ func TestYCCSpanMatchesConversion(t *testing.T) {
 		}
 		// Transposed (columns gathered, then converted), from an odd row too:
 		// column x of the image is row x of the fetcher.
-		fetchT := opaqueSpanFetcher(m, m.Rect, true)
+		fetchT := hostISA.opaqueSpanFetcher(m, m.Rect, true)
 		bufT := make([]uint8, 4*512)
 		for x := range 512 {
 			y0 := x & 1
@@ -140,7 +140,7 @@ func TestSpanSourcesMatchRGBA(t *testing.T) {
 	for name, src := range sources {
 		ref := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.Draw(ref, ref.Rect, src, src.Bounds().Min, draw.Src)
-		if opaqueSpanFetcher(src, image.Rect(0, 0, w, h), false) == nil {
+		if hostISA.opaqueSpanFetcher(src, image.Rect(0, 0, w, h), false) == nil {
 			t.Fatalf("%s: no span fetcher for an opaque source", name)
 		}
 		for _, tc := range []struct{ deg, scale float64 }{{30, 2.3}, {60, 1.7}, {135, 1.2}, {-20, 0.6}, {200, 3}, {80, 0.4}} {
@@ -159,8 +159,8 @@ func TestSpanSourcesMatchRGBA(t *testing.T) {
 					got.Pix[i] = uint8(i * 7)
 				}
 				copy(want.Pix, got.Pix)
-				drawTransformed(got, got.Rect, poly, src, m, 1, 3, bandEnv{})
-				drawTransformed(want, want.Rect, poly, ref, m, 1, 3, bandEnv{})
+				hostISA.drawTransformed(got, got.Rect, poly, src, m, 1, 3, bandEnv{})
+				hostISA.drawTransformed(want, want.Rect, poly, ref, m, 1, 3, bandEnv{})
 				if !bytes.Equal(got.Pix, want.Pix) {
 					t.Errorf("drawn from %s differs from the RGBA conversion", name)
 				}
@@ -265,7 +265,7 @@ func TestResampleRowIntRunsMatchSamples(t *testing.T) {
 					du = -du
 				}
 				got := make([]int16, 4*samples)
-				resampleRowInt(got, samples, 4, row, u0, du, k, idx, w)
+				hostISA.resampleRowInt(got, samples, 4, row, u0, du, k, idx, w)
 				rgbOnly(got)
 				want := make([]int16, 4*samples)
 				ui, dui := toFixed32(u0), toFixed32(du)
@@ -294,7 +294,7 @@ func TestYCCSpanBlocksMatchPixels(t *testing.T) {
 		for i := range m.Cb {
 			m.Cb[i], m.Cr[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
 		}
-		fetch := opaqueSpanFetcher(m, image.Rect(0, 0, m.Rect.Dx(), m.Rect.Dy()), false)
+		fetch := hostISA.opaqueSpanFetcher(m, image.Rect(0, 0, m.Rect.Dx(), m.Rect.Dy()), false)
 		buf := make([]uint8, 4*m.Rect.Dx()+spanPad)
 		for y := range m.Rect.Dy() {
 			for x0 := range m.Rect.Dx() {
@@ -335,9 +335,9 @@ func TestColumnBlockFetcherMatchesGather(t *testing.T) {
 			m.Cb[i], m.Cr[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
 		}
 		win := image.Rect(0, 0, rect.Dx(), rect.Dy())
-		gather := opaqueSpanFetcher(m, win, true)
+		gather := hostISA.opaqueSpanFetcher(m, win, true)
 		fallbacks, calls := 0, 0
-		blocks := columnBlockFetcher(m, rect.Min.X, rect.Min.Y, func(y, x0, x1 int, buf []uint8) []uint8 {
+		blocks := hostISA.columnBlockFetcher(m, rect.Min.X, rect.Min.Y, func(y, x0, x1 int, buf []uint8) []uint8 {
 			fallbacks++
 			return gather(y, x0, x1, buf)
 		}, drift)
@@ -388,7 +388,7 @@ func TestTranspose8(t *testing.T) {
 		for _, at := range []int{0, 3, 31} {
 			ls := rows + 5
 			got, want := make([]uint8, 8*ls), make([]uint8, 8*ls)
-			transpose8(got, src, at, 40, rows, ls)
+			hostISA.transpose8(got, src, at, 40, rows, ls)
 			for r := range rows {
 				for c := range 8 {
 					want[c*ls+r] = src[at+r*40+c]

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"bytes"
@@ -34,11 +34,11 @@ func TestResampleRowRGBMatchesGo(t *testing.T) {
 				for i := range src {
 					src[i] = uint8(r.Uint32())
 				}
-				p := newRowPlan(cols, 3*sw)
-				if haveResampleSIMD() && scale >= 1 && sw >= 8 && len(p.runs) == 0 {
+				p := hostISA.newRowPlan(cols, 3*sw)
+				if hostISA.sse && scale >= 1 && sw >= 8 && len(p.runs) == 0 {
 					t.Fatalf("sw %d scale %g: no SIMD runs", sw, scale)
 				}
-				if haveResampleSIMD() && scale == 0.97 && sw == 100 && !slices.ContainsFunc(p.runs, func(r tapRun) bool { return r.taps == 5 }) {
+				if hostISA.sse && scale == 0.97 && sw == 100 && !slices.ContainsFunc(p.runs, func(r tapRun) bool { return r.taps == 5 }) {
 					t.Fatalf("sw %d scale %g: no five-tap run (%v)", sw, scale, p.runs)
 				}
 				got, want := make([]int32, 3*ow), make([]int32, 3*ow)
@@ -88,7 +88,7 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 			got[i] = int16(r.Uint32())
 		}
 		want := slices.Clone(got)
-		gn := rowRunInt4(got, n, ostride, row, rn, ui, dui)
+		gn := hostISA.rowRunInt4(got, n, ostride, row, rn, ui, dui)
 		wn := rowRunInt4Go(want, n, ostride, row, rn, ui, dui)
 		if gn != wn || !slices.Equal(got, want) {
 			t.Fatalf("rn %d n %d ui %x dui %x: %d samples %v, want %d %v", rn, n, ui, dui, gn, got, wn, want)
@@ -174,14 +174,14 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 			got[i] = uint8(r.Uint32())
 		}
 		want := slices.Clone(got)
-		columnsRowInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		hostISA.columnsRowInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
 		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("iter %d ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
 		}
 		// A wholly covered row without the scan: columnsRunInt4.
 		fill255(mrow)
-		columnsRunInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		hostISA.columnsRunInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
 		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("iter %d covered run, ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
@@ -252,7 +252,7 @@ func TestYCbCrRowFetchMatchesStdlib(t *testing.T) {
 				p[i] = uint8(r.Uint32())
 			}
 		}
-		fetch := opaqueRowFetcher(m)
+		fetch := hostISA.opaqueRowFetcher(m)
 		for _, pad := range []int{0, rowPad} {
 			for y := range 3 {
 				out := make([]uint8, 3*w+pad)
@@ -286,7 +286,7 @@ func TestGatherStride(t *testing.T) {
 			at = min(max(at, -step*(n-1)), len(src)-1-max(step*(n-1), 0))
 		}
 		got, want := make([]uint8, n), make([]uint8, n)
-		gatherStride(got, src, at, step)
+		hostISA.gatherStride(got, src, at, step)
 		for i := range want {
 			want[i] = src[at+i*step]
 		}
@@ -297,7 +297,7 @@ func TestGatherStride(t *testing.T) {
 		rev := slices.Clone(src)
 		slices.Reverse(rev)
 		got0, got1, want1 := make([]uint8, n), make([]uint8, n), make([]uint8, n)
-		gatherStride2(got0, got1, src, rev, at, step)
+		hostISA.gatherStride2(got0, got1, src, rev, at, step)
 		for i := range want1 {
 			want1[i] = rev[at+i*step]
 		}

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package render
+package resample
 
 import (
 	"os"
@@ -24,8 +24,8 @@ func TestHavePrefetchW(t *testing.T) {
 			continue
 		}
 		want := slices.Contains(strings.Fields(flags), "3dnowprefetch")
-		if havePrefetchW != want {
-			t.Fatalf("havePrefetchW = %v, /proc/cpuinfo's 3dnowprefetch flag says %v", havePrefetchW, want)
+		if host.prefetchW != want {
+			t.Fatalf("host.prefetchW = %v, /proc/cpuinfo's 3dnowprefetch flag says %v", host.prefetchW, want)
 		}
 		return
 	}

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"fmt"
@@ -71,7 +71,7 @@ func TestResampleRowRGBShrinkMatchesGo(t *testing.T) {
 					src[i] = 255
 				}
 			}
-			p := newRowPlan(c.cols, 3*c.sw)
+			p := hostISA.newRowPlan(c.cols, 3*c.sw)
 			for _, run := range p.runs {
 				if run.groups > 0 {
 					grouped += run.i1 - run.i0
@@ -85,7 +85,7 @@ func TestResampleRowRGBShrinkMatchesGo(t *testing.T) {
 			}
 		}
 	}
-	if haveShrinkSIMD() && grouped < 1000 {
+	if hostISA.avx2 && grouped < 1000 {
 		t.Fatalf("only %d columns in SIMD runs of six taps or more", grouped)
 	}
 }
@@ -174,7 +174,7 @@ func TestCombineNMatchesGo(t *testing.T) {
 		// One pixel more: nothing is written past the row.
 		got, want := make([]uint8, 4*n+4), make([]uint8, 4*n+4)
 		got[4*n], want[4*n] = 7, 7
-		combineN(got[:4*n], c.taps, c.w)
+		hostISA.combineN(got[:4*n], c.taps, c.w)
 		combineNCols(want[:4*n], c.taps, c.w, 0)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s:\n got %v\nwant %v", c.name, got, want)

@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"bytes"
@@ -87,9 +87,9 @@ func TestQuarterTurnMatchesGeneralPath(t *testing.T) {
 				clip := Rect{0, 0, 200, 180}
 				got := image.NewRGBA(image.Rect(0, 0, 200, 180))
 				want := image.NewRGBA(got.Rect)
-				r := newRenderer(t, Options{Workers: 3})
+				r := New(3)
 				r.drawPicture(context.Background(), got, clip, m, pictureLayer(src, 1))
-				drawTransformed(want, want.Rect, clipPolygon(placedQuad(m, 80, 60), clip), src, m, 1, 3, bandEnv{})
+				hostISA.drawTransformed(want, want.Rect, clipPolygon(placedQuad(m, 80, 60), clip), src, m, 1, 3, bandEnv{})
 				worst, drawn := 0, 0
 				for i := range got.Pix {
 					d := int(got.Pix[i]) - int(want.Pix[i])
@@ -153,7 +153,7 @@ func TestOrientedViewMatchesCopy(t *testing.T) {
 			swap, flipX, flipY := o&4 != 0, o&2 != 0, o&1 != 0
 			t.Run(fmt.Sprintf("%v/swap=%v,flipX=%v,flipY=%v", tc.win, swap, flipX, flipY), func(t *testing.T) {
 				want := orientedRGBA(src, tc.win, swap, flipX, flipY)
-				v := newOrientedView(src, tc.win, swap, flipX, flipY)
+				v := hostISA.newOrientedView(src, tc.win, swap, flipX, flipY)
 				if v == nil {
 					t.Fatal("no view of a 4:2:0 picture")
 				}
@@ -161,7 +161,7 @@ func TestOrientedViewMatchesCopy(t *testing.T) {
 					t.Fatalf("bounds %v, want %v", v.Bounds(), want.Rect)
 				}
 				ow, oh := want.Rect.Dx(), want.Rect.Dy()
-				fetch := opaqueRowFetcher(v)
+				fetch := hostISA.opaqueRowFetcher(v)
 				row := make([]uint8, 3*ow+rowPad)
 				for y := range oh {
 					fetch(y, row)
@@ -177,7 +177,7 @@ func TestOrientedViewMatchesCopy(t *testing.T) {
 				}
 				sub := image.Rect(1, 1, ow, oh)
 				for _, tr := range []bool{false, true} {
-					got, ref := opaqueSpanFetcher(v, sub, tr), opaqueSpanFetcher(want, sub, tr)
+					got, ref := hostISA.opaqueSpanFetcher(v, sub, tr), hostISA.opaqueSpanFetcher(want, sub, tr)
 					n, m := sub.Dy(), sub.Dx()
 					if tr {
 						n, m = m, n
@@ -214,7 +214,7 @@ func TestOrientedViewDrawsAsCopy(t *testing.T) {
 			for i := range got.Pix {
 				got.Pix[i], want.Pix[i] = uint8(i), uint8(i)
 			}
-			r := newRenderer(t, Options{Workers: 3})
+			r := New(3)
 			r.drawPicture(context.Background(), got, clip, m, pictureLayer(src, opacity))
 			r.drawPicture(context.Background(), want, clip, n, pictureLayer(orientedRGBA(src, image.Rect(0, 0, w, h), swap, flipX, flipY), opacity))
 			if string(got.Pix) != string(want.Pix) {
@@ -241,8 +241,8 @@ func TestOrientedViewColumnRowsMatchGather(t *testing.T) {
 		src := ycc420Source(tc.org.X, tc.org.Y, tc.w, tc.h)
 		for o := 4; o < 8; o++ {
 			flipX, flipY := o&2 != 0, o&1 != 0
-			v := newOrientedView(src, tc.win, true, flipX, flipY).(*orientedView)
-			ref := opaqueRowFetcher(v)
+			v := hostISA.newOrientedView(src, tc.win, true, flipX, flipY).(*orientedView)
+			ref := hostISA.opaqueRowFetcher(v)
 			fallbacks := 0
 			rows := v.columnRows(func(y int, out []uint8) { fallbacks++; ref(y, out) })
 			ow, oh := v.Bounds().Dx(), v.Bounds().Dy()
@@ -261,7 +261,7 @@ func TestOrientedViewColumnRowsMatchGather(t *testing.T) {
 					t.Fatalf("%v flipX=%v flipY=%v: row %d differs from the gather", tc.win, flipX, flipY, y)
 				}
 			}
-			if haveShrinkSIMD() && fallbacks == len(order) {
+			if hostISA.avx2 && fallbacks == len(order) {
 				t.Errorf("%v flipX=%v flipY=%v: every row fell back", tc.win, flipX, flipY)
 			}
 		}

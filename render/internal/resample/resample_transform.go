@@ -1,4 +1,4 @@
-package render
+package resample
 
 import (
 	"context"
@@ -30,15 +30,17 @@ import (
 // the horizontal (rotations past 45°), a transposed copy of the source is resampled
 // instead, so that pass 1 never squeezes a row into a sliver.
 
-// drawPicture draws the picture layer through m (local to output pixels), cut to clip
-// (output pixels, fractional edges allowed), compositing Over with coverage-weighted
-// edges. Unrotated opaque placements draw their fully covered interior on the fast
-// separable path (scaleAxisAligned) and only the one-pixel ring of partly covered
-// pixels through the general path.
-func (r *Renderer) drawPicture(ctx context.Context, dst *image.RGBA, clip Rect, m Matrix, l *Layer) {
-	bd := bandEnv{pool: r.bandBufs, ctx: ctx}
-	src := l.Image.Image
-	sw, sh := float64(l.Image.Width), float64(l.Image.Height)
+// Draw draws the picture src (w x h native pixels) through m (its pixels to dst's),
+// cut to clip (dst's pixels, fractional edges allowed), compositing Over with
+// coverage-weighted edges at opacity (0..1). Unrotated opaque placements draw their
+// fully covered interior on the fast separable path (scaleAxisAligned) and only the
+// one-pixel ring of partly covered pixels through the general path. Once ctx ends the
+// band workers take no more bands and Draw returns, the picture partly drawn, for
+// the caller to see ctx's error.
+func (d *Drawer) Draw(ctx context.Context, dst *image.RGBA, clip Rect, m Matrix, src image.Image, w, h int, opacity float64) {
+	bd := bandEnv{pool: d.pool, ctx: ctx}
+	isa, workers := d.isa, d.workers
+	sw, sh := float64(w), float64(h)
 	poly := clipPolygon(placedQuad(m, sw, sh), clip)
 	if len(poly) < 3 {
 		return
@@ -50,24 +52,21 @@ func (r *Renderer) drawPicture(ctx context.Context, dst *image.RGBA, clip Rect, 
 	if swap, flipX, flipY, n, ok := orthogonalPlacement(m, sw, sh); ok {
 		// A quarter turn or mirror: the source seen turned (a view or a copy) drawn
 		// unrotated (resample_orient.go).
-		win := image.Rect(0, 0, l.Image.Width, l.Image.Height)
-		img := *l.Image
-		if img.Image = newOrientedView(src, win, swap, flipX, flipY); img.Image == nil {
-			img.Image = orientedRGBA(src, win, swap, flipX, flipY)
+		win := image.Rect(0, 0, w, h)
+		turned := isa.newOrientedView(src, win, swap, flipX, flipY)
+		if turned == nil {
+			turned = orientedRGBA(src, win, swap, flipX, flipY)
 		}
-		img.Width, img.Height = img.Image.Bounds().Dx(), img.Image.Bounds().Dy()
-		turned := *l
-		turned.Image = &img
-		r.drawPicture(ctx, dst, clip, n, &turned)
+		d.Draw(ctx, dst, clip, n, turned, turned.Bounds().Dx(), turned.Bounds().Dy(), opacity)
 		return
 	}
-	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && l.Opacity == 1 {
+	if m[1] == 0 && m[2] == 0 && m[0] > 0 && m[3] > 0 && opacity == 1 {
 		// The picture cut by the clip is a rectangle: its pixels wholly inside take the
 		// separable path; the partly covered ring around them, the general one.
 		x0, y0, x1, y1 := polyBox(poly)
 		inner := image.Rect(int(math.Ceil(x0)), int(math.Ceil(y0)), int(math.Floor(x1)), int(math.Floor(y1))).Intersect(area)
 		if !inner.Empty() {
-			scaleAxisAligned(dst, inner, src, m[0], m[4], m[3], m[5], r.opts.Workers, bd)
+			isa.scaleAxisAligned(dst, inner, src, m[0], m[4], m[3], m[5], workers, bd)
 			for _, ring := range [4]image.Rectangle{
 				image.Rect(area.Min.X, area.Min.Y, area.Max.X, inner.Min.Y),
 				image.Rect(area.Min.X, inner.Max.Y, area.Max.X, area.Max.Y),
@@ -75,13 +74,13 @@ func (r *Renderer) drawPicture(ctx context.Context, dst *image.RGBA, clip Rect, 
 				image.Rect(inner.Max.X, inner.Min.Y, area.Max.X, inner.Max.Y),
 			} {
 				if !ring.Empty() {
-					drawTransformed(dst, ring, poly, src, m, 1, r.opts.Workers, bd)
+					isa.drawTransformed(dst, ring, poly, src, m, 1, workers, bd)
 				}
 			}
 			return
 		}
 	}
-	drawTransformed(dst, area, poly, src, m, l.Opacity, r.opts.Workers, bd)
+	isa.drawTransformed(dst, area, poly, src, m, opacity, workers, bd)
 }
 
 // placedQuad is the source rectangle (0, 0, w, h) mapped by m: four corners in order.
@@ -236,7 +235,7 @@ func (k kernel1D) maxTaps() int { return int(2*math.Ceil(k.support)) + 2 }
 
 // drawTransformed draws src through m into the pixels of area that the polygon poly
 // (the placed picture cut by the clip) touches, weighted by coverage and opacity.
-func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, src image.Image, m Matrix, opacity float64, workers int, bd bandEnv) {
+func (isa kernels) drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, src image.Image, m Matrix, opacity float64, workers int, bd bandEnv) {
 	inv, ok := m.Invert()
 	if !ok {
 		return
@@ -245,7 +244,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	// unrotated picture reads a few rows or columns): the area's preimage, widened
 	// by the kernel's reach.
 	sb := src.Bounds()
-	pre := bounds(inv, Rect{X: float64(area.Min.X), Y: float64(area.Min.Y), W: float64(area.Dx()), H: float64(area.Dy())})
+	pre := bounds(inv, area)
 	pad := 4 + 4*math.Max(1, math.Max(math.Abs(inv[0])+math.Abs(inv[2]), math.Abs(inv[1])+math.Abs(inv[3])))
 	lim := func(v float64) int { return int(math.Max(-1e9, math.Min(1e9, v))) }
 	win := image.Rect(lim(math.Floor(pre.X-pad)), lim(math.Floor(pre.Y-pad)), lim(math.Ceil(pre.X+pre.W+pad)), lim(math.Ceil(pre.Y+pre.H+pad))).
@@ -257,11 +256,13 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 	// Opaque sources are read span by span from the decoded image by the band
 	// workers (resample_span.go); others are converted and transposed in one copy.
 	swap := math.Abs(m[0]) < math.Abs(m[1])
-	fetchSpan := opaqueSpanFetcher(src, win, swap)
+	fetchSpan := isa.opaqueSpanFetcher(src, win, swap)
 	var prefetchSpan func(y, x0, x1 int)
 	var rgba *image.RGBA
 	if fetchSpan != nil {
-		prefetchSpan = spanPrefetcher(src, win, swap)
+		if isa.prefetch {
+			prefetchSpan = spanPrefetcher(src, win, swap)
+		}
 	} else {
 		rgba = orientedRGBA(src, win, swap, false, false)
 		if rgba.Opaque() {
@@ -331,7 +332,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 		if m, ok := src.(*image.YCbCr); ok && swap && fetchSpan != nil {
 			// Past 45°: the picture's columns read sixteen at a time, for this
 			// worker.
-			if f := columnBlockFetcher(m, m.Rect.Min.X+win.Min.X, m.Rect.Min.Y+win.Min.Y, fetchSpan, c/a); f != nil {
+			if f := isa.columnBlockFetcher(m, m.Rect.Min.X+win.Min.X, m.Rect.Min.Y+win.Min.Y, fetchSpan, c/a); f != nil {
 				fetchSpan = f
 			}
 		}
@@ -376,7 +377,7 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					ks := kx
 					ks.n = hi - lo
 					slot := y & (ring - 1)
-					resampleRowInt(bb.interInt[4*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
+					isa.resampleRowInt(bb.interInt[4*slot:], bw, cs, row, u0-float64(lo), 1/a, ks, idx, w)
 					mirrorSlot(bb.interInt, bw, cs, ring, slot)
 				}
 			} else {
@@ -411,10 +412,10 @@ func drawTransformed(dst *image.RGBA, area image.Rectangle, poly []svg.Point, sr
 					mrow = bb.mask[(Y-ya-(full1-full0))*bw:][:bw]
 				}
 				if Y+prefetchAhead < yb {
-					prefetchForWrite(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
+					isa.prefetchForWrite(dst.Pix[dst.PixOffset(bx0, Y+prefetchAhead):][:4*bw])
 				}
 				if opaque {
-					resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, bb.interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
+					isa.resampleColumnsRowInt(dp, mrow, Y >= full0 && Y < full1, bb.interInt, cs, ring, sh, v0, dvdx, opacity, ky, idx, w)
 				} else {
 					resampleColumnsRow(dp, mrow, bb.inter, bw, ring, sh, v0, dvdx, float32(opacity), ky, idx, w)
 				}
@@ -437,7 +438,11 @@ const prefetchAhead = 8
 // prefetchForWrite asks for the lines of p, which are about to be written: owned
 // where the CPU has PREFETCHW, so that a store to a line another core wrote last does
 // not wait for it to be taken back; read otherwise.
-func prefetchForWrite(p []uint8) { prefetchLines(p, havePrefetchW) }
+func (isa kernels) prefetchForWrite(p []uint8) {
+	if isa.prefetch {
+		prefetchLines(p, isa.prefetchW)
+	}
+}
 
 // sourceSpan returns the pixels [lo, hi) of a source row of n pixels that pass 1
 // reads for samples at positions u0..u1 (either order): every tap of every sample,
@@ -731,7 +736,7 @@ func fixedTapWeights(w []float32, out []int32) {
 // resampleRowRGB of the unrotated path, sample s (of n) written to
 // out[s*ostride:][:3]; out[s*ostride+3] (an intRing slot's fourth value, ostride >=
 // 4) may be overwritten.
-func resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
+func (isa kernels) resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k kernel1D, idx []int, w []float32) {
 	const round = 1 << (hBits - iBits - 1)
 	rn := len(row) / 4
 	// u steps in 32.32 fixed point: the integer part indexes, the top bits of the
@@ -742,7 +747,7 @@ func resampleRowInt(out []int16, n, ostride int, row []uint8, u0, du float64, k 
 			// A run of samples with all four taps inside (resample_coverage.go),
 			// from this one on; a sample beyond the row's edge skips the call (a
 			// rotated band's rows start and end with dozens of them).
-			ds := rowRunInt4(out[s*ostride:], n-s, ostride, row, rn, ui, dui)
+			ds := isa.rowRunInt4(out[s*ostride:], n-s, ostride, row, rn, ui, dui)
 			if s += ds; s >= n {
 				break
 			}
@@ -858,7 +863,7 @@ func lutIndex(v int64) int {
 // 2^iBits): wholly covered pixels are written opaque, edge pixels blended by coverage.
 // full says every pixel of the row is wholly covered (coverage's rows set without
 // rasterizing, about nine in ten of a rotated picture's): no scan of mrow then.
-func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int16, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
+func (isa kernels) resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int16, cs, ring, sh int, v0, dvdx, opacity float64, k kernel1D, idx []int, w []float32) {
 	mask := ring - 1
 	vi, dvi := toFixed32(v0), toFixed32(dvdx)
 	lo, hi := 0, len(mrow)
@@ -886,9 +891,9 @@ func resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, inter []int16, c
 		}
 		if a < b {
 			if full {
-				columnsRunInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+				isa.columnsRunInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
 			} else {
-				columnsRowInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
+				isa.columnsRowInt4(dp, mrow, inter, cs, mask, a, b, vi, dvi, opacity)
 			}
 			columnsRowIntTaps(dp, mrow, inter, cs, mask, sh, b, hi, vi, dvi, opacity, k, idx, w)
 			hi = a
