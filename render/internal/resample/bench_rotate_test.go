@@ -6,8 +6,8 @@ import (
 	"image"
 	"runtime"
 	"testing"
-	"time"
 
+	"github.com/printworker/printworker/internal/testcpu"
 	"github.com/printworker/printworker/render/svg"
 )
 
@@ -29,11 +29,11 @@ func BenchmarkPicture300dpi(b *testing.B) {
 			r := New(runtime.GOMAXPROCS(0))
 			m := svg.Translate(canvas/2, canvas/2).Mul(svg.Rotate(deg)).Mul(svg.Scale(out/float64(n), out/float64(n))).Mul(svg.Translate(-n/2, -n/2))
 			l := pictureLayer(ycc, 1)
-			start := cpuTime(b)
+			start := testcpu.Time(b)
 			for b.Loop() {
 				r.drawPicture(context.Background(), dst, Rect{0, 0, canvas, canvas}, m, l)
 			}
-			b.ReportMetric(float64(cpuTime(b)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			testcpu.PerOp(b, start)
 		})
 	}
 }

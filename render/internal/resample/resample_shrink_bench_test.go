@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-	"time"
 
+	"github.com/printworker/printworker/internal/testcpu"
 	"github.com/printworker/printworker/render/svg"
 )
 
@@ -23,11 +23,11 @@ func BenchmarkPictureShrink300dpi(b *testing.B) {
 	r := New(runtime.GOMAXPROCS(0))
 	m := svg.Translate(300, 450).Mul(svg.Scale(0.25, 0.25))
 	l := pictureLayer(ycc, 1)
-	start := cpuTime(b)
+	start := testcpu.Time(b)
 	for b.Loop() {
 		r.drawPicture(context.Background(), dst, Rect{0, 0, canvasW, canvasH}, m, l)
 	}
-	b.ReportMetric(float64(cpuTime(b)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	testcpu.PerOp(b, start)
 }
 
 // benchPhoto is a decoded photo for the benchmarks, w x h YCbCr 4:2:0: a horizontal

@@ -1,6 +1,6 @@
 //go:build unix
 
-package bench_test
+package testcpu
 
 import (
 	"syscall"
@@ -8,9 +8,7 @@ import (
 	"time"
 )
 
-// cpuTime is the user plus system CPU time of the whole process so far. On a shared
-// machine it moves far less than wall time between identical runs.
-func cpuTime(tb testing.TB) time.Duration {
+func processTime(tb testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		tb.Fatal(err)
