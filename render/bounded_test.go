@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/render/jpegdec"
+	"github.com/printworker/printworker/render/internal/jpegdec"
 	"github.com/printworker/printworker/render/svg"
 	"go.uber.org/goleak"
 )

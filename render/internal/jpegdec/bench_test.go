@@ -1,4 +1,4 @@
-package bench_test
+package jpegdec
 
 import (
 	"bytes"
@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/printworker/printworker/render/jpegdec"
+	"github.com/printworker/printworker/internal/testcpu"
 )
 
+// benchMedia is the benchmark references' media (testdata/bench at the module's root).
+var benchMedia = filepath.Join("..", "..", "..", "testdata", "bench", "media")
+
 // BenchmarkJPEGDecode: the reference photos decoded alone from memory by image/jpeg and
-// by render/jpegdec (docs/benchmarks.md, "JPEG decoding"): the T-shirt's 2000 x 2000
+// by this package (docs/benchmarks.md, "JPEG decoding"): the T-shirt's 2000 x 2000
 // photo whole and down to row 1697, the rows its render reads (the export box crops the
 // rest), and the poster's 5100 x 7200 photo (written by go run ./bench/gen; skipped when
 // absent), which its render reads whole. jpegdec's inverse DCT runs on a second
@@ -32,14 +35,14 @@ func BenchmarkJPEGDecode(b *testing.B) {
 		decode func(data []byte, rows int) (image.Image, error)
 	}{
 		{"image-jpeg", func(data []byte, _ int) (image.Image, error) { return jpeg.Decode(bytes.NewReader(data)) }},
-		{"jpegdec", func(data []byte, _ int) (image.Image, error) { return jpegdec.Decode(bytes.NewReader(data)) }},
+		{"jpegdec", func(data []byte, _ int) (image.Image, error) { return Decode(bytes.NewReader(data)) }},
 		{"jpegdec-rows", func(data []byte, rows int) (image.Image, error) {
-			return jpegdec.DecodeRows(bytes.NewReader(data), rows)
+			return DecodeRows(bytes.NewReader(data), rows)
 		}},
 	}
 	for _, p := range photos {
 		b.Run(p.name, func(b *testing.B) {
-			data, err := os.ReadFile(filepath.Join(refDir, "media", p.file))
+			data, err := os.ReadFile(filepath.Join(benchMedia, p.file))
 			if os.IsNotExist(err) {
 				b.Skipf("%s not generated (go run ./bench/gen)", p.file)
 			}
@@ -51,16 +54,14 @@ func BenchmarkJPEGDecode(b *testing.B) {
 					continue
 				}
 				b.Run(d.name, func(b *testing.B) {
-					cpu := cpuMeter{tb: b}
 					b.ReportAllocs()
-					cpu.on()
+					start := testcpu.Time(b)
 					for b.Loop() {
 						if _, err := d.decode(data, p.rows); err != nil {
 							b.Fatal(err)
 						}
 					}
-					cpu.off()
-					cpu.report(b)
+					testcpu.PerOp(b, start)
 				})
 			}
 		})
