@@ -2,9 +2,13 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/internal/testcpu"
 	"github.com/printworker/printworker/render/internal/resample"
 )
@@ -40,13 +44,21 @@ func BenchmarkRasterizePrintSize(b *testing.B) {
 	}
 }
 
-// BenchmarkRenderTiers renders the pictures design at 600 dpi as a PNG with the
-// picture kernels capped at each tier this machine runs (render/internal/resample):
-// what each tier's assembly buys a whole render. cpu-ms/op is the process's CPU time
-// per render.
+// BenchmarkRenderTiers renders the reference T-shirt front (testdata/bench at the
+// module's root: its 2000x2000 photo enlarged, an SVG badge, three texts; a 4167x5000
+// PNG, docs/benchmarks.md "Reference designs") with the picture kernels capped at each
+// tier this machine runs (render/internal/resample): what each tier's assembly buys a
+// whole render. cpu-ms/op is the process's CPU time per render.
 func BenchmarkRenderTiers(b *testing.B) {
-	d := loadDesign(b, "pictures.json")
-	d.Views[0].Export.DPI = 600
+	ref := filepath.Join("..", "testdata", "bench")
+	data, err := os.ReadFile(filepath.Join(ref, "designs", "tshirt-front.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var d model.DesignDetail
+	if err := json.Unmarshal(data, &d); err != nil {
+		b.Fatal(err)
+	}
 	for _, tier := range resample.Tiers {
 		b.Run("tier="+tier.String(), func(b *testing.B) {
 			if !resample.Supported(tier) {
@@ -56,7 +68,7 @@ func BenchmarkRenderTiers(b *testing.B) {
 			r.pictures = resample.NewTier(r.opts.Workers, tier)
 			start := testcpu.Time(b)
 			for b.Loop() {
-				if _, err := r.RenderView(context.Background(), d, "main", DirSource(mediaDir), io.Discard); err != nil {
+				if _, err := r.RenderView(context.Background(), &d, d.Views[0].ID, DirSource(filepath.Join(ref, "media")), io.Discard); err != nil {
 					b.Fatal(err)
 				}
 			}
