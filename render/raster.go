@@ -12,10 +12,9 @@ import (
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/printworker/printworker/render/internal/resample"
 	"github.com/printworker/printworker/render/svg"
 	"golang.org/x/image/vector"
-
-	"github.com/printworker/printworker/render/internal/resample"
 )
 
 // Rasterize draws the scene into a new RGBA canvas of WidthPx x HeightPx, transparent

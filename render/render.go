@@ -18,9 +18,8 @@ import (
 
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/render/fonts"
-	"github.com/printworker/printworker/render/svg"
-
 	"github.com/printworker/printworker/render/internal/resample"
+	"github.com/printworker/printworker/render/svg"
 )
 
 // Bases of the physical size (hub-gaps.md "Designs and exports").

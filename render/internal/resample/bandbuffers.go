@@ -5,8 +5,8 @@ import "context"
 // bandBuffers are one band worker's buffers, on every path that draws a picture in
 // bands (forEachBand, which hands each worker its own). drawTransformed: the ring of pass-1 values, the span of source
 // pixels, the coverage mask and its accumulation cells, the taps. scaleAxisAligned:
-// the source row and the band's horizontally resampled rows. A renderer keeps them
-// across draws in a pool (Renderer.bandBufs).
+// the source row and the band's horizontally resampled rows. A Drawer keeps them
+// across draws in a pool (Drawer.pool).
 //
 // Why: a 300-dpi draw on two workers allocated about 1.4 MB of them each time when
 // rotated and 7 MB unrotated (a band's resampled rows, grown band by band), zeroed by

@@ -14,7 +14,7 @@ import (
 // BenchmarkPicture300dpi draws a 2000x2000 photo (a decoded JPEG: YCbCr 4:2:0) at 8 in
 // square at 300 dpi (2400x2400 output pixels) into a 3400x3400 canvas, unrotated and
 // rotated by 30°, 60° (pass 1 then runs along source columns) and 90° at the same
-// scale, on every core (Options.Workers = GOMAXPROCS). To compare one core with two,
+// scale, on every core (New(GOMAXPROCS)). To compare one core with two,
 // run the binary twice with GOMAXPROCS=1 and GOMAXPROCS=2 in the environment: a b.Loop
 // benchmark takes its first -cpu entry at the default GOMAXPROCS (docs/benchmarks.md,
 // "How to read these figures"), so -cpu 1,2 measures two procs twice. Figures and

@@ -9,7 +9,7 @@ import (
 
 // scaleAxisAligned draws src into dst through an axis-aligned placement (x' = a*x + e,
 // y' = d*y + f with a, d > 0), limited to clip, compositing Over. It is the fast path
-// of drawPicture for the common unrotated picture: Catmull-Rom applied separably (a
+// of Draw for the common unrotated picture: Catmull-Rom applied separably (a
 // horizontal pass, then a vertical one) costs about 8 kernel taps per output pixel
 // instead of the 16 of a general 2D transform, and each band of output rows keeps
 // only the horizontally resampled source rows it needs, so the working memory stays a
