@@ -8,7 +8,7 @@ import (
 )
 
 // combine4 (SSE4.1 blocks on amd64, then Go) writes the same bytes as combineN's plain
-// loop, on random intermediate values (wrapping int32 products and sums, both clamps)
+// loop at every tier, on random intermediate values (wrapping int32 products and sums, both clamps)
 // and on realistic ones, at every length around the 4-pixel block.
 func TestCombine4MatchesCombineN(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
@@ -22,11 +22,14 @@ func TestCombine4MatchesCombineN(t *testing.T) {
 			if wide {
 				w = []int32{int32(r.Uint32()), int32(r.Uint32()), int32(r.Uint32()), int32(r.Uint32())}
 			}
-			got, want := make([]uint8, 4*n+4), make([]uint8, 4*n+4)
-			hostISA.combine4(got[:4*n], taps[0], taps[1], taps[2], taps[3], w)
-			hostISA.combineN(want[:4*n], taps, w)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("wide %v n %d:\n got %v\nwant %v", wide, n, got, want)
+			want := make([]uint8, 4*n+4)
+			combineNCols(want[:4*n], taps, w, 0)
+			for _, isa := range tierKernels() {
+				got := make([]uint8, 4*n+4)
+				isa.combine4(got[:4*n], taps[0], taps[1], taps[2], taps[3], w)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%v: wide %v n %d:\n got %v\nwant %v", isa.tier, wide, n, got, want)
+				}
 			}
 		}
 	}

@@ -172,12 +172,16 @@ func TestCombineNMatchesGo(t *testing.T) {
 	for _, c := range combineNCases(r) {
 		n := len(c.taps[0]) / 3
 		// One pixel more: nothing is written past the row.
-		got, want := make([]uint8, 4*n+4), make([]uint8, 4*n+4)
-		got[4*n], want[4*n] = 7, 7
-		hostISA.combineN(got[:4*n], c.taps, c.w)
+		want := make([]uint8, 4*n+4)
+		want[4*n] = 7
 		combineNCols(want[:4*n], c.taps, c.w, 0)
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s:\n got %v\nwant %v", c.name, got, want)
+		for _, isa := range tierKernels() {
+			got := make([]uint8, 4*n+4)
+			got[4*n] = 7
+			isa.combineN(got[:4*n], c.taps, c.w)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v: %s:\n got %v\nwant %v", isa.tier, c.name, got, want)
+			}
 		}
 	}
 }

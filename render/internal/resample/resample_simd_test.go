@@ -34,18 +34,21 @@ func TestResampleRowRGBMatchesGo(t *testing.T) {
 				for i := range src {
 					src[i] = uint8(r.Uint32())
 				}
-				p := hostISA.newRowPlan(cols, 3*sw)
-				if hostISA.sse && scale >= 1 && sw >= 8 && len(p.runs) == 0 {
-					t.Fatalf("sw %d scale %g: no SIMD runs", sw, scale)
-				}
-				if hostISA.sse && scale == 0.97 && sw == 100 && !slices.ContainsFunc(p.runs, func(r tapRun) bool { return r.taps == 5 }) {
-					t.Fatalf("sw %d scale %g: no five-tap run (%v)", sw, scale, p.runs)
-				}
-				got, want := make([]int32, 3*ow), make([]int32, 3*ow)
-				resampleRowRGB(got, src, &p)
+				want := make([]int32, 3*ow)
 				resampleColsRGB(want, src, cols, 0, ow)
-				if !slices.Equal(got, want) {
-					t.Fatalf("sw %d scale %g random %v (runs %v):\n got %v\nwant %v", sw, scale, random, p.runs, got, want)
+				for _, isa := range tierKernels() {
+					p := isa.newRowPlan(cols, 3*sw)
+					if isa.sse && scale >= 1 && sw >= 8 && len(p.runs) == 0 {
+						t.Fatalf("%v: sw %d scale %g: no SIMD runs", isa.tier, sw, scale)
+					}
+					if isa.sse && scale == 0.97 && sw == 100 && !slices.ContainsFunc(p.runs, func(r tapRun) bool { return r.taps == 5 }) {
+						t.Fatalf("%v: sw %d scale %g: no five-tap run (%v)", isa.tier, sw, scale, p.runs)
+					}
+					got := make([]int32, 3*ow)
+					resampleRowRGB(got, src, &p)
+					if !slices.Equal(got, want) {
+						t.Fatalf("%v: sw %d scale %g random %v (runs %v):\n got %v\nwant %v", isa.tier, sw, scale, random, p.runs, got, want)
+					}
 				}
 			}
 		}
@@ -87,11 +90,15 @@ func TestRowRunInt4MatchesGo(t *testing.T) {
 		for i := range got {
 			got[i] = int16(r.Uint32())
 		}
+		start := slices.Clone(got)
 		want := slices.Clone(got)
-		gn := hostISA.rowRunInt4(got, n, ostride, row, rn, ui, dui)
 		wn := rowRunInt4Go(want, n, ostride, row, rn, ui, dui)
-		if gn != wn || !slices.Equal(got, want) {
-			t.Fatalf("rn %d n %d ui %x dui %x: %d samples %v, want %d %v", rn, n, ui, dui, gn, got, wn, want)
+		for _, isa := range tierKernels() {
+			copy(got, start)
+			gn := isa.rowRunInt4(got, n, ostride, row, rn, ui, dui)
+			if gn != wn || !slices.Equal(got, want) {
+				t.Fatalf("%v: rn %d n %d ui %x dui %x: %d samples %v, want %d %v", isa.tier, rn, n, ui, dui, gn, got, wn, want)
+			}
 		}
 	}
 }
@@ -173,18 +180,24 @@ func TestColumnsRowInt4MatchesGo(t *testing.T) {
 		for i := range got {
 			got[i] = uint8(r.Uint32())
 		}
+		start := slices.Clone(got)
 		want := slices.Clone(got)
-		hostISA.columnsRowInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
 		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("iter %d ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
-		}
 		// A wholly covered row without the scan: columnsRunInt4.
-		fill255(mrow)
-		hostISA.columnsRunInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
-		columnsRowInt4Go(want, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("iter %d covered run, ring %d bw %d [%d, %d):\n got %v\nwant %v", iter, ring, bw, lo, hi, got, want)
+		full := slices.Clone(mrow)
+		fill255(full)
+		wantFull := slices.Clone(want)
+		columnsRowInt4Go(wantFull, full, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+		for _, isa := range tierKernels() {
+			copy(got, start)
+			isa.columnsRowInt4(got, mrow, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%v: iter %d ring %d bw %d [%d, %d):\n got %v\nwant %v", isa.tier, iter, ring, bw, lo, hi, got, want)
+			}
+			isa.columnsRunInt4(got, full, inter, cs, ring-1, lo, hi, vi, dvi, opacity)
+			if !bytes.Equal(got, wantFull) {
+				t.Fatalf("%v: iter %d covered run, ring %d bw %d [%d, %d):\n got %v\nwant %v", isa.tier, iter, ring, bw, lo, hi, got, wantFull)
+			}
 		}
 	}
 }
