@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/bench/refdesign"
+	"github.com/printworker/printworker/internal/testcpu"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/render/pngenc"
@@ -299,8 +300,8 @@ type cpuMeter struct {
 	total time.Duration
 }
 
-func (m *cpuMeter) on()  { m.start = cpuTime(m.tb) }
-func (m *cpuMeter) off() { m.total += cpuTime(m.tb) - m.start }
+func (m *cpuMeter) on()  { m.start = testcpu.Time(m.tb) }
+func (m *cpuMeter) off() { m.total += testcpu.Time(m.tb) - m.start }
 func (m *cpuMeter) report(b *testing.B) {
 	b.ReportMetric(float64(m.total)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }

@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+
+	"github.com/printworker/printworker/render/internal/resample"
 )
 
 // CMYK conversion of colours and pixels for the print outputs (docs/colour.md
@@ -117,7 +119,7 @@ func nrgbaBand(img image.Image, y, n int, band *image.RGBA) []byte {
 		// The picture path's row converter (SIMD for 4:2:0 and 4:2:2) gives the same
 		// bytes as draw.Draw's conversion (TestYCCSpanMatchesConversion) at a fraction
 		// of its instructions; draw.Draw was 8 % of a CMYK PDF's CPU.
-		fetch := yccSpanFetcher(src, 0, 0, false, false)
+		fetch := resample.YCbCrRows(src)
 		for r := range n {
 			fetch(y+r, b.Min.X, b.Max.X, dst.Pix[r*dst.Stride:])
 		}

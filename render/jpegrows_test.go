@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/printworker/printworker/render/jpegdec"
+	"github.com/printworker/printworker/render/internal/jpegdec"
 	"github.com/printworker/printworker/render/svg"
 )
 
@@ -18,7 +18,7 @@ import (
 // the canvases must be the same bytes. It also wants rowsRead to leave rows out in
 // the cropped cases, so that it checks something.
 func TestRowsReadCoversDrawing(t *testing.T) {
-	data, err := os.ReadFile("jpegdec/testdata/gen-420.jpg") // 331 x 517, 4:2:0
+	data, err := os.ReadFile("internal/jpegdec/testdata/gen-420.jpg") // 331 x 517, 4:2:0
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"io"
 
 	"github.com/printworker/printworker/model"
-	"github.com/printworker/printworker/render/jpegdec"
+	"github.com/printworker/printworker/render/internal/jpegdec"
 	"github.com/printworker/printworker/render/svg"
 	"golang.org/x/image/webp"
 )

@@ -34,10 +34,10 @@ type Plan struct {
 	// what a memory budget must admit (a design may under-declare).
 	SourceBytes int64
 	// TransformBytes is the working copy a rotated picture's draw may make of its
-	// source (4 bytes a source pixel, resample_transform.go): the largest over the
+	// source (4 bytes a source pixel, render/internal/resample): the largest over the
 	// view's rotated raster pictures, as pictures are drawn one at a time; 0 for
 	// vector pdf. An upper bound: opaque pictures at general angles are read without
-	// the copy (resample_span.go), which the plan cannot tell before decoding.
+	// the copy (render/internal/resample), which the plan cannot tell before decoding.
 	TransformBytes int64
 	// PlateBytes is the working memory of the cut contour and white plate
 	// (plates.go), when the renderer makes any: about 6 bytes a plate pixel (the
@@ -327,7 +327,7 @@ func rawNum(r json.RawMessage) float64 {
 }
 
 // rotated reports whether the element's rotation turns its picture (not a whole
-// number of turns), so that its draw copies the source (resample_transform.go). A
+// number of turns), so that its draw copies the source (render/internal/resample). A
 // turn from the JPEG's EXIF orientation is not known before decoding and is not
 // counted.
 func rotated(e *model.Element) bool {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/printworker/printworker/render/internal/resample"
 	"github.com/printworker/printworker/render/svg"
 	"golang.org/x/image/vector"
 )
@@ -176,7 +177,7 @@ func (r *Renderer) drawLayer(ctx context.Context, canvas *image.RGBA, toPx Matri
 	case LayerFill:
 		drawFill(canvas, clip, m, l, workers)
 	case LayerImage:
-		r.drawPicture(ctx, canvas, bounds(toPx, l.Clip), m, l)
+		r.pictures.Draw(ctx, canvas, resample.Rect(bounds(toPx, l.Clip)), m, l.Image.Image, l.Image.Width, l.Image.Height, l.Opacity)
 		l.Image = nil
 		if err := ctx.Err(); err != nil {
 			return err // the picture's bands stopped part way
@@ -279,9 +280,9 @@ func (r *Renderer) layerPixels(canvas *image.RGBA, toPx Matrix, l *Layer) image.
 	case LayerFill:
 		return pixelRect(m, l.Fill.Rect).Intersect(clip)
 	case LayerImage:
-		// drawPicture cuts the picture to the clip's fractional edges: the pixels it
-		// touches lie within the clip rounded outwards, plus one pixel each side for
-		// the rounding of the cut polygon's points.
+		// resample.Drawer.Draw cuts the picture to the clip's fractional edges: the
+		// pixels it touches lie within the clip rounded outwards, plus one pixel each
+		// side for the rounding of the cut polygon's points.
 		b := bounds(toPx, l.Clip)
 		out := image.Rect(int(math.Floor(b.X))-1, int(math.Floor(b.Y))-1, int(math.Ceil(b.X+b.W))+1, int(math.Ceil(b.Y+b.H))+1)
 		return out.Intersect(canvas.Bounds())

@@ -15,10 +15,10 @@ import (
 	"image"
 	"io"
 	"runtime"
-	"sync"
 
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/fonts"
+	"github.com/printworker/printworker/render/internal/resample"
 	"github.com/printworker/printworker/render/svg"
 )
 
@@ -193,9 +193,9 @@ type Renderer struct {
 	// (visiblePixels); only TestCMYKPictureCropped sets it, to show that cropping
 	// changes nothing on the printed page.
 	wholePictures bool
-	// bandBufs keeps the picture paths' band worker buffers across draws
-	// (bandbuffers.go), a *sync.Pool; nil: each draw allocates its own.
-	bandBufs bufferPool
+	// pictures draws the picture layers (render/internal/resample), keeping its band
+	// workers' buffers across draws.
+	pictures *resample.Drawer
 }
 
 // New builds a renderer: the font registry (embedded fonts plus opts.FontDirs) is
@@ -209,7 +209,7 @@ func New(opts Options) (*Renderer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: fonts: %w", err)
 	}
-	return &Renderer{opts: opts, fonts: reg, shapers: newShaperPool(2 * opts.Workers), bandBufs: new(sync.Pool)}, nil
+	return &Renderer{opts: opts, fonts: reg, shapers: newShaperPool(2 * opts.Workers), pictures: resample.New(opts.Workers)}, nil
 }
 
 // Fonts returns the font registry in use.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/printworker/printworker/internal/testcpu"
 	"github.com/printworker/printworker/model"
 )
 
@@ -110,14 +111,14 @@ func BenchmarkThumbnailTShirt(b *testing.B) {
 		b.Fatal(err)
 	}
 	thumb := r.thumbScene(s)
-	c0 := cpuTime(b)
+	c0 := testcpu.Time(b)
 	for b.Loop() {
 		// A copy each time: rasterizing lets go of the pictures it draws.
 		if r.rasterThumb(context.Background(), r.thumbScene(thumb)) == nil {
 			b.Fatal("no thumbnail")
 		}
 	}
-	b.ReportMetric(float64(cpuTime(b)-c0)/1e6/float64(b.N), "cpu-ms/op")
+	testcpu.PerOp(b, c0)
 }
 
 func loadBenchDesign(tb testing.TB, name string) *model.DesignDetail {

@@ -14,9 +14,10 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/image/draw"
+
+	"github.com/printworker/printworker/internal/testcpu"
 )
 
 // stdFlate runs the strips through compress/flate, for comparison with klauspostFlate.
@@ -118,7 +119,7 @@ func benchEncoder(b *testing.B, img *image.RGBA, enc func(io.Writer) error) {
 	b.SetBytes(int64(len(img.Pix))) // throughput in canvas bytes (RGBA) per second
 	b.ReportAllocs()
 	var out countingWriter
-	cpu0 := cpuTime(b)
+	cpu0 := testcpu.Time(b)
 	for b.Loop() {
 		out.n = 0
 		if err := enc(&out); err != nil {
@@ -128,7 +129,7 @@ func benchEncoder(b *testing.B, img *image.RGBA, enc func(io.Writer) error) {
 	b.ReportMetric(float64(out.n)/1e6, "MB-out")
 	// CPU time (all threads of the process) per encode: on a machine shared with other
 	// jobs it moves far less than wall time, and it shows what parallelism costs.
-	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	testcpu.PerOp(b, cpu0)
 }
 
 // BenchmarkEncode compares image/png with this encoder on print canvases.
