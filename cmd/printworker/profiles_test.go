@@ -271,3 +271,28 @@ func TestBadProfileStartup(t *testing.T) {
 		t.Errorf("--profile with --bleed: %v", err)
 	}
 }
+
+// TestProfilePlateFlags: a plate flag adds its plate to the profile's, which stays:
+// sticker-cut with --white-plate has both separations.
+func TestProfilePlateFlags(t *testing.T) {
+	needCMYK(t)
+	fixtures := demoFixtures(t)
+	out := t.TempDir()
+	if _, _, err := runCLI(t, nil, "render", "--design", filepath.Join(fixtures, "1004.json"),
+		"--media", filepath.Join(fixtures, "media"), "--out", out, "--profile", "sticker-cut", "--white-plate"); err != nil {
+		t.Fatal(err)
+	}
+	pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf"))
+	if len(pdfs) != 1 {
+		t.Fatalf("files %v", pdfs)
+	}
+	b, err := os.ReadFile(pdfs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sep := range []string{"/Separation /CutContour", "/Separation /White"} {
+		if !bytes.Contains(b, []byte(sep)) {
+			t.Errorf("no %s", sep)
+		}
+	}
+}
