@@ -17,8 +17,8 @@ import (
 )
 
 // TestProductionProfiles exports the mug (png views) under a user profile with a
-// white plate, a file name pattern and a lowest dpi no picture reaches, and the card
-// under sticker-cut: each file record names its profile and digest; the mug's
+// white plate, a file name pattern, a route and a lowest dpi no picture reaches, and the card
+// under sticker-cut: the mug's files go to the profile's route; each file record names its profile and digest; the mug's
 // -white.png plates are stored beside their views under reserved names and recorded
 // with their checksums; the pictures below the profile's dpi are a warning; the card
 // is a PDF/X-4 with a CutContour separation.
@@ -27,7 +27,7 @@ func TestProductionProfiles(t *testing.T) {
 		t.Skipf("%s: %v", cmykProfile, err)
 	}
 	f, err := profiles.Parse([]byte(`{
- "profiles": [{"name": "mug-white", "output": "png", "dpi": 120, "white": {}, "minDpi": 2000, "fileName": "[id]-mug"}],
+ "profiles": [{"name": "mug-white", "output": "png", "dpi": 120, "white": {}, "minDpi": 2000, "fileName": "[id]-mug", "route": {"prefix": "sublimation/"}}],
  "rules": [
   {"match": {"product": "mug-11oz"}, "profile": "mug-white"},
   {"match": {"product": "card-a6"}, "profile": "sticker-cut"}
@@ -65,6 +65,9 @@ func TestProductionProfiles(t *testing.T) {
 			}
 			if !strings.HasPrefix(f.Filename, "1002-mug") {
 				t.Errorf("%s: not named by the profile's pattern", f.Filename)
+			}
+			if !strings.HasPrefix(f.Key, "sublimation/") {
+				t.Errorf("%s: not under the profile's route", f.Key)
 			}
 			low := false
 			for _, w := range f.Warnings {
