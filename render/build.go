@@ -348,6 +348,9 @@ func (b *sceneBuilder) checkResolution(e *model.Element, tr Matrix) {
 		return
 	}
 	eff := s.DPI / scale
+	if s.EffectiveDPI == 0 || eff < s.EffectiveDPI {
+		s.EffectiveDPI = eff
+	}
 	if eff >= s.DPI*0.995 {
 		return
 	}

@@ -36,7 +36,7 @@ func (r *Renderer) RenderView(ctx context.Context, d *model.DesignDetail, viewID
 // renderScene writes a scene of design d whose media are decoded.
 func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Scene, w io.Writer) (*Result, error) {
 	cw := &countingWriter{w: w}
-	res := resultOf(s)
+	res := r.resultOf(s)
 	switch s.Type {
 	case model.ExportPNG:
 		// While a picture decodes, the rows it and the layers above it leave alone
@@ -137,6 +137,7 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 	res.Colour = r.colourInfo(s)
 	res.Bytes = cw.n
 	res.Warnings = s.Warnings
+	res.EffectiveDPI = s.EffectiveDPI
 	return res, nil
 }
 
@@ -178,8 +179,10 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 		// Only once written: a CMYK page's pictures add their ink coverage to its
 		// scene when their streams are in (addVectorPage).
 		for _, s := range scenes {
-			vr := resultOf(s)
+			vr := r.resultOf(s)
 			vr.Warnings = s.Warnings
+			vr.EffectiveDPI = s.EffectiveDPI
+			res.EffectiveDPI = minPositive(res.EffectiveDPI, s.EffectiveDPI)
 			vr.Colour = r.colourInfo(s)
 			res.Colour = mergeColour(res.Colour, vr.Colour)
 			res.Views = append(res.Views, *vr)
@@ -219,6 +222,7 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 		}
 		res.Views = append(res.Views, *vr)
 		res.Warnings = append(res.Warnings, vr.Warnings...)
+		res.EffectiveDPI = minPositive(res.EffectiveDPI, vr.EffectiveDPI)
 	}
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("render: zip: %w", err)
@@ -227,10 +231,15 @@ func (r *Renderer) RenderAll(ctx context.Context, d *model.DesignDetail, media M
 	return res, nil
 }
 
-func resultOf(s *Scene) *Result {
+func (r *Renderer) resultOf(s *Scene) *Result {
 	res := &Result{
 		ViewID: s.ViewID, Type: s.Type, DPI: s.DPI,
 		PageWidthPt: s.PageWidthPt, PageHeightPt: s.PageHeightPt,
+	}
+	if s.Type == model.ExportPDF || s.Type == model.ExportPDFSimple {
+		// The page is the MediaBox: grown by the crop marks' slug (cropmarks.go).
+		m := r.slugPt()
+		res.PageWidthPt, res.PageHeightPt = res.PageWidthPt+2*m, res.PageHeightPt+2*m
 	}
 	if s.Type == model.ExportPNG {
 		res.ContentType = ContentTypePNG
@@ -408,4 +417,12 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
+}
+
+// minPositive is the lower of two resolutions, 0 standing for none.
+func minPositive(a, b float64) float64 {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }

@@ -230,6 +230,9 @@ type Result struct {
 	// Bytes written to w.
 	Bytes    int64
 	Warnings []Warning
+	// EffectiveDPI is the lowest effective resolution of the file's raster
+	// pictures (Scene.EffectiveDPI); 0 when it has none.
+	EffectiveDPI float64 `json:"effectiveDpi,omitempty"`
 	// Views holds the per-view results of a RenderAll package.
 	Views []Result
 	// Colour describes the file's colour and page geometry (print.go).

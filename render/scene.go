@@ -45,6 +45,10 @@ type Scene struct {
 	Layers []Layer
 	// Warnings met while resolving (preflight); backends append their own.
 	Warnings []Warning
+	// EffectiveDPI is the lowest effective resolution of the view's raster
+	// pictures: source pixels per printed inch; 0 when it has none. A production
+	// profile compares it with its lowest acceptable dpi.
+	EffectiveDPI float64
 	// MaxInkPercent is the highest total ink coverage a CMYK backend wrote (0..400);
 	// backends set it.
 	MaxInkPercent float64

@@ -15,11 +15,14 @@ type printRenderer interface {
 	WithPrint(p *render.Print) *render.Renderer
 }
 
-// rendererFor returns the renderer of a view with the store's and product's colour
-// settings. Settings the renderer cannot apply are a permanent error, never a silent
-// sRGB file.
-func (w *Worker) rendererFor(store, product string) (Renderer, error) {
+// rendererFor returns the renderer of a view with its production profile's
+// settings, else the store's and product's colour settings. Settings the renderer
+// cannot apply are a permanent error, never a silent sRGB file.
+func (w *Worker) rendererFor(store, product, view string) (Renderer, error) {
 	p := w.cfg.Print.For(store, product)
+	if w.cfg.Profiles != nil {
+		p = w.cfg.Profiles.For(store, product, view).Print
+	}
 	if p == nil {
 		return w.deps.Renderer, nil
 	}
@@ -30,9 +33,12 @@ func (w *Worker) rendererFor(store, product string) (Renderer, error) {
 	return pr.WithPrint(p), nil
 }
 
-// exportType is the file type a view is written as: png views are CMYK TIFF when
-// the store's or product's settings say so.
-func (w *Worker) exportType(store, product, viewType string) string {
+// exportType is the file type a view is written as: the profile's output type, or
+// png views as CMYK TIFF when the store's or product's settings say so.
+func (w *Worker) exportType(store, product, view, viewType string) string {
+	if w.cfg.Profiles != nil {
+		return w.cfg.Profiles.For(store, product, view).ExportType(viewType)
+	}
 	return w.cfg.Print.For(store, product).ExportType(viewType)
 }
 

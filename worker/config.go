@@ -10,6 +10,7 @@ import (
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/gang/sheetjob"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )
@@ -98,6 +99,9 @@ type Config struct {
 	// Print holds the colour settings per store and product (CMYK profile, bleed,
 	// black, ink limit; docs/colour.md); nil renders sRGB without bleed.
 	Print *render.PrintSet
+	// Profiles are the production profiles chosen per store, product and view
+	// (docs/profiles.md); when set they replace Print. nil: none.
+	Profiles *profiles.Set
 	// Routing sends files to a key prefix and/or bucket by product, type, quantity,
 	// rush and store (docs/routing.md); nil keeps every file at its layout key.
 	Routing Router

@@ -17,6 +17,7 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
@@ -54,6 +55,16 @@ type FileRecord struct {
 	// Gang names the gang group a routing rule sent the file to (docs/gang.md); its
 	// sheets are named in the order's gang.json.
 	Gang string `json:"gang,omitempty"`
+	// Profile and ProfileDigest name the production profile the file was made by
+	// and the digest of its resolved rules (docs/profiles.md); absent without
+	// profiles.
+	Profile       string `json:"profile,omitempty"`
+	ProfileDigest string `json:"profileDigest,omitempty"`
+	// EffectiveDPI is the lowest effective resolution of the file's pictures
+	// (rendered files with pictures; the profile's minDpi is checked against it).
+	EffectiveDPI float64 `json:"effectiveDpi,omitempty"`
+	// Sidecars are the files stored beside this one: a png's white plate and cut.
+	Sidecars []SidecarRecord `json:"sidecars,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -128,11 +139,9 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 		return &PermanentError{Reason: fmt.Sprintf("design %d has no views to export", ref.ID)}
 	}
 	if w.cfg.modeFor(p.Store) != ModeDownload {
-		for _, v := range views {
-			v.Export.Type = w.exportType(p.Store, d.ProductID, v.Export.Type)
-		}
+		w.applyProfiles(p.Store, d, views)
 	}
-	names := w.fileNames(ref, d, views, orderDate)
+	names := w.fileNames(p.Store, ref, d, views, orderDate)
 	ids := make([]string, len(views))
 	for i, v := range views {
 		ids[i] = v.ID
@@ -206,16 +215,17 @@ func (w *Worker) completeIfDone(ctx context.Context, k jobs.OrderKey, ref string
 
 // fileNames names the views' files through the naming path `printworker render` and
 // the hub simulator share (filenames.ForDesign): the configured pattern, when set,
-// names every view; else each view's own export filename pattern (spec 2.8). [id] is
+// names every view; else each view's own export filename pattern (spec 2.8); a
+// view's production profile with a pattern names that view. [id] is
 // the reference's design id; [date] the design's creation day, or the order's with
 // --filename-date order (or when the design has no usable date).
-func (w *Worker) fileNames(ref model.DesignRef, d *model.DesignDetail, views []*model.View, orderDate time.Time) []string {
+func (w *Worker) fileNames(store string, ref model.DesignRef, d *model.DesignDetail, views []*model.View, orderDate time.Time) []string {
 	f := filenames.DesignFields(d)
 	f.ID = strconv.FormatInt(ref.ID, 10)
 	if w.cfg.FileDate != "design" || f.Date.IsZero() {
 		f.Date = orderDate
 	}
-	return filenames.ForDesign(w.cfg.Filenames, f, views)
+	return w.profileNames(store, d, views, filenames.ForDesign(w.cfg.Filenames, f, views), f)
 }
 
 // viewExport is one view to export.
@@ -232,6 +242,10 @@ type viewExport struct {
 	r Renderer
 	// bucket is the routed bucket of the view's file ("" the default).
 	bucket string
+	// layoutKey is the view file's key before routing; prof its production
+	// profile (nil: none).
+	layoutKey string
+	prof      *profiles.Resolved
 }
 
 // contentTypes of the export types.
@@ -258,7 +272,13 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 		return rec, err
 	}
 	x.name, rec.Filename = name, name
-	if key, x.bucket, rec.Gang, err = w.routeView(ctx, x, key); err != nil {
+	x.layoutKey = key
+	routedKey := key
+	if routedKey, x.bucket, rec.Gang, err = w.routeView(ctx, x, key); err != nil {
+		return rec, err
+	}
+	x.prof = w.profileFor(x.p.Store, x.d.ProductID, v.ID)
+	if key, err = profileRoute(x.prof, routedKey != key || x.bucket != "", routedKey); err != nil {
 		return rec, err
 	}
 	rec.Key, rec.Bucket = key, x.bucket
@@ -267,7 +287,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	var plan render.Plan
 	planned := false
 	if w.deps.Renderer != nil {
-		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID); err != nil {
+		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID, v.ID); err != nil {
 			return rec, err
 		}
 		x.r = w.withThumbnails(x.r)
@@ -372,6 +392,12 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 	rec.WidthPx, rec.HeightPx, rec.PageWidthPt, rec.PageHeightPt = r.WidthPx, r.HeightPx, r.PageWidthPt, r.PageHeightPt
 	rec.Warnings = append(rec.Warnings, r.Warnings...)
 	rec.Colour = &r.Colour
+	recordProfile(rec, x.prof, r)
+	if len(r.Sidecars) > 0 {
+		if err := w.putSidecars(ctx, x, rec, x.layoutKey, r.Sidecars); err != nil {
+			return put, err
+		}
+	}
 	if r.Thumbnail != nil {
 		return put, w.putThumbnail(ctx, rec, r.Thumbnail)
 	}

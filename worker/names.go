@@ -51,6 +51,12 @@ func claimsOf(key string) []string {
 // the reservation is the design's view, its slot the type, so a retry (and the type a
 // hub's bytes turn out to have, followKind) each keep their own name.
 func (w *Worker) reserveKey(ctx context.Context, x viewExport, name, typ string) (string, string, error) {
+	return w.reserveSlot(ctx, x, name, typ, typ)
+}
+
+// reserveSlot is reserveKey with the reservation's slot given: a view's sidecars
+// (profiles.go) have their own slots beside the view file's type.
+func (w *Worker) reserveSlot(ctx context.Context, x viewExport, name, typ, slot string) (string, string, error) {
 	owner := x.p.Ref + "|" + x.v.ID
 	ext := filenames.Ext(typ)
 	keys := map[string]string{}
@@ -79,7 +85,7 @@ func (w *Worker) reserveKey(ctx context.Context, x viewExport, name, typ string)
 		if len(choices) == 0 {
 			continue
 		}
-		got, next, err := w.state.ReserveName(ctx, x.p.OrderKey, owner, typ, name, first, choices)
+		got, next, err := w.state.ReserveName(ctx, x.p.OrderKey, owner, slot, name, first, choices)
 		if err != nil {
 			return "", "", err
 		}

@@ -43,6 +43,7 @@ func commands() []command {
 		queuesCommand(),
 		queueMetricsCommand(),
 		renderCommand(),
+		profilesCommand(),
 		gangCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

@@ -2,7 +2,9 @@ package main
 
 import (
 	"flag"
+	"strings"
 
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 )
 
@@ -10,6 +12,8 @@ import (
 // defaults as flags, per store and per product in the --color-config file. The
 // worker and the offline render command share them.
 type colourFlags struct {
+	// prodProfile and prodProfiles are --profile and --profiles (docs/profiles.md).
+	prodProfile, prodProfiles                          string
 	profile, profileDir, intent, bleed, raster, config string
 	richBlack, cropMarks                               bool
 	inkLimit                                           float64
@@ -17,6 +21,8 @@ type colourFlags struct {
 
 func addColourFlags(fs *flag.FlagSet) *colourFlags {
 	c := &colourFlags{}
+	fs.StringVar(&c.prodProfile, "profile", "", "production profile every file is made by, unless a --profiles rule chooses another: a built-in (press-pdfx4, pod-pdfx4, sticker-cut, dtf-white, web-png) or a --profiles entry")
+	fs.StringVar(&c.prodProfiles, "profiles", "", "JSON file of production profiles and the rules choosing them per store, product and view (docs/profiles.md)")
 	fs.StringVar(&c.profile, "color-profile", "", "CMYK output ICC profile (a file, or a file name in --color-profile-dir): pdf and pdf-simple become PDF/X-4 in its CMYK, png its soft proof (default: sRGB files)")
 	fs.StringVar(&c.profileDir, "color-profile-dir", "", "folder of ICC profiles that --color-profile and the colour config name")
 	fs.StringVar(&c.intent, "color-intent", "relative", "rendering intent: perceptual, relative, saturation or absolute")
@@ -43,6 +49,48 @@ func (c *colourFlags) load() (*render.PrintSet, error) {
 	set, err := cfg.Load()
 	if err != nil {
 		return nil, usageError(err.Error())
+	}
+	return set, nil
+}
+
+// colourSet reports whether any colour flag differs from its default: the old form
+// of settings that production profiles replace.
+func (c *colourFlags) colourSet() bool {
+	return c.profile != "" || c.config != "" || c.intent != "relative" || (c.bleed != "" && c.bleed != "0") ||
+		c.richBlack || c.inkLimit != 0 || (c.raster != "" && c.raster != "png") || c.cropMarks
+}
+
+// loadProfiles reads the production profiles (nil when neither --profile nor
+// --profiles is given) and resolves every profile they choose now: a bad profile
+// stops the process, naming the file and the field. The colour flags are the older
+// form of the same settings; both at once would leave one silently unused.
+func (c *colourFlags) loadProfiles() (*profiles.Set, error) {
+	if c.prodProfile == "" && c.prodProfiles == "" {
+		return nil, nil
+	}
+	if c.colourSet() {
+		return nil, usageError("--profile/--profiles and the colour flags (--color-profile, --color-config, --bleed, --crop-marks, --ink-limit, --rich-black, --color-intent, --color-raster) exclude each other: " +
+			"write the colour settings as a profile's \"colour\" and \"page\" in the --profiles file (docs/profiles.md)")
+	}
+	var f *profiles.File
+	if c.prodProfiles != "" {
+		var err error
+		if f, err = profiles.ReadFile(c.prodProfiles); err != nil {
+			return nil, usageError(err.Error())
+		}
+	}
+	where := "--profile " + c.prodProfile
+	if c.prodProfiles != "" {
+		where = "profiles file " + c.prodProfiles
+	}
+	set, err := profiles.Load(f, c.prodProfile, profiles.Options{ProfileDir: c.profileDir})
+	if err != nil {
+		// Each problem on its line, each naming where it is.
+		lines := strings.Split(err.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = where + ": " + l
+		}
+		return nil, usageError(strings.Join(lines, "\n"))
 	}
 	return set, nil
 }

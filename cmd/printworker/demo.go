@@ -34,6 +34,7 @@ import (
 	"github.com/printworker/printworker/internal/telemetry"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/routing"
 	"github.com/printworker/printworker/shopfloor"
@@ -45,6 +46,19 @@ import (
 //
 //go:embed demodata/*.json
 var demoOrders embed.FS
+
+// The demo's own designs, laid over the simulator's samples: the sticker (1004)
+// and the greeting card with its background over the whole card (1003), so it runs
+// into the press profile's bleed.
+//
+//go:embed demodata/designs/*.json
+var demoDesigns embed.FS
+
+// The demo's production profiles (docs/profiles.md): the card as press-pdfx4, the
+// sticker as sticker-cut, the T-shirt front as dtf-white, the mugs as PNG at 300 dpi.
+//
+//go:embed demodata/profiles/demo.json
+var demoProfiles []byte
 
 // The demo's fixed identities: one simulated hub account, one Shopify shop.
 const (
@@ -311,6 +325,13 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 		if err := os.CopyFS(dir, designs); err != nil {
 			return nil, fmt.Errorf("demo: fixtures: %w", err)
 		}
+		own, err := fs.Sub(demoDesigns, "demodata/designs")
+		if err != nil {
+			return nil, fmt.Errorf("demo: fixtures: %w", err)
+		}
+		if err := copyOver(dir, own); err != nil {
+			return nil, fmt.Errorf("demo: fixtures: %w", err)
+		}
 		sim, err := hubsim.New(hubsim.Config{
 			Stores:      []hubsim.Store{{ID: demoStore, Domains: []string{demoDomain}, Keys: []hubsim.Key{{Key: demoAPIKey, Secret: demoAPISecret}}}},
 			DesignsDir:  dir,
@@ -412,6 +433,9 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 		return err
 	}
 	if cfg.Print, err = d.o.render.colour.load(); err != nil {
+		return err
+	}
+	if cfg.Profiles, err = d.demoProfiles(); err != nil {
 		return err
 	}
 	if cfg.Events, err = d.o.events.config(); err != nil {
@@ -785,4 +809,39 @@ func redactRedisURL(s string) string {
 		}
 	}
 	return s
+}
+
+// copyOver copies the files of fsys into dir, replacing files of the same name.
+func copyOver(dir string, fsys fs.FS) error {
+	files, err := fs.Glob(fsys, "*")
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// demoProfiles are the profiles --profile and --profiles give, else (unless colour
+// flags say otherwise) the demo's own: its products made as a print shop would.
+func (d *demoRun) demoProfiles() (*profiles.Set, error) {
+	c := d.o.render.colour
+	if c.prodProfile != "" || c.prodProfiles != "" || c.colourSet() {
+		return c.loadProfiles()
+	}
+	f, err := profiles.Parse(demoProfiles)
+	if err == nil {
+		var set *profiles.Set
+		if set, err = profiles.Load(f, "", profiles.Options{ProfileDir: c.profileDir}); err == nil {
+			return set, nil
+		}
+	}
+	return nil, fmt.Errorf("demo: the demo's production profiles: %w", err)
 }

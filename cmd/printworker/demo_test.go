@@ -67,7 +67,7 @@ func TestDemo(t *testing.T) {
 	want := map[string]map[int64]int{ // order -> design -> quantity
 		"6100000000001": {1001: 2, 1002: 1},
 		"6100000000002": {1003: 5},
-		"6100000000003": {1002: 3},
+		"6100000000003": {1002: 3, 1004: 10},
 	}
 	types := map[string]bool{}
 	views := map[string]bool{}
@@ -103,7 +103,7 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	// 1001/front exports an area, 1001/sleeve a custom box, 1001/back the template.
-	for _, v := range []string{"1001/front", "1001/sleeve", "1001/back", "1002/left", "1002/right", "1003/card"} {
+	for _, v := range []string{"1001/front", "1001/sleeve", "1001/back", "1002/left", "1002/right", "1003/card", "1004/sticker"} {
 		if !views[v] {
 			t.Errorf("view %s not exported", v)
 		}
@@ -190,7 +190,7 @@ func checkDemoOutput(t *testing.T, out, stdout string) map[string]*worker.Manife
 			}
 		}
 	}
-	if !strings.Contains(stdout, "3 orders, 8 files") {
+	if !strings.Contains(stdout, "3 orders, 9 files") {
 		t.Errorf("summary line missing:\n%s", stdout)
 	}
 	checkDemoShopFloor(t, out, stdout, manifests)
@@ -347,7 +347,7 @@ func TestDemoS3(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v\nstdout:\n%s\nstderr:\n%s", run, err, stdout, stderr)
 		}
-		if !strings.Contains(stdout, "3 orders, 8 files") || !strings.Contains(stdout, "s3") {
+		if !strings.Contains(stdout, "3 orders, 9 files") || !strings.Contains(stdout, "s3") {
 			t.Errorf("run %d output:\n%s", run, stdout)
 		}
 		objs, err := st.List(context.Background(), "demo-store/")
@@ -368,9 +368,10 @@ func TestDemoS3(t *testing.T) {
 				files++
 			}
 		}
-		// docs/shop-floor.md: one ticket and one page per order, one day page.
-		if manifests != 3 || files != 8 || thumbs != 8 || shop != 7 {
-			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, want 3, 8, 8, 7", run, manifests, files, thumbs, shop)
+		// docs/shop-floor.md: one ticket and one page per order, one day page; the
+		// nine print files and the T-shirt front's white plate (dtf-white).
+		if manifests != 3 || files != 10 || thumbs != 9 || shop != 7 {
+			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, want 3, 10, 9, 7", run, manifests, files, thumbs, shop)
 		}
 	}
 }

@@ -45,6 +45,8 @@ var flagGroups = []flagGroup{
 		first: []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},
 	{title: "Render", takes: []string{"render-", "font-", "png-speed", "text-direction"},
 		first: []string{"render-basis", "render-strict", "font-dir", "font-fallback", "render-max-pixels", "png-speed"}},
+	{title: "Production profiles", takes: []string{"profile", "profiles"},
+		first: []string{"profile", "profiles"}},
 	{title: "Colour", takes: []string{"color-", "bleed", "crop-marks", "ink-limit", "rich-black"},
 		first: []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
 	{title: "Cut and white plates", takes: []string{"cut-", "white-"},

@@ -91,7 +91,7 @@ func (p *plateFlags) settings() (*render.CutContour, *render.WhitePlate, error) 
 	return cut, white, nil
 }
 
-// withPlates returns p with the plates set (p itself when there are none).
+// withPlates returns p with the plates asked for set (p itself when there are none).
 func withPlates(p *render.Print, cut *render.CutContour, white *render.WhitePlate) *render.Print {
 	if cut == nil && white == nil {
 		return p
@@ -100,6 +100,12 @@ func withPlates(p *render.Print, cut *render.CutContour, white *render.WhitePlat
 	if p != nil {
 		c = *p
 	}
-	c.Cut, c.White = cut, white
+	// A plate not asked for keeps the profile's.
+	if cut != nil {
+		c.Cut = cut
+	}
+	if white != nil {
+		c.White = white
+	}
 	return &c
 }

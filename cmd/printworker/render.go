@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 )
 
@@ -34,6 +36,11 @@ type renderFile struct {
 	Colour render.ColourInfo `json:"colour"`
 	// Sidecars are the files written beside it (white plate, cut).
 	Sidecars []string `json:"sidecars,omitempty"`
+	// Profile and ProfileDigest name the production profile it was made by.
+	Profile       string `json:"profile,omitempty"`
+	ProfileDigest string `json:"profileDigest,omitempty"`
+	// EffectiveDPI is the lowest effective resolution of its pictures.
+	EffectiveDPI float64 `json:"effectiveDpi,omitempty"`
 }
 
 func renderCommand() command {
@@ -83,6 +90,10 @@ func renderCommand() command {
 			if err != nil {
 				return err
 			}
+			profs, err := rf.colour.loadProfiles()
+			if err != nil {
+				return err
+			}
 			if *all && *view != "" {
 				return usageError("render: --all and --view exclude each other")
 			}
@@ -90,7 +101,7 @@ func renderCommand() command {
 			if err != nil {
 				return err
 			}
-			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON, print: prints, cut: cut, white: white})
+			return renderDesign(ctx, e, r, renderJob{design: *design, media: *mediaDir, out: *out, view: *view, all: *all, json: *asJSON, print: prints, profiles: profs, cut: cut, white: white})
 		},
 	}
 }
@@ -101,6 +112,8 @@ type renderJob struct {
 	all, json                bool
 	// print holds the colour settings; the design's shop and productId pick them.
 	print *render.PrintSet
+	// profiles, when set, choose each view's production profile instead of print.
+	profiles *profiles.Set
 	// cut and white are the plates (nil: none).
 	cut   *render.CutContour
 	white *render.WhitePlate
@@ -123,17 +136,29 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 	if len(views) == 0 {
 		return fmt.Errorf("render: design %s has no views", d.ID)
 	}
-	p := withPlates(job.print.For(d.Shop, d.ProductID), job.cut, job.white)
-	r = r.WithPrint(p)
-	for _, v := range views {
-		v.Export.Type = p.ExportType(v.Export.Type)
+	// Each view's renderer and profile: its production profile's settings, else the
+	// colour settings of the design's store and product; the plate flags on top.
+	rs := make([]*render.Renderer, len(views))
+	profs := make([]*profiles.Resolved, len(views))
+	for i, v := range views {
+		var p *render.Print
+		if job.profiles != nil {
+			profs[i] = job.profiles.For(d.Shop, d.ProductID, v.ID)
+			p = profs[i].Print
+			v.Export.Type = profs[i].ExportType(v.Export.Type)
+			v.Export.DPI = profs[i].DPI(v.Export.DPI)
+		} else {
+			p = job.print.For(d.Shop, d.ProductID)
+			v.Export.Type = p.ExportType(v.Export.Type)
+		}
+		rs[i] = r.WithPrint(withPlates(p, job.cut, job.white))
 	}
 	names := render.FileNames(&d, views)
 	if viewID != "" {
 		found := false
 		for i, v := range views {
 			if v.ID == viewID {
-				views, names, found = views[i:i+1], names[i:i+1], true
+				views, names, rs, profs, found = views[i:i+1], names[i:i+1], rs[i:i+1], profs[i:i+1], true
 				break
 			}
 		}
@@ -142,8 +167,8 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 		}
 	}
 	// Plan every view first so bad input fails before anything is written.
-	for _, v := range views {
-		if _, err := r.Plan(&d, v.ID); err != nil {
+	for i, v := range views {
+		if _, err := rs[i].Plan(&d, v.ID); err != nil {
 			return err
 		}
 	}
@@ -152,8 +177,9 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 	}
 	enc := json.NewEncoder(e.stdout)
 	if job.all {
+		// One package, one renderer: the first view's settings.
 		f, err := writeFile(outDir, func(w io.Writer) (*render.Result, error) {
-			return r.RenderAll(ctx, &d, render.DirSource(mediaDir), w)
+			return rs[0].RenderAll(ctx, &d, render.DirSource(mediaDir), w)
 		}, func(res *render.Result) string { return render.PackageName(&d, res) })
 		if err != nil {
 			return err
@@ -162,10 +188,16 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 	}
 	for i, v := range views {
 		f, err := writeFile(outDir, func(w io.Writer) (*render.Result, error) {
-			return r.RenderView(ctx, &d, v.ID, render.DirSource(mediaDir), w)
+			return rs[i].RenderView(ctx, &d, v.ID, render.DirSource(mediaDir), w)
 		}, func(*render.Result) string { return names[i] })
 		if err != nil {
 			return err
+		}
+		if pr := profs[i]; pr != nil {
+			f.Profile, f.ProfileDigest = pr.Name(), pr.Digest
+			if wn := pr.CheckDPI(v.ID, f.EffectiveDPI); wn != nil {
+				f.Warnings = append(f.Warnings, *wn)
+			}
 		}
 		if err := report(e, enc, f, job.json); err != nil {
 			return err
@@ -253,6 +285,6 @@ func fileOf(res *render.Result, h hash.Hash) *renderFile {
 	return &renderFile{
 		ViewID: res.ViewID, Type: res.Type, DPI: res.DPI, WidthPx: res.WidthPx, HeightPx: res.HeightPx,
 		PageWidthPt: res.PageWidthPt, PageHeightPt: res.PageHeightPt, Bytes: res.Bytes,
-		SHA256: hex.EncodeToString(h.Sum(nil)), Warnings: w, Colour: res.Colour,
+		SHA256: hex.EncodeToString(h.Sum(nil)), Warnings: w, Colour: res.Colour, EffectiveDPI: math.Round(res.EffectiveDPI*10) / 10,
 	}
 }

@@ -33,7 +33,7 @@ func TestDemoSFTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "3 orders, 8 files") || !strings.Contains(stdout, "sftp://") {
+	if !strings.Contains(stdout, "3 orders, 9 files") || !strings.Contains(stdout, "sftp://") {
 		t.Errorf("demo output:\n%s", stdout)
 	}
 	root := filepath.Join(srv.Root, "prints")

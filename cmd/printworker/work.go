@@ -49,6 +49,9 @@ func workCommand() command {
 			setGangs(&cfg, rules)
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
+			if printErr == nil {
+				cfg.Profiles, printErr = renf.colour.loadProfiles()
+			}
 			var eventsErr error
 			cfg.Events, eventsErr = ef.config()
 			tr := setupTracing(ctx, e, "worker", log)

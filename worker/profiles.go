@@ -1,0 +1,137 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/profiles"
+	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/routing"
+	"github.com/printworker/printworker/storage"
+)
+
+// Production profiles in the worker (docs/profiles.md): each view is made by the
+// profile its store, product and view choose — its file type and dpi, colour, page,
+// plates, file name and routing target — and every file record names the profile and
+// its digest. The plates a png view gets as separate files (render.Result.Sidecars)
+// are stored next to it under names reserved like the view's own.
+
+// SidecarRecord is a file stored beside a print file: a png's white plate or cut.
+type SidecarRecord struct {
+	Key         string `json:"key"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"contentType"`
+	Bytes       int64  `json:"bytes"`
+	SHA256      string `json:"sha256"`
+}
+
+// profileFor is the production profile of a view (nil without profiles).
+func (w *Worker) profileFor(store, product, view string) *profiles.Resolved {
+	if w.cfg.Profiles == nil {
+		return nil
+	}
+	return w.cfg.Profiles.For(store, product, view)
+}
+
+// applyProfiles sets each view's file type and dpi to what its profile (or the
+// colour settings) make it.
+func (w *Worker) applyProfiles(store string, d *model.DesignDetail, views []*model.View) {
+	for _, v := range views {
+		v.Export.Type = w.exportType(store, d.ProductID, v.ID, v.Export.Type)
+		v.Export.DPI = w.profileFor(store, d.ProductID, v.ID).DPI(v.Export.DPI)
+	}
+}
+
+// profileNames names the views whose profile has a file name pattern by that
+// pattern; the others keep names.
+func (w *Worker) profileNames(store string, d *model.DesignDetail, views []*model.View, names []string, f filenames.Fields) []string {
+	if w.cfg.Profiles == nil {
+		return names
+	}
+	byPattern := map[string][]string{}
+	for i, v := range views {
+		pat := w.profileFor(store, d.ProductID, v.ID).Profile.FileName
+		if pat == "" {
+			continue
+		}
+		if _, ok := byPattern[pat]; !ok {
+			opts := w.cfg.Filenames
+			opts.Pattern = pat
+			byPattern[pat] = filenames.ForDesign(opts, f, views)
+		}
+		names[i] = byPattern[pat][i]
+	}
+	return names
+}
+
+// profileRoute sends a file no routing rule routed to its profile's routing target.
+func profileRoute(prof *profiles.Resolved, routed bool, key string) (string, error) {
+	if prof == nil || prof.Profile.Route == nil || routed {
+		return key, nil
+	}
+	prefix, err := routing.CleanPrefix(prof.Profile.Route.Prefix)
+	if err != nil {
+		return "", &PermanentError{Reason: fmt.Sprintf("profile %s: route.prefix: %v", prof.Name(), err)}
+	}
+	key = prefix + "/" + key
+	if err := storage.ValidateKey(key); err != nil {
+		return "", &PermanentError{Reason: fmt.Sprintf("profile %s: routed object key: %v", prof.Name(), err)}
+	}
+	return key, nil
+}
+
+// recordProfile names the view's profile in its record and checks the file's
+// effective resolution against the profile's lowest acceptable dpi.
+func recordProfile(rec *FileRecord, prof *profiles.Resolved, res *render.Result) {
+	if prof == nil {
+		return
+	}
+	rec.Profile, rec.ProfileDigest = prof.Name(), prof.Digest
+	if res == nil {
+		return
+	}
+	rec.EffectiveDPI = math.Round(res.EffectiveDPI*10) / 10
+	if wn := prof.CheckDPI(rec.ViewID, res.EffectiveDPI); wn != nil {
+		rec.Warnings = append(rec.Warnings, *wn)
+	}
+}
+
+// sidecarTypes are the file types of the sidecars' suffixes, for their names' and
+// keys' extensions.
+var sidecarTypes = map[string]string{render.SidecarWhite: model.ExportPNG, render.SidecarCut: model.ExportPDF}
+
+// putSidecars stores the render's sidecars beside the view's file: each name
+// reserved in the order like a view's (its own slot, so a retry gets the same name),
+// its key routed like the view's (the view's routed key is layoutKey under a
+// prefix), and recorded on rec.
+func (w *Worker) putSidecars(ctx context.Context, x viewExport, rec *FileRecord, layoutKey string, scs []render.Sidecar) error {
+	prefix := strings.TrimSuffix(rec.Key, layoutKey)
+	for _, sc := range scs {
+		typ, ok := sidecarTypes[sc.Suffix]
+		if !ok {
+			return fmt.Errorf("sidecar %q: unknown kind", sc.Suffix)
+		}
+		name, key, err := w.reserveSlot(ctx, x, render.SidecarName(x.name, sc), typ, "sidecar"+sc.Suffix)
+		if err != nil {
+			return err
+		}
+		key = prefix + key
+		obj := storage.Object{Key: key, ContentType: sc.ContentType, Filename: name, Size: int64(len(sc.Data)), Metadata: map[string]string{
+			"store": x.p.Store, "order": x.p.OrderID, "design": strconv.FormatInt(x.ref.ID, 10), "view": x.v.ID,
+			"sidecar": strings.TrimPrefix(strings.TrimSuffix(sc.Suffix, path.Ext(sc.Suffix)), "-"), // white, cut
+		}}
+		put, err := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, bytes.NewReader(sc.Data))
+		if err != nil {
+			return fmt.Errorf("sidecar %s: %w", name, err)
+		}
+		rec.Sidecars = append(rec.Sidecars, SidecarRecord{Key: key, Filename: name, ContentType: sc.ContentType, Bytes: put.Bytes, SHA256: put.SHA256})
+	}
+	return nil
+}

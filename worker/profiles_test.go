@@ -1,0 +1,108 @@
+package worker_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"image/png"
+	"os"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/profiles"
+	"github.com/printworker/printworker/worker"
+)
+
+// TestProductionProfiles exports the mug (png views) under a user profile with a
+// white plate, a file name pattern, a route and a lowest dpi no picture reaches, and the card
+// under sticker-cut: the mug's files go to the profile's route; each file record names its profile and digest; the mug's
+// -white.png plates are stored beside their views under reserved names and recorded
+// with their checksums; the pictures below the profile's dpi are a warning; the card
+// is a PDF/X-4 with a CutContour separation.
+func TestProductionProfiles(t *testing.T) {
+	if _, err := os.Stat(cmykProfile); err != nil {
+		t.Skipf("%s: %v", cmykProfile, err)
+	}
+	f, err := profiles.Parse([]byte(`{
+ "profiles": [{"name": "mug-white", "output": "png", "dpi": 120, "white": {}, "minDpi": 2000, "fileName": "[id]-mug", "route": {"prefix": "sublimation/"}}],
+ "rules": [
+  {"match": {"product": "mug-11oz"}, "profile": "mug-white"},
+  {"match": {"product": "card-a6"}, "profile": "sticker-cut"}
+ ]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := profiles.Load(f, "", profiles.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withMode(worker.ModeRender), func(c *worker.Config, _ *worker.Deps) { c.Profiles = set })
+	e.start()
+	ctx := context.Background()
+	o := e.order("P-1", 1002, 1003)
+	if _, err := e.enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manifest("P-1", 1)
+	if len(m.Files) != 3 {
+		t.Fatalf("%d files", len(m.Files))
+	}
+	names := map[string]bool{}
+	for _, f := range m.Files {
+		e.checkFile(f)
+		names[strings.ToLower(f.Filename)] = true
+		switch f.DesignID {
+		case 1002:
+			want := set.For(store, "mug-11oz", f.ViewID)
+			if f.Profile != "mug-white" || f.ProfileDigest != want.Digest || f.Type != "png" || f.DPI != 120 {
+				t.Errorf("%s: profile %q digest %q type %s dpi %g", f.Key, f.Profile, f.ProfileDigest, f.Type, f.DPI)
+			}
+			if !strings.HasPrefix(f.Filename, "1002-mug") {
+				t.Errorf("%s: not named by the profile's pattern", f.Filename)
+			}
+			if !strings.HasPrefix(f.Key, "sublimation/") {
+				t.Errorf("%s: not under the profile's route", f.Key)
+			}
+			low := false
+			for _, w := range f.Warnings {
+				low = low || w.Code == profiles.WarnBelowProfileDPI
+			}
+			if !low || f.EffectiveDPI <= 0 || f.EffectiveDPI >= 2000 {
+				t.Errorf("%s: effective %g dpi, warnings %+v: want the minDpi warning", f.Key, f.EffectiveDPI, f.Warnings)
+			}
+			if len(f.Sidecars) != 1 {
+				t.Fatalf("%s: sidecars %+v, want the white plate", f.Key, f.Sidecars)
+			}
+			sc := f.Sidecars[0]
+			if path.Dir(sc.Key) != path.Dir(f.Key) || !strings.HasSuffix(sc.Filename, "-white.png") || sc.ContentType != "image/png" {
+				t.Errorf("sidecar %+v beside %s", sc, f.Key)
+			}
+			b := e.object(sc.Key)
+			sum := sha256.Sum256(b)
+			if int64(len(b)) != sc.Bytes || hex.EncodeToString(sum[:]) != sc.SHA256 {
+				t.Errorf("sidecar %s: %d bytes %x, record %d %s", sc.Key, len(b), sum, sc.Bytes, sc.SHA256)
+			}
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+				t.Errorf("sidecar %s: %v", sc.Key, err)
+			}
+			if names[strings.ToLower(sc.Filename)] {
+				t.Errorf("sidecar name %s taken twice", sc.Filename)
+			}
+			names[strings.ToLower(sc.Filename)] = true
+		case 1003:
+			b := e.object(f.Key)
+			if f.Profile != "sticker-cut" || f.Type != "pdf" || !bytes.Contains(b, []byte("/GTS_PDFXVersion (PDF/X-4)")) || !bytes.Contains(b, []byte("/CutContour")) {
+				t.Errorf("%s: profile %q type %s: want a PDF/X-4 with a CutContour", f.Key, f.Profile, f.Type)
+			}
+			if c := f.Colour; c == nil || c.Space != "CMYK" || c.BleedPt < 8.5 || c.BleedPt > 8.51 {
+				t.Errorf("%s: colour %+v, want CMYK with a 3 mm bleed", f.Key, c)
+			}
+		}
+	}
+}
