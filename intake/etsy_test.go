@@ -5,8 +5,13 @@ import (
 	"encoding/base64"
 	"net/http"
 	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/printworker/printworker/events"
 
 	"github.com/printworker/printworker/hub/model"
 	"github.com/printworker/printworker/intake"
@@ -209,5 +214,66 @@ func TestEtsyPollerFleetAndRestart(t *testing.T) {
 	}
 	if got := p.work(t); len(got) != 4*2 {
 		t.Errorf("tasks %q: want a push and an export per receipt", got)
+	}
+}
+
+// Workers racing for the same interval: exactly one polls.
+func TestEtsyPollerConcurrent(t *testing.T) {
+	t.Parallel()
+	p, sim := newEtsy(t, time.Minute)
+	sim.Put(etsyReceipt(7001, "paid", true, p.now.Add(-time.Minute)))
+	var wg sync.WaitGroup
+	var polled atomic.Int32
+	for range 8 {
+		w := intake.NewEtsyPoller(p.fetcher, p.rdb, intake.JobsFetchEnqueuer(p.enq), "")
+		wg.Go(func() {
+			ok, _, err := w.PollOnce(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				polled.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := polled.Load(); n != 1 {
+		t.Errorf("%d of 8 racing workers polled, want 1", n)
+	}
+	if n := len(p.fetchTasks()); n != 1 {
+		t.Errorf("%d fetch tasks, want 1", n)
+	}
+}
+
+// A signed webhook's resource_url is only read for the receipt id: a URL of another
+// shop or of no receipt is refused, and nothing is fetched from it.
+func TestEtsyResourceURL(t *testing.T) {
+	t.Parallel()
+	p, sim := newEtsy(t, 0)
+	for _, tc := range []struct {
+		url    string
+		status int
+	}{
+		{"http://169.254.169.254/v3/application/shops/999/receipts/1", http.StatusUnprocessableEntity},
+		{"http://169.254.169.254/latest/meta-data", http.StatusBadRequest},
+		{"https://openapi.etsy.com/v3/application/shops/" + etsyShop + "/receipts/0", http.StatusBadRequest},
+		{"https://openapi.etsy.com/v3/application/shops/" + etsyShop + "/receipts/x", http.StatusBadRequest},
+	} {
+		body := []byte(`{"event_type":"ORDER_PAID","resource_url":"` + tc.url + `","shop_id":` + etsyShop + `}`)
+		key, _ := base64.StdEncoding.DecodeString(etsySecret[len("whsec_"):])
+		sig, err := events.Sign(key, "msg_x", p.now, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{}
+		h.Set("webhook-id", "msg_x")
+		h.Set("webhook-timestamp", strconv.FormatInt(p.now.Unix(), 10))
+		h.Set("webhook-signature", sig)
+		if st := p.send(etsyPath, storesim.Webhook{Header: h, Body: body}); st != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.url, st, tc.status)
+		}
+	}
+	if len(p.tasks()) != 0 || len(sim.Requests()) != 0 {
+		t.Errorf("refused webhooks: %d tasks, %d API requests", len(p.tasks()), len(sim.Requests()))
 	}
 }

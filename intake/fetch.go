@@ -84,6 +84,9 @@ func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...Fetcher
 		return nil, errors.New("intake: fetcher: no enqueuer")
 	}
 	cfg = cfg.withAPIDefaults()
+	if err := cfg.validateFetch(); err != nil {
+		return nil, err
+	}
 	guard.Trust(cfg.BigCommerce.APIURL)
 	guard.Trust(cfg.Etsy.APIURL)
 	f := &Fetcher{
@@ -325,4 +328,31 @@ func (f *Fetcher) waitPace(ctx context.Context, platform, pace, what string) err
 			err: errors.New("rate limit window spent")}
 	}
 	return f.sleep(ctx, d)
+}
+
+// validateFetch checks the API settings of the platforms a worker is set up for (a
+// store hash, a shop id or polling): a worker without them refuses those fetches
+// with a clear error instead.
+func (c Config) validateFetch() error {
+	var errs []error
+	if b := c.BigCommerce; b.StoreHash != "" || b.Token != "" {
+		if b.StoreHash == "" || b.Store == "" || b.Token == "" {
+			errs = append(errs, errors.New("intake: bigcommerce fetches need a store hash, a hub store and a token"))
+		}
+		if strings.TrimSpace(b.DesignOption) == "" {
+			errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
+		}
+	}
+	if e := c.Etsy; e.ShopID != "" || e.PollInterval > 0 {
+		if _, err := strconv.ParseUint(e.ShopID, 10, 64); err != nil || e.Store == "" || e.APIKey == "" || e.Token == "" {
+			errs = append(errs, errors.New("intake: etsy fetches need a numeric shop id, a hub store, an api key and a token"))
+		}
+		if e.PollInterval < 0 {
+			errs = append(errs, fmt.Errorf("intake: etsy poll interval %s is negative", e.PollInterval))
+		}
+		if strings.TrimSpace(e.DesignVariation) == "" {
+			errs = append(errs, errors.New("intake: etsy design variation must not be empty"))
+		}
+	}
+	return errors.Join(errs...)
 }

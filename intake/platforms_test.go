@@ -158,3 +158,28 @@ func allRetryable(t *testing.T, errs []error) {
 		}
 	}
 }
+
+// A worker set up for a platform without its API settings refuses to start.
+func TestFetcherConfig(t *testing.T) {
+	t.Parallel()
+	enq := intake.JobsEnqueuer(nil)
+	for _, tc := range []struct {
+		name string
+		set  func(*intake.Config)
+		ok   bool
+	}{
+		{"nothing configured", func(*intake.Config) {}, true},
+		{"bigcommerce without token", func(c *intake.Config) { c.BigCommerce.StoreHash, c.BigCommerce.Store = "h", "s" }, false},
+		{"bigcommerce complete", func(c *intake.Config) { c.BigCommerce.StoreHash, c.BigCommerce.Store, c.BigCommerce.Token = "h", "s", "t" }, true},
+		{"etsy polling without shop", func(c *intake.Config) { c.Etsy.PollInterval = time.Minute }, false},
+		{"etsy shop not numeric", func(c *intake.Config) { c.Etsy.ShopID, c.Etsy.Store, c.Etsy.APIKey, c.Etsy.Token = "shop", "s", "k", "t" }, false},
+		{"etsy complete", func(c *intake.Config) { c.Etsy.ShopID, c.Etsy.Store, c.Etsy.APIKey, c.Etsy.Token = "42", "s", "k", "t" }, true},
+	} {
+		cfg := intake.DefaultConfig()
+		tc.set(&cfg)
+		_, err := intake.NewFetcher(cfg, enq, nil)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok %v", tc.name, err, tc.ok)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func (f *storeFlags) work(rdb redis.UniversalClient, enqCfg jobs.EnqueuerConfig,
 	}
 	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log))
 	if err != nil {
-		return nil, err
+		return nil, usageError(err.Error())
 	}
 	fw := &fetchWork{handler: h}
 	if cfg.Etsy.PollInterval > 0 {
