@@ -170,9 +170,13 @@ func TestFetcherConfig(t *testing.T) {
 	}{
 		{"nothing configured", func(*intake.Config) {}, true},
 		{"bigcommerce without token", func(c *intake.Config) { c.BigCommerce.StoreHash, c.BigCommerce.Store = "h", "s" }, false},
-		{"bigcommerce complete", func(c *intake.Config) { c.BigCommerce.StoreHash, c.BigCommerce.Store, c.BigCommerce.Token = "h", "s", "t" }, true},
+		{"bigcommerce complete", func(c *intake.Config) {
+			c.BigCommerce.StoreHash, c.BigCommerce.Store, c.BigCommerce.Token = "h", "s", "t"
+		}, true},
 		{"etsy polling without shop", func(c *intake.Config) { c.Etsy.PollInterval = time.Minute }, false},
-		{"etsy shop not numeric", func(c *intake.Config) { c.Etsy.ShopID, c.Etsy.Store, c.Etsy.APIKey, c.Etsy.Token = "shop", "s", "k", "t" }, false},
+		{"etsy shop not numeric", func(c *intake.Config) {
+			c.Etsy.ShopID, c.Etsy.Store, c.Etsy.APIKey, c.Etsy.Token = "shop", "s", "k", "t"
+		}, false},
 		{"etsy complete", func(c *intake.Config) { c.Etsy.ShopID, c.Etsy.Store, c.Etsy.APIKey, c.Etsy.Token = "42", "s", "k", "t" }, true},
 	} {
 		cfg := intake.DefaultConfig()
