@@ -24,8 +24,7 @@ func TestOrderFetchThroughWorker(t *testing.T) {
 	sim.RetryAfter = time.Second
 	api := httptest.NewServer(sim.Handler())
 	t.Cleanup(api.Close)
-	var e *env
-	e = newEnv(t, func(c *worker.Config, d *worker.Deps) {
+	e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
 		cfg := intake.DefaultConfig()
 		cfg.BigCommerce = intake.BigCommerce{StoreHash: "abc123", Store: store, Domain: domain, Token: "tok",
 			APIURL: api.URL, DesignOption: "design"}
