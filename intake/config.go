@@ -40,6 +40,29 @@ type Config struct {
 
 	Shopify Shopify
 	Orders  Generic
+	// BigCommerce and Etsy send ids only; their orders are read by a fetch job.
+	BigCommerce BigCommerce
+	Etsy        Etsy
+}
+
+// Default API bases and line data names of the id-only platforms.
+const (
+	DefaultBigCommerceAPIURL = "https://api.bigcommerce.com"
+	DefaultEtsyAPIURL        = "https://openapi.etsy.com"
+)
+
+// withAPIDefaults fills the API bases when unset (a Config built by hand).
+func (c Config) withAPIDefaults() Config {
+	if c.BigCommerce.APIURL == "" {
+		c.BigCommerce.APIURL = DefaultBigCommerceAPIURL
+	}
+	if c.Etsy.APIURL == "" {
+		c.Etsy.APIURL = DefaultEtsyAPIURL
+	}
+	if c.MaxLines <= 0 {
+		c.MaxLines = DefaultMaxLines
+	}
+	return c
 }
 
 // Shopify configures POST /webhooks/shopify.
@@ -86,6 +109,8 @@ func DefaultConfig() Config {
 		MaxLines:        DefaultMaxLines,
 		Shopify:         Shopify{DesignProperty: "_design"},
 		Orders:          Generic{Tolerance: 5 * time.Minute},
+		BigCommerce:     BigCommerce{APIURL: DefaultBigCommerceAPIURL, DesignOption: "design"},
+		Etsy:            Etsy{APIURL: DefaultEtsyAPIURL, DesignVariation: "Personalization"},
 	}
 }
 
@@ -135,7 +160,10 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("intake: orders store secret for %q: both store and secret needed", store))
 		}
 	}
-	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 {
+	errs = append(errs, c.BigCommerce.validate()...)
+	errs = append(errs, c.Etsy.validate()...)
+	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 &&
+		len(c.BigCommerce.Secrets) == 0 && len(c.Etsy.Secrets) == 0 {
 		errs = append(errs, errors.New("intake: no webhook secret configured: set a shopify secret, an orders secret, or both"))
 	}
 	return errors.Join(errs...)

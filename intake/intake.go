@@ -126,6 +126,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/shopify", s.traced("POST /webhooks/shopify", s.instrument(endpointShopify, s.handleShopify)))
 	mux.Handle("POST /webhooks/orders", s.traced("POST /webhooks/orders", s.instrument(endpointOrders, s.handleOrders)))
+	mux.Handle("POST /webhooks/bigcommerce", s.traced("POST /webhooks/bigcommerce", s.instrument(endpointBigCommerce, s.handleBigCommerce)))
+	mux.Handle("POST /webhooks/etsy", s.traced("POST /webhooks/etsy", s.instrument(endpointEtsy, s.handleEtsy)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

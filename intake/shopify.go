@@ -257,6 +257,12 @@ func lineItemRef(raw json.RawMessage, name string) (model.DesignRef, bool, error
 	if err != nil {
 		return model.DesignRef{}, false, err
 	}
+	return refIn(props, name)
+}
+
+// refIn finds the design reference among a line's name/value pairs: the one named
+// name, else the first value shaped like a reference (the store mappings share it).
+func refIn(props []property, name string) (model.DesignRef, bool, error) {
 	for _, p := range props {
 		if p.name == name && p.value != "" {
 			r, err := model.ParseDesignRef(p.value)

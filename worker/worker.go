@@ -75,6 +75,9 @@ type Deps struct {
 	// Propagator reads the trace context tasks carry in their headers and writes it
 	// into the tasks the worker enqueues (completion); nil carries nothing.
 	Propagator propagation.TextMapPropagator
+	// Handlers are task handlers of other packages by task type (intake's order
+	// fetches), served with the worker's middleware beside its own.
+	Handlers map[string]asynq.Handler
 }
 
 // Worker handles printworker's tasks.
@@ -172,6 +175,9 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeGangBuild, w.sheets.HandleBuild)
 	if err := w.registerEvents(); err != nil {
 		return nil, err
+	}
+	for typ, h := range deps.Handlers {
+		w.mux.Handle(typ, h)
 	}
 
 	w.srv = asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{

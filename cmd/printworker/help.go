@@ -60,6 +60,10 @@ var flagGroups = []flagGroup{
 		lead:  []string{"serve"},
 		// --addr of hubsim is the simulator's own address.
 		only: []string{"serve", "demo"}},
+	{title: "BigCommerce", takes: []string{"bigcommerce-"},
+		first: []string{"bigcommerce-secret", "bigcommerce-secret-file", "bigcommerce-store-hash", "bigcommerce-store", "bigcommerce-token", "bigcommerce-token-file"}},
+	{title: "Etsy", takes: []string{"etsy-"},
+		first: []string{"etsy-secret", "etsy-secret-file", "etsy-shop-id", "etsy-store", "etsy-api-key", "etsy-token", "etsy-token-file", "etsy-poll-interval"}},
 	{title: "Telemetry", takes: []string{"log-", "metrics-addr"},
 		first: []string{"log-level", "log-format", "metrics-addr"}},
 	{title: "Gang sheets", takes: []string{"gang-"},

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/worker"
 )
@@ -35,6 +37,7 @@ func workCommand() command {
 			wf := addWorkerFlags(fs)
 			rof := addRoutingFlags(fs)
 			ef := addEventFlags(fs)
+			stf := addStoreFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -95,6 +98,11 @@ func workCommand() command {
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			deps.Registerer = reg
+			fw, err := stf.work(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator}, guard, log)
+			if err != nil {
+				return err
+			}
+			deps.Handlers = map[string]asynq.Handler{jobs.TypeOrderFetch: fw.handler}
 			w, err := worker.New(cfg, deps)
 			if err != nil {
 				return usageError(err.Error())
@@ -112,7 +120,11 @@ func workCommand() command {
 				stopMetrics = serveMetrics(ln, reg, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, log)
 			}
 			started = true
+			pctx, stopPoller := context.WithCancel(ctx)
+			waitPoller := fw.start(pctx)
 			err = w.Run(ctx)
+			stopPoller()
+			waitPoller()
 			if stopMetrics != nil {
 				stopMetrics()
 			}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/jobs"
+)
+
+// storeFlags are the settings of the stores whose webhooks carry ids only
+// (BigCommerce, Etsy). serve takes the secrets and the store mapping; work takes the
+// API credentials its order fetches and the Etsy poller use. Both commands accept
+// every flag, so one environment serves the fleet.
+type storeFlags struct {
+	bc          intake.BigCommerce
+	bcSecrets   secretList
+	etsy        intake.Etsy
+	etsySecrets secretList
+}
+
+func addStoreFlags(fs *flag.FlagSet) *storeFlags {
+	d := intake.DefaultConfig()
+	f := &storeFlags{}
+	fs.Var(&f.bcSecrets, "bigcommerce-secret", "BigCommerce app client secret(s) (or whsec_ keys) verifying webhook-signature; several for rotation; none disables /webhooks/bigcommerce")
+	fs.String("bigcommerce-secret-file", "", "file holding the BigCommerce secret(s), one per line")
+	fs.StringVar(&f.bc.StoreHash, "bigcommerce-store-hash", "", "store hash of the BigCommerce store (producer stores/{hash})")
+	fs.StringVar(&f.bc.Store, "bigcommerce-store", "", "hub store id BigCommerce orders go to")
+	fs.StringVar(&f.bc.Domain, "bigcommerce-domain", "", "order domain sent to the hub (default: the store hash)")
+	fs.StringVar(&f.bc.Token, "bigcommerce-token", "", "BigCommerce API account access token (X-Auth-Token, orders read-only)")
+	fs.String("bigcommerce-token-file", "", "file holding --bigcommerce-token")
+	fs.StringVar(&f.bc.APIURL, "bigcommerce-api-url", d.BigCommerce.APIURL, "BigCommerce API base")
+	fs.StringVar(&f.bc.DesignOption, "bigcommerce-design-option", d.BigCommerce.DesignOption, "product option (display name) holding the design reference <id>.<token>")
+	fs.Var(&f.etsySecrets, "etsy-secret", "Etsy webhook signing secret(s), whsec_...; several for rotation; none disables /webhooks/etsy")
+	fs.String("etsy-secret-file", "", "file holding the Etsy secret(s), one per line")
+	fs.StringVar(&f.etsy.ShopID, "etsy-shop-id", "", "numeric id of the Etsy shop")
+	fs.StringVar(&f.etsy.Store, "etsy-store", "", "hub store id Etsy receipts go to")
+	fs.StringVar(&f.etsy.Domain, "etsy-domain", "", "order domain sent to the hub (default etsy-<shop id>)")
+	fs.StringVar(&f.etsy.APIKey, "etsy-api-key", "", "Etsy app keystring (x-api-key)")
+	fs.StringVar(&f.etsy.Token, "etsy-token", "", "Etsy OAuth access token (scope transactions_r)")
+	fs.String("etsy-token-file", "", "file holding --etsy-token")
+	fs.StringVar(&f.etsy.APIURL, "etsy-api-url", d.Etsy.APIURL, "Etsy API base")
+	fs.DurationVar(&f.etsy.PollInterval, "etsy-poll-interval", 0, "poll getShopReceipts this often, once per interval across the fleet (work); 0: webhooks only")
+	fs.StringVar(&f.etsy.DesignVariation, "etsy-design-variation", d.Etsy.DesignVariation, "transaction variation holding the design reference <id>.<token>")
+	return f
+}
+
+// apply sets the stores' settings on an intake configuration.
+func (f *storeFlags) apply(c *intake.Config) {
+	c.BigCommerce = f.bc
+	c.BigCommerce.Secrets = f.bcSecrets
+	c.Etsy = f.etsy
+	c.Etsy.Secrets = f.etsySecrets
+}
+
+// fetchWork builds the order fetch handler (registered with the worker whatever is
+// configured: a fetch for a store not set up then ends with a clear error instead of
+// waiting for a handler) and, with --etsy-poll-interval, the Etsy poller.
+type fetchWork struct {
+	handler *intake.Fetcher
+	poller  *intake.EtsyPoller
+}
+
+func (f *storeFlags) work(rdb redis.UniversalClient, enqCfg jobs.EnqueuerConfig, guard *netguard.Guard, log *slog.Logger) (*fetchWork, error) {
+	cfg := intake.DefaultConfig()
+	f.apply(&cfg)
+	enq, err := jobs.NewEnqueuer(rdb, enqCfg)
+	if err != nil {
+		return nil, err
+	}
+	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log))
+	if err != nil {
+		return nil, usageError(err.Error())
+	}
+	fw := &fetchWork{handler: h}
+	if cfg.Etsy.PollInterval > 0 {
+		fw.poller = intake.NewEtsyPoller(h, rdb, intake.JobsFetchEnqueuer(enq), enqCfg.KeyPrefix)
+	}
+	return fw, nil
+}
+
+// start runs the poller (if any) until ctx ends; the returned func waits for it.
+func (fw *fetchWork) start(ctx context.Context) (wait func()) {
+	if fw.poller == nil {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = fw.poller.Run(ctx) })
+	return wg.Wait
+}

@@ -1,0 +1,422 @@
+package intake
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
+)
+
+// PlatformEtsy names Etsy in fetch tasks and metrics.
+const PlatformEtsy = "etsy"
+
+const endpointEtsy = PlatformEtsy
+
+// Etsy configures POST /webhooks/etsy, the receipt fetches and the receipt poller.
+type Etsy struct {
+	// Secrets verify the Standard Webhooks signature: the "whsec_..." signing
+	// secret of the app's webhook; several allow rotation. Empty disables the
+	// endpoint (404); the poller works without it.
+	Secrets []string
+	// ShopID is the shop whose receipts are taken.
+	ShopID string
+	// Store is the hub store the orders go to; Domain the order domain sent to the
+	// hub (default "etsy-<shop id>").
+	Store, Domain string
+	// APIKey (x-api-key) and Token (OAuth bearer, scope transactions_r) read receipts.
+	APIKey, Token string
+	// APIURL is the API's base (default https://openapi.etsy.com).
+	APIURL string
+	// PollInterval polls getShopReceipts this often (0: webhooks only).
+	PollInterval time.Duration
+	// DesignVariation is the transaction variation whose formatted value is the
+	// design reference (default "Personalization").
+	DesignVariation string
+}
+
+func (e Etsy) enabled() bool { return len(e.Secrets) > 0 || e.PollInterval > 0 }
+
+func (e Etsy) validate() []error {
+	var errs []error
+	if e.PollInterval < 0 {
+		errs = append(errs, fmt.Errorf("intake: etsy poll interval %s is negative", e.PollInterval))
+	}
+	if !e.enabled() {
+		return errs
+	}
+	for _, s := range e.Secrets {
+		if !strings.HasPrefix(s, "whsec_") {
+			errs = append(errs, errors.New(`intake: an etsy secret must start with "whsec_"`))
+		}
+	}
+	if _, err := standardKeys(e.Secrets); err != nil {
+		errs = append(errs, fmt.Errorf("intake: etsy secret: %w", err))
+	}
+	if _, err := strconv.ParseUint(e.ShopID, 10, 64); err != nil || e.Store == "" {
+		errs = append(errs, errors.New("intake: etsy needs a numeric shop id and a hub store"))
+	}
+	if strings.TrimSpace(e.DesignVariation) == "" {
+		errs = append(errs, errors.New("intake: etsy design variation must not be empty"))
+	}
+	return errs
+}
+
+func (e Etsy) domain() string {
+	if e.Domain != "" {
+		return e.Domain
+	}
+	return "etsy-" + e.ShopID
+}
+
+// etsyWebhook is Etsy's webhook body: where the receipt is, not the receipt.
+type etsyWebhook struct {
+	EventType   string     `json:"event_type"`
+	ResourceURL string     `json:"resource_url"`
+	ShopID      nullString `json:"shop_id"`
+}
+
+// handleEtsy verifies one Etsy webhook and enqueues the fetch of its receipt.
+func (s *Server) handleEtsy(w http.ResponseWriter, r *http.Request) (int, result, error) {
+	cfg := s.cfg.Etsy
+	if len(cfg.Secrets) == 0 {
+		return http.StatusNotFound, result{}, nil
+	}
+	var wh etsyWebhook
+	webhookID, err := s.readStandard(w, r, cfg.Secrets, &wh)
+	if err != nil {
+		return 0, result{}, err
+	}
+	if !strings.HasPrefix(wh.EventType, "ORDER_") {
+		return http.StatusOK, result{Status: outcomeIgnored, Reason: "event not handled", Topic: wh.EventType}, nil
+	}
+	if wh.ShopID.str() != cfg.ShopID {
+		return 0, result{}, unprocessable(fmt.Sprintf("shop %q is not the configured shop", wh.ShopID.str()))
+	}
+	receipt, err := etsyReceiptID(wh.ResourceURL, cfg.ShopID)
+	if err != nil {
+		return 0, result{}, err
+	}
+	// Etsy retries a delivery under the same webhook-id.
+	p := jobs.OrderFetch{Platform: PlatformEtsy, Store: cfg.Store, Shop: cfg.ShopID, OrderID: receipt,
+		Event: jobs.FetchOrder, Delivery: webhookID}
+	status, res := s.enqueueFetch(r.Context(), endpointEtsy, wh.EventType, p)
+	return status, res, nil
+}
+
+// etsyReceiptID takes the receipt id out of a resource_url of the configured shop.
+// The URL itself is never fetched: the worker builds the request from its own API
+// base, so a webhook cannot point a worker anywhere.
+func etsyReceiptID(resource, shop string) (string, error) {
+	u, err := url.Parse(resource)
+	if err != nil {
+		return "", badRequest("resource_url is not a URL")
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	n := len(parts)
+	if n < 4 || parts[n-4] != "shops" || parts[n-2] != "receipts" {
+		return "", badRequest("resource_url is not a shop receipt")
+	}
+	if parts[n-3] != shop {
+		return "", unprocessable(fmt.Sprintf("resource_url names shop %q, not the configured shop", parts[n-3]))
+	}
+	if id, err := strconv.ParseUint(parts[n-1], 10, 64); err != nil || id == 0 {
+		return "", badRequest("resource_url's receipt id is not a positive integer")
+	}
+	return parts[n-1], nil
+}
+
+// etsyReceipt is the part of a shop receipt the hub order needs.
+type etsyReceipt struct {
+	ReceiptID       json.Number       `json:"receipt_id"`
+	Status          nullString        `json:"status"`
+	IsPaid          bool              `json:"is_paid"`
+	BuyerEmail      nullString        `json:"buyer_email"`
+	Name            nullString        `json:"name"`
+	FirstLine       nullString        `json:"first_line"`
+	SecondLine      nullString        `json:"second_line"`
+	City            nullString        `json:"city"`
+	State           nullString        `json:"state"`
+	Zip             nullString        `json:"zip"`
+	CountryISO      nullString        `json:"country_iso"`
+	CreateTimestamp json.Number       `json:"create_timestamp"`
+	UpdateTimestamp json.Number       `json:"update_timestamp"`
+	Transactions    []etsyTransaction `json:"transactions"`
+}
+
+type etsyTransaction struct {
+	Quantity int `json:"quantity"`
+	Price    *struct {
+		Amount  int64 `json:"amount"`
+		Divisor int64 `json:"divisor"`
+	} `json:"price"`
+	Variations []struct {
+		FormattedName  nullString `json:"formatted_name"`
+		FormattedValue nullString `json:"formatted_value"`
+	} `json:"variations"`
+}
+
+// etsyState: cancelled and fully refunded receipts leave the hub; paid ones print;
+// the rest wait.
+func etsyState(r *etsyReceipt) orderState {
+	switch strings.ToLower(r.Status.str()) {
+	case "canceled", "cancelled", "fully refunded":
+		return stateCancelled
+	}
+	if r.IsPaid {
+		return statePaid
+	}
+	return stateUnpaid
+}
+
+func etsyTime(field string, v json.Number) (string, error) {
+	sec, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || sec <= 0 || sec > 1<<40 {
+		return "", badRequest(fmt.Sprintf("%s %q is not Unix seconds", field, v))
+	}
+	return hub.FormatTimestamp(time.Unix(sec, 0)), nil
+}
+
+// mapEtsyReceipt turns a receipt into the hub order of spec 2.1. Etsy has one
+// address (shipping, which doubles as billing) and one name for it.
+func mapEtsyReceipt(r *etsyReceipt, domain, variation string) (*model.Order, orderState, error) {
+	if id, err := strconv.ParseUint(string(r.ReceiptID), 10, 64); err != nil || id == 0 {
+		return nil, 0, badRequest(fmt.Sprintf("receipt_id %q is not a positive integer", r.ReceiptID))
+	}
+	created, err := etsyTime("create_timestamp", r.CreateTimestamp)
+	if err != nil {
+		return nil, 0, err
+	}
+	updated, err := etsyTime("update_timestamp", r.UpdateTimestamp)
+	if err != nil {
+		return nil, 0, err
+	}
+	first, last, _ := strings.Cut(r.Name.str(), " ")
+	addr := model.Address{
+		Address1: r.FirstLine.str(), Address2: r.SecondLine.str(), City: r.City.str(), Country: r.CountryISO.str(),
+		CountryCode: r.CountryISO.str(), FirstName: first, LastName: strings.TrimSpace(last),
+		Province: r.State.str(), Zip: r.Zip.str(),
+	}
+	o := &model.Order{
+		OrderID: string(r.ReceiptID), Domain: domain, Created: created, Updated: updated,
+		Email: r.BuyerEmail.str(), FirstName: addr.FirstName, LastName: addr.LastName,
+		Status:         strings.ToLower(r.Status.str()),
+		BillingDetails: addr, ShippingDetails: addr, LineItems: []model.LineItem{},
+	}
+	for i, t := range r.Transactions {
+		props := make([]property, 0, len(t.Variations))
+		for _, v := range t.Variations {
+			name := v.FormattedName.str()
+			if strings.EqualFold(name, variation) {
+				name = variation
+			}
+			props = append(props, property{name: name, value: v.FormattedValue.str()})
+		}
+		ref, ok, err := refIn(props, variation)
+		if err != nil {
+			return nil, 0, badRequest(fmt.Sprintf("transactions[%d]: %v", i, err))
+		}
+		if !ok {
+			continue
+		}
+		if t.Quantity < 1 {
+			return nil, 0, badRequest(fmt.Sprintf("transactions[%d].quantity %d: a personalized line needs at least 1", i, t.Quantity))
+		}
+		var price float64
+		if t.Price != nil {
+			if t.Price.Amount < 0 || t.Price.Divisor <= 0 {
+				return nil, 0, badRequest(fmt.Sprintf("transactions[%d].price %d/%d is not a price", i, t.Price.Amount, t.Price.Divisor))
+			}
+			price = float64(t.Price.Amount) / float64(t.Price.Divisor)
+		}
+		o.LineItems = append(o.LineItems, model.LineItem{ID: ref.ID, Token: ref.Token, Quantity: t.Quantity, Price: price})
+	}
+	return o, etsyState(r), nil
+}
+
+func (f *Fetcher) etsyHeader() http.Header {
+	return http.Header{"X-Api-Key": {f.cfg.Etsy.APIKey}, "Authorization": {"Bearer " + f.cfg.Etsy.Token}}
+}
+
+func (f *Fetcher) etsyShopURL() string {
+	return strings.TrimRight(f.cfg.Etsy.APIURL, "/") + "/v3/application/shops/" + url.PathEscape(f.cfg.Etsy.ShopID)
+}
+
+// etsyReceipt reads one receipt (getShopReceipt) and maps it.
+func (f *Fetcher) etsyReceipt(ctx context.Context, p jobs.OrderFetch) (*model.Order, orderState, error) {
+	cfg := f.cfg.Etsy
+	if p.Shop != cfg.ShopID {
+		return nil, 0, &fetchError{platform: PlatformEtsy, what: "receipt " + p.OrderID,
+			err: fmt.Errorf("shop %q is not the configured shop %q", p.Shop, cfg.ShopID)}
+	}
+	var r etsyReceipt
+	if err := f.getJSON(ctx, PlatformEtsy, "etsy:"+cfg.ShopID, f.etsyShopURL()+"/receipts/"+url.PathEscape(p.OrderID), f.etsyHeader(), &r); err != nil {
+		return nil, 0, err
+	}
+	o, st, err := mapEtsyReceipt(&r, cfg.domain(), cfg.DesignVariation)
+	if err != nil {
+		return nil, 0, &fetchError{platform: PlatformEtsy, what: "receipt " + p.OrderID, err: err}
+	}
+	if o.OrderID != p.OrderID {
+		return nil, 0, &fetchError{platform: PlatformEtsy, what: "receipt " + p.OrderID,
+			err: fmt.Errorf("the API answered receipt %q", o.OrderID)}
+	}
+	return o, st, nil
+}
+
+// Poller bounds: a page is the API's largest; a poll reads a bounded number of
+// pages and leaves the rest to the next interval (the mark moves past what it read).
+const (
+	etsyPageSize      = 100
+	etsyMaxPages      = 20
+	etsyFirstLookback = 24 * time.Hour
+)
+
+// EtsyPoller polls getShopReceipts for shops without webhooks (no commercial
+// access). Every worker may run one: one poll per shop per interval happens across
+// the fleet (a slot key per interval in Redis, taken with SET NX), and the
+// high-water mark min_last_modified lives in Redis and moves only after every
+// receipt up to it is enqueued, so a restart or a crash mid-poll loses nothing.
+type EtsyPoller struct {
+	f      *Fetcher
+	rdb    redis.UniversalClient
+	enq    FetchEnqueuer
+	prefix string
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// NewEtsyPoller builds the poller; prefix starts its Redis keys (default
+// "printworker:").
+func NewEtsyPoller(f *Fetcher, rdb redis.UniversalClient, enq FetchEnqueuer, prefix string) *EtsyPoller {
+	if prefix == "" {
+		prefix = "printworker:"
+	}
+	return &EtsyPoller{f: f, rdb: rdb, enq: enq, prefix: prefix, now: f.now, log: f.log}
+}
+
+func (p *EtsyPoller) markKey() string { return p.prefix + "etsy:mark:" + p.f.cfg.Etsy.ShopID }
+
+// Run polls until ctx ends. It wakes every half interval; the slot key decides
+// whether this worker polls.
+func (p *EtsyPoller) Run(ctx context.Context) error {
+	iv := p.f.cfg.Etsy.PollInterval
+	if iv <= 0 {
+		return nil
+	}
+	tk := time.NewTicker(max(iv/2, time.Second))
+	defer tk.Stop()
+	for {
+		if _, n, err := p.PollOnce(ctx); err != nil {
+			p.log.WarnContext(ctx, "intake: etsy poll failed; the next interval resumes from the mark", "err", err)
+		} else if n > 0 {
+			p.log.InfoContext(ctx, "intake: etsy poll enqueued receipts", "receipts", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tk.C:
+		}
+	}
+}
+
+// PollOnce polls if this interval's slot is free: it reports whether it polled
+// and how many receipts it enqueued.
+func (p *EtsyPoller) PollOnce(ctx context.Context) (bool, int, error) {
+	cfg := p.f.cfg.Etsy
+	iv := cfg.PollInterval
+	if iv <= 0 {
+		return false, 0, errors.New("intake: etsy polling is off")
+	}
+	now := p.now()
+	slot := p.prefix + "etsy:slot:" + cfg.ShopID + ":" + strconv.FormatInt(now.UnixNano()/int64(iv), 10)
+	ok, err := p.rdb.SetNX(ctx, slot, "1", 2*iv).Result()
+	if err != nil {
+		return false, 0, fmt.Errorf("etsy poll slot: %w", err)
+	}
+	if !ok {
+		return false, 0, nil
+	}
+	mark, err := p.rdb.Get(ctx, p.markKey()).Int64()
+	if errors.Is(err, redis.Nil) {
+		mark = now.Add(-etsyFirstLookback).Unix()
+	} else if err != nil {
+		return true, 0, fmt.Errorf("etsy poll mark: %w", err)
+	}
+	n, err := p.poll(ctx, mark)
+	return true, n, err
+}
+
+func (p *EtsyPoller) poll(ctx context.Context, mark int64) (int, error) {
+	cfg := p.f.cfg.Etsy
+	high, n := mark, 0
+	for page := 0; page < etsyMaxPages; page++ {
+		u := fmt.Sprintf("%s/receipts?min_last_modified=%d&sort_on=updated&sort_order=asc&limit=%d&offset=%d",
+			p.f.etsyShopURL(), mark, etsyPageSize, page*etsyPageSize)
+		var list struct {
+			Results []struct {
+				ReceiptID       json.Number `json:"receipt_id"`
+				UpdateTimestamp json.Number `json:"update_timestamp"`
+			} `json:"results"`
+		}
+		if err := p.f.getJSON(ctx, PlatformEtsy, "etsy:"+cfg.ShopID, u, p.f.etsyHeader(), &list); err != nil {
+			return n, p.advance(ctx, mark, high, err)
+		}
+		for _, r := range list.Results {
+			id, err := strconv.ParseUint(string(r.ReceiptID), 10, 64)
+			upd, err2 := strconv.ParseInt(string(r.UpdateTimestamp), 10, 64)
+			if err != nil || err2 != nil || id == 0 {
+				p.log.WarnContext(ctx, "intake: etsy poll: receipt without a usable id or update time", "receipt", r.ReceiptID)
+				continue
+			}
+			// The update time is the delivery: the same receipt unchanged is one
+			// task however many polls see it; a change is a new fetch.
+			f := jobs.OrderFetch{Platform: PlatformEtsy, Store: cfg.Store, Shop: cfg.ShopID,
+				OrderID: string(r.ReceiptID), Event: jobs.FetchOrder, Delivery: "poll:" + string(r.UpdateTimestamp)}
+			if err := p.enq.FetchOrder(ctx, f); err != nil {
+				return n, p.advance(ctx, mark, high, fmt.Errorf("enqueue receipt %s: %w", r.ReceiptID, err))
+			}
+			n++
+			high = max(high, upd)
+		}
+		if len(list.Results) < etsyPageSize {
+			break
+		}
+	}
+	return n, p.advance(ctx, mark, high, nil)
+}
+
+// raiseMark sets the mark only forward: a slow poll finishing after a later one
+// must not move it back.
+var raiseMark = redis.NewScript(`local v = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end return 1`)
+
+// advance stores the mark after the receipts up to it were enqueued. With the
+// list sorted by update time, everything up to high is enqueued even when a later
+// page failed. The mark is inclusive (min_last_modified), so receipts updated in
+// the mark's second are read again and deduplicated by their task id.
+func (p *EtsyPoller) advance(ctx context.Context, old, high int64, pollErr error) error {
+	if high <= old {
+		if pollErr == nil {
+			// Keep a first mark, so a restart does not look back a whole day again.
+			if err := p.rdb.SetNX(ctx, p.markKey(), old, 0).Err(); err != nil {
+				return fmt.Errorf("etsy poll mark: %w", err)
+			}
+		}
+		return pollErr
+	}
+	if err := raiseMark.Run(ctx, p.rdb, []string{p.markKey()}, high).Err(); err != nil {
+		return errors.Join(pollErr, fmt.Errorf("etsy poll mark: %w", err))
+	}
+	return pollErr
+}

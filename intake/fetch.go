@@ -1,0 +1,358 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
+)
+
+// FetchEnqueuer enqueues the follow-up read of an order whose webhook carries only
+// its id (BigCommerce, Etsy). JobsEnqueuer provides it; an Enqueuer without it
+// answers those webhooks 503.
+type FetchEnqueuer interface {
+	FetchOrder(ctx context.Context, p jobs.OrderFetch) error
+}
+
+// JobsFetchEnqueuer adapts a *jobs.Enqueuer to FetchEnqueuer (the Etsy poller's).
+func JobsFetchEnqueuer(e *jobs.Enqueuer) FetchEnqueuer { return jobsEnqueuer{e} }
+
+func (a jobsEnqueuer) FetchOrder(ctx context.Context, p jobs.OrderFetch) error {
+	_, err := a.e.FetchOrder(ctx, p)
+	return err
+}
+
+// maxAPIResponse caps one store API response: an order with MaxLines lines fits
+// many times over, and a hostile or broken API cannot make a worker buffer more.
+const maxAPIResponse = 8 << 20
+
+// maxPacingWait is the longest a fetch sleeps for a store's rate limit window
+// within one attempt; a longer window ends the attempt with that Retry-After.
+const maxPacingWait = 10 * time.Second
+
+// Fetcher runs order fetch tasks (jobs.TypeOrderFetch): it reads the order from the
+// store's API with printworker's own credentials, maps it, and enqueues the same
+// push, export and cancel jobs a full webhook would. It is safe for concurrent use.
+type Fetcher struct {
+	cfg   Config
+	enq   Enqueuer
+	http  *http.Client
+	log   *slog.Logger
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+
+	mu sync.Mutex
+	// notBefore is, per store API, when its rate limit window reopens (the API
+	// said no requests were left).
+	notBefore map[string]time.Time
+}
+
+// FetcherOption adjusts a Fetcher.
+type FetcherOption func(*Fetcher)
+
+// WithHTTPTimeout bounds one API request (default 30s).
+func WithHTTPTimeout(d time.Duration) FetcherOption {
+	return func(f *Fetcher) { f.http.Timeout = d }
+}
+
+// WithFetchLogger sets the logger (default slog.Default()).
+func WithFetchLogger(l *slog.Logger) FetcherOption { return func(f *Fetcher) { f.log = l } }
+
+// WithFetchClock sets the clock and the sleep used for rate limit pacing (tests).
+func WithFetchClock(now func() time.Time, sleep func(context.Context, time.Duration) error) FetcherOption {
+	return func(f *Fetcher) { f.now, f.sleep = now, sleep }
+}
+
+// NewFetcher builds the fetch task handler. Requests dial through guard: the
+// configured API base URLs are trusted (operator configuration), anything else an
+// API redirects to is checked like any outbound fetch.
+func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...FetcherOption) (*Fetcher, error) {
+	if enq == nil {
+		return nil, errors.New("intake: fetcher: no enqueuer")
+	}
+	cfg = cfg.withAPIDefaults()
+	if err := cfg.validateFetch(); err != nil {
+		return nil, err
+	}
+	guard.Trust(cfg.BigCommerce.APIURL)
+	guard.Trust(cfg.Etsy.APIURL)
+	f := &Fetcher{
+		cfg: cfg, enq: enq, log: slog.Default(), now: time.Now, sleep: sleepCtx,
+		http:      &http.Client{Transport: guard.Transport(nil), Timeout: 30 * time.Second},
+		notBefore: map[string]time.Time{},
+	}
+	for _, o := range opts {
+		o(f)
+	}
+	return f, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// ProcessTask runs one fetch. A permanent failure (the order is gone, the API's
+// answer cannot be mapped) wraps asynq.SkipRetry; everything else is retried.
+func (f *Fetcher) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	p, err := jobs.Decode[jobs.OrderFetch](t.Payload())
+	if err != nil {
+		return err
+	}
+	err = f.fetch(ctx, p)
+	var rc interface{ Retryable() bool }
+	if err != nil && errors.As(err, &rc) && !rc.Retryable() && !errors.Is(err, asynq.SkipRetry) {
+		err = fmt.Errorf("%w (%w)", err, asynq.SkipRetry)
+	}
+	return err
+}
+
+func (f *Fetcher) fetch(ctx context.Context, p jobs.OrderFetch) error {
+	var (
+		o   *model.Order
+		st  orderState
+		err error
+	)
+	switch p.Platform {
+	case PlatformBigCommerce:
+		if p.Event == jobs.FetchDelete {
+			o, st = &model.Order{OrderID: p.OrderID, Domain: f.cfg.BigCommerce.domain()}, stateCancelled
+			break
+		}
+		o, st, err = f.bigCommerceOrder(ctx, p)
+	case PlatformEtsy:
+		o, st, err = f.etsyReceipt(ctx, p)
+	default:
+		return fmt.Errorf("%w: platform %q", jobs.ErrPayload, p.Platform)
+	}
+	if err != nil {
+		return err
+	}
+	return f.act(ctx, p, o, st)
+}
+
+// act enqueues what the order's state asks for, as the Shopify path does for its
+// topics: a cancelled order stops its pending exports and leaves the hub; an unpaid
+// one is pushed; a paid one is pushed and exported.
+func (f *Fetcher) act(ctx context.Context, p jobs.OrderFetch, o *model.Order, st orderState) error {
+	log := f.log.With("platform", p.Platform, "store", p.Store, "order", o.OrderID)
+	if st == stateCancelled {
+		del := &model.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []model.LineItem{}}
+		if err := f.enq.CancelOrder(ctx, p.Store, del); err != nil {
+			return fmt.Errorf("cancel exports: %w", err)
+		}
+		if err := f.enq.PushOrder(ctx, p.Store, OpDelete, del); err != nil {
+			return fmt.Errorf("push delete: %w", err)
+		}
+		log.InfoContext(ctx, "intake: cancelled order removed")
+		return nil
+	}
+	if !hub.HasCustomizations(o) {
+		// The hub only takes orders with customizations (spec 1.3).
+		log.InfoContext(ctx, "intake: order skipped: no customizations")
+		return nil
+	}
+	if n := len(o.LineItems); n > f.cfg.MaxLines {
+		return &fetchError{platform: p.Platform, what: "order " + o.OrderID,
+			err: fmt.Errorf("%d personalized lines, more than the limit of %d: nothing enqueued", n, f.cfg.MaxLines)}
+	}
+	if err := f.enq.PushOrder(ctx, p.Store, OpUpdate, o); err != nil {
+		return fmt.Errorf("push update: %w", err)
+	}
+	if st == statePaid {
+		if err := f.enq.ExportOrder(ctx, p.Store, o); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	log.InfoContext(ctx, "intake: fetched order enqueued", "exported", st == statePaid)
+	return nil
+}
+
+// fetchError is a failed store API read or an answer that cannot be mapped.
+type fetchError struct {
+	platform, what string
+	status         int // HTTP status; 0 for a transport failure or a mapping error
+	transport      bool
+	after          time.Duration
+	err            error
+}
+
+func (e *fetchError) Error() string {
+	switch {
+	case e.status != 0:
+		return fmt.Sprintf("%s: %s: HTTP %d: %v", e.platform, e.what, e.status, e.err)
+	default:
+		return fmt.Sprintf("%s: %s: %v", e.platform, e.what, e.err)
+	}
+}
+
+func (e *fetchError) Unwrap() error { return e.err }
+
+// Retryable: transport failures, timeouts, 408, 429 and 5xx pass; so do 401 and 403,
+// so an order survives an expired or revoked token until the operator renews it
+// (the fetch retries for days). A 404 (the order is gone), other 4xx and answers
+// that cannot be mapped are permanent.
+func (e *fetchError) Retryable() bool {
+	switch {
+	case e.transport:
+		return true
+	case e.status == 0:
+		return false
+	case e.status == http.StatusTooManyRequests, e.status == http.StatusRequestTimeout, e.status >= 500,
+		e.status == http.StatusUnauthorized, e.status == http.StatusForbidden:
+		return true
+	}
+	return false
+}
+
+// RetryAfter is the wait the API asked for (the worker's retry delay honours it).
+func (e *fetchError) RetryAfter() time.Duration { return e.after }
+
+// getJSON reads one API resource into v; a 204 leaves v as it is (BigCommerce
+// answers an empty list so). pace names the rate limit bucket (the store).
+func (f *Fetcher) getJSON(ctx context.Context, platform, pace, rawURL string, header http.Header, v any) error {
+	what := "GET " + redactQuery(rawURL)
+	if err := f.waitPace(ctx, platform, pace, what); err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return &fetchError{platform: platform, what: what, err: err}
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.http.Do(req)
+	if err != nil {
+		var ref *netguard.RefusedError
+		if errors.As(err, &ref) {
+			return &fetchError{platform: platform, what: what, err: err}
+		}
+		return &fetchError{platform: platform, what: what, transport: true, err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAPIResponse+1))
+	if err != nil {
+		return &fetchError{platform: platform, what: what, transport: true, err: err}
+	}
+	f.notePace(pace, resp.Header)
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return &fetchError{platform: platform, what: what, status: resp.StatusCode, after: retryAfter(resp.Header, f.now()),
+			err: errors.New("rate limited")}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &fetchError{platform: platform, what: what, status: resp.StatusCode, after: retryAfter(resp.Header, f.now()),
+			err: fmt.Errorf("%.200s", strings.TrimSpace(string(body)))}
+	}
+	if len(body) > maxAPIResponse {
+		return &fetchError{platform: platform, what: what, err: fmt.Errorf("response larger than %d bytes", maxAPIResponse)}
+	}
+	if resp.StatusCode == http.StatusNoContent || len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	if err := decodeJSON(body, v); err != nil {
+		return &fetchError{platform: platform, what: what, err: err}
+	}
+	return nil
+}
+
+// redactQuery drops a URL's query from messages (it may carry filters, never
+// credentials, but logs need the path only).
+func redactQuery(u string) string {
+	base, _, _ := strings.Cut(u, "?")
+	return base
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date) or BigCommerce's
+// X-Rate-Limit-Time-Reset-Ms; 0 when neither is usable. It is capped at an hour:
+// the header is the API's text.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	var d time.Duration
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s > 0 {
+			d = time.Duration(min(s, 3600)) * time.Second
+		} else if t, err := http.ParseTime(v); err == nil {
+			d = t.Sub(now)
+		}
+	}
+	if d <= 0 {
+		if ms, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-Rate-Limit-Time-Reset-Ms")), 10, 64); err == nil && ms > 0 {
+			d = time.Duration(min(ms, 3600_000)) * time.Millisecond
+		}
+	}
+	return min(max(d, 0), time.Hour)
+}
+
+// notePace records that a store's window is spent (X-Rate-Limit-Requests-Left: 0),
+// so the next request to it waits for the window's reset instead of drawing a 429.
+func (f *Fetcher) notePace(pace string, h http.Header) {
+	if strings.TrimSpace(h.Get("X-Rate-Limit-Requests-Left")) != "0" {
+		return
+	}
+	ms, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-Rate-Limit-Time-Reset-Ms")), 10, 64)
+	if err != nil || ms <= 0 {
+		return
+	}
+	f.mu.Lock()
+	f.notBefore[pace] = f.now().Add(time.Duration(min(ms, 3600_000)) * time.Millisecond)
+	f.mu.Unlock()
+}
+
+func (f *Fetcher) waitPace(ctx context.Context, platform, pace, what string) error {
+	f.mu.Lock()
+	d := f.notBefore[pace].Sub(f.now())
+	f.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	if d > maxPacingWait {
+		return &fetchError{platform: platform, what: what, status: http.StatusTooManyRequests, after: d,
+			err: errors.New("rate limit window spent")}
+	}
+	return f.sleep(ctx, d)
+}
+
+// validateFetch checks the API settings of the platforms a worker is set up for (a
+// store hash, a shop id or polling): a worker without them refuses those fetches
+// with a clear error instead.
+func (c Config) validateFetch() error {
+	var errs []error
+	if b := c.BigCommerce; b.StoreHash != "" || b.Token != "" {
+		if b.StoreHash == "" || b.Store == "" || b.Token == "" {
+			errs = append(errs, errors.New("intake: bigcommerce fetches need a store hash, a hub store and a token"))
+		}
+		if strings.TrimSpace(b.DesignOption) == "" {
+			errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
+		}
+	}
+	if e := c.Etsy; e.ShopID != "" || e.PollInterval > 0 {
+		if _, err := strconv.ParseUint(e.ShopID, 10, 64); err != nil || e.Store == "" || e.APIKey == "" || e.Token == "" {
+			errs = append(errs, errors.New("intake: etsy fetches need a numeric shop id, a hub store, an api key and a token"))
+		}
+		if e.PollInterval < 0 {
+			errs = append(errs, fmt.Errorf("intake: etsy poll interval %s is negative", e.PollInterval))
+		}
+		if strings.TrimSpace(e.DesignVariation) == "" {
+			errs = append(errs, errors.New("intake: etsy design variation must not be empty"))
+		}
+	}
+	return errors.Join(errs...)
+}
