@@ -1,8 +1,10 @@
 package worker_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -229,4 +232,48 @@ func browserImages(t *testing.T, pageURL string) ([]int, string) {
 		t.Fatalf("probe %q: %v", mm[1], err)
 	}
 	return widths, dom
+}
+
+// TestTicketQRPresigned: in a private bucket the ticket's QR code holds a presigned
+// link to the order's staff page, which a phone (an anonymous GET) opens; the ticket
+// shows the ship-to name and address as the store sent them.
+func TestTicketQRPresigned(t *testing.T) {
+	needShopTools(t, "pdftotext", "pdftoppm", "zbarimg")
+	e := newEnv(t, func(*worker.Config, *worker.Deps) {})
+	e.s3.SetPrivate(true)
+	e.start()
+	ctx := context.Background()
+	o := e.order("QR-1", 1002)
+	if _, err := e.enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manifest("QR-1", 0)
+	dir := t.TempDir()
+	ticket := filepath.Join(dir, "ticket.pdf")
+	if err := os.WriteFile(ticket, e.object(m.Ticket), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := run(t, "pdftotext", "-layout", ticket, "-")
+	s := o.ShippingDetails
+	for _, want := range []string{s.FirstName + " " + s.LastName, s.Address1, s.City} {
+		if want == "" || !strings.Contains(text, want) {
+			t.Errorf("ticket text lacks ship-to %q:\n%s", want, text)
+		}
+	}
+	run(t, "pdftoppm", "-png", "-r", "100", "-f", "1", "-l", "1", "-singlefile", ticket, filepath.Join(dir, "ticket"))
+	codes := run(t, "zbarimg", "-q", filepath.Join(dir, "ticket.png"))
+	link := regexp.MustCompile(`QR-Code:(\S+)`).FindStringSubmatch(codes)
+	if link == nil {
+		t.Fatalf("no QR code read: %q", codes)
+	}
+	u, err := url.Parse(link[1])
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.Contains(u.RawQuery, "X-Amz-Signature=") {
+		t.Fatalf("QR holds %q, want a presigned http(s) link", link[1])
+	}
+	if code, b := tests3.GetAnon(t, link[1]); code != http.StatusOK || !bytes.Equal(b, e.object(m.StaffPage)) {
+		t.Errorf("anonymous GET of the QR link: %d, %d bytes; want the staff page", code, len(b))
+	}
 }
