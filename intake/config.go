@@ -38,8 +38,9 @@ type Config struct {
 	// generic endpoint 422 with the same status.
 	MaxLines int
 
-	Shopify Shopify
-	Orders  Generic
+	Shopify     Shopify
+	Orders      Generic
+	WooCommerce WooCommerce
 }
 
 // Shopify configures POST /webhooks/shopify.
@@ -86,6 +87,7 @@ func DefaultConfig() Config {
 		MaxLines:        DefaultMaxLines,
 		Shopify:         Shopify{DesignProperty: "_design"},
 		Orders:          Generic{Tolerance: 5 * time.Minute},
+		WooCommerce:     WooCommerce{DesignMeta: DefaultWooDesignMeta},
 	}
 }
 
@@ -135,8 +137,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("intake: orders store secret for %q: both store and secret needed", store))
 		}
 	}
-	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 {
-		errs = append(errs, errors.New("intake: no webhook secret configured: set a shopify secret, an orders secret, or both"))
+	errs = append(errs, c.WooCommerce.validate()...)
+	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 && len(c.WooCommerce.Secrets) == 0 {
+		errs = append(errs, errors.New("intake: no webhook secret configured: set a store's secret (shopify, woocommerce...) or an orders secret"))
 	}
 	return errors.Join(errs...)
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hub/model"
+	"github.com/printworker/printworker/jobs"
 )
 
 // Order push operations, as the enqueuer takes them.
@@ -108,6 +109,11 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	// Shop domains arrive lowercase from Shopify; match them however configured.
 	cfg.Shopify.Stores = lowerKeys(cfg.Shopify.Stores)
 	cfg.Shopify.Domains = lowerKeys(cfg.Shopify.Domains)
+	cfg.WooCommerce.Stores = wooSiteKeys(cfg.WooCommerce.Stores)
+	cfg.WooCommerce.Domains = wooSiteKeys(cfg.WooCommerce.Domains)
+	if _, ok := enq.(storeFetcher); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
+		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue store fetches")
+	}
 	s := &Server{cfg: cfg, enq: enq, deliveries: deliveries, ready: ready, log: slog.Default(), now: time.Now}
 	for _, o := range opts {
 		o(s)
@@ -126,6 +132,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/shopify", s.traced("POST /webhooks/shopify", s.instrument(endpointShopify, s.handleShopify)))
 	mux.Handle("POST /webhooks/orders", s.traced("POST /webhooks/orders", s.instrument(endpointOrders, s.handleOrders)))
+	mux.Handle("POST /webhooks/woocommerce", s.traced("POST /webhooks/woocommerce", s.instrument(endpointWooCommerce, s.handleWooCommerce)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -166,6 +173,10 @@ type event struct {
 	store      string
 	order      *model.Order
 	deliveryID string
+	// plan, when planned, is what the event asks for, decided by the endpoint from
+	// the order's state (WooCommerce, Wix) rather than from the topic.
+	plan    plan
+	planned bool
 }
 
 // result is what the intake answers for an event.
@@ -198,6 +209,9 @@ const (
 type plan struct {
 	push         string
 	export, stop bool
+	// fetch, when set, is all there is to do: read the order from the store's API
+	// in a task, which decides the rest.
+	fetch *jobs.StoreFetch
 }
 
 func (s *Server) planFor(topic string) (plan, bool) {
@@ -223,12 +237,15 @@ func (s *Server) planFor(topic string) (plan, bool) {
 // process dedupes and enqueues a verified event. It returns the HTTP status and body.
 func (s *Server) process(ctx context.Context, ev event) (int, result) {
 	res := result{Topic: ev.topic, Store: ev.store, Order: ev.order.OrderID}
-	p, ok := s.planFor(ev.topic)
+	p, ok := ev.plan, ev.planned
+	if !ok {
+		p, ok = s.planFor(ev.topic)
+	}
 	if !ok {
 		res.Status, res.Reason = outcomeIgnored, "topic not handled"
 		return http.StatusOK, res
 	}
-	if p.push != OpDelete && !hub.HasCustomizations(ev.order) {
+	if p.fetch == nil && p.push != OpDelete && !hub.HasCustomizations(ev.order) {
 		// The hub only takes orders with customizations (spec 1.3).
 		res.Status, res.Reason = outcomeSkipped, "no customizations"
 		return http.StatusOK, res
@@ -239,9 +256,9 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 		res.Reason = fmt.Sprintf("%d personalized lines, more than the limit of %d: nothing enqueued", n, s.cfg.MaxLines)
 		s.log.WarnContext(ctx, "intake: order refused", "reason", res.Reason, "endpoint", ev.endpoint,
 			"topic", ev.topic, "store", ev.store, "domain", ev.order.Domain, "order", ev.order.OrderID)
-		if ev.endpoint == endpointShopify {
-			// Shopify retries every non-2xx and finally removes the webhook; a
-			// retry of this order can never succeed.
+		if ev.endpoint != endpointOrders {
+			// Stores retry every non-2xx and finally remove or disable the
+			// webhook; a retry of this order can never succeed.
 			return http.StatusOK, res
 		}
 		return http.StatusUnprocessableEntity, res
@@ -286,21 +303,37 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 // enqueue runs the plan: stop pending exports first (so a delete never races a
 // fresh export), then the push, then the exports.
 func (s *Server) enqueue(ctx context.Context, ev event, p plan) ([]string, error) {
+	return runPlan(ctx, s.enq, ev.store, ev.order, p)
+}
+
+// runPlan enqueues a plan's work for order o of store (the intake's and the store
+// fetch task's shared last step).
+func runPlan(ctx context.Context, enq Enqueuer, store string, o *model.Order, p plan) ([]string, error) {
 	var jobs []string
+	if p.fetch != nil {
+		f, ok := enq.(storeFetcher)
+		if !ok {
+			return nil, errors.New("fetch: the enqueuer cannot enqueue store fetches")
+		}
+		if err := f.FetchOrder(ctx, *p.fetch); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+		return []string{"fetch"}, nil
+	}
 	if p.stop {
-		if err := s.enq.CancelOrder(ctx, ev.store, ev.order); err != nil {
+		if err := enq.CancelOrder(ctx, store, o); err != nil {
 			return jobs, fmt.Errorf("cancel exports: %w", err)
 		}
 		jobs = append(jobs, "cancel")
 	}
 	if p.push != "" {
-		if err := s.enq.PushOrder(ctx, ev.store, p.push, ev.order); err != nil {
+		if err := enq.PushOrder(ctx, store, p.push, o); err != nil {
 			return jobs, fmt.Errorf("push %s: %w", p.push, err)
 		}
 		jobs = append(jobs, "push:"+p.push)
 	}
 	if p.export {
-		if err := s.enq.ExportOrder(ctx, ev.store, ev.order); err != nil {
+		if err := enq.ExportOrder(ctx, store, o); err != nil {
 			return jobs, fmt.Errorf("export: %w", err)
 		}
 		jobs = append(jobs, "export")

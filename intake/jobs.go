@@ -26,3 +26,8 @@ func (a jobsEnqueuer) CancelOrder(ctx context.Context, store string, o *model.Or
 	_, err := a.e.CancelOrder(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
 	return err
 }
+
+func (a jobsEnqueuer) FetchOrder(ctx context.Context, p jobs.StoreFetch) error {
+	_, err := a.e.FetchOrder(ctx, p)
+	return err
+}

@@ -74,6 +74,9 @@ type Deps struct {
 	// Propagator reads the trace context tasks carry in their headers and writes it
 	// into the tasks the worker enqueues (completion); nil carries nothing.
 	Propagator propagation.TextMapPropagator
+	// Handlers run task types the worker does not own, by type (the intake's store
+	// fetches, jobs.TypeStoreFetch), behind the same middleware as its own.
+	Handlers map[string]asynq.Handler
 }
 
 // Worker handles printworker's tasks.
@@ -167,6 +170,9 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeOrderComplete, w.handleComplete)
 	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
 	w.mux.HandleFunc(jobs.TypeGangBuild, w.handleGangBuild)
+	for typ, h := range deps.Handlers {
+		w.mux.Handle(typ, h)
+	}
 	if err := w.registerEvents(); err != nil {
 		return nil, err
 	}

@@ -58,6 +58,9 @@ var flagGroups = []flagGroup{
 		lead:  []string{"serve"},
 		// --addr of hubsim is the simulator's own address.
 		only: []string{"serve", "demo"}},
+	{title: "WooCommerce", takes: []string{"woocommerce-"},
+		first: []string{"woocommerce-secret", "woocommerce-secret-file", "woocommerce-store", "woocommerce-design-meta", "woocommerce-url", "woocommerce-consumer-key", "woocommerce-consumer-secret"},
+		only:  []string{"serve", "work"}},
 	{title: "Telemetry", takes: []string{"log-", "metrics-addr"},
 		first: []string{"log-level", "log-format", "metrics-addr"}},
 	{title: "Gang sheets", takes: []string{"gang-"},

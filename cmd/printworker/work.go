@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -34,6 +35,7 @@ func workCommand() command {
 			wf := addWorkerFlags(fs)
 			rof := addRoutingFlags(fs)
 			ef := addEventFlags(fs)
+			woof := addWooCommerceAPIFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -88,6 +90,14 @@ func workCommand() command {
 			}
 			defer rdb.Close()
 			deps.Redis = rdb
+			// The intake's store fetches (docs/intake.md, "Hidden meta keys and the store fetch") run here.
+			fenq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log, Propagator: tr.Propagator})
+			if err != nil {
+				return err
+			}
+			if deps.Handlers, err = woof.handlers(fenq, guard, log); err != nil {
+				return err
+			}
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			deps.Registerer = reg
