@@ -41,6 +41,7 @@ type Config struct {
 	Shopify     Shopify
 	Orders      Generic
 	WooCommerce WooCommerce
+	Wix         Wix
 }
 
 // Shopify configures POST /webhooks/shopify.
@@ -88,6 +89,7 @@ func DefaultConfig() Config {
 		Shopify:         Shopify{DesignProperty: "_design"},
 		Orders:          Generic{Tolerance: 5 * time.Minute},
 		WooCommerce:     WooCommerce{DesignMeta: DefaultWooDesignMeta},
+		Wix:             Wix{DesignField: DefaultWixDesignField},
 	}
 }
 
@@ -138,7 +140,8 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.WooCommerce.validate()...)
-	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 && len(c.WooCommerce.Secrets) == 0 {
+	errs = append(errs, c.Wix.validate()...)
+	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 && len(c.WooCommerce.Secrets) == 0 && len(c.Wix.PublicKeys) == 0 {
 		errs = append(errs, errors.New("intake: no webhook secret configured: set a store's secret (shopify, woocommerce...) or an orders secret"))
 	}
 	return errors.Join(errs...)

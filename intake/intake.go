@@ -133,6 +133,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /webhooks/shopify", s.traced("POST /webhooks/shopify", s.instrument(endpointShopify, s.handleShopify)))
 	mux.Handle("POST /webhooks/orders", s.traced("POST /webhooks/orders", s.instrument(endpointOrders, s.handleOrders)))
 	mux.Handle("POST /webhooks/woocommerce", s.traced("POST /webhooks/woocommerce", s.instrument(endpointWooCommerce, s.handleWooCommerce)))
+	mux.Handle("POST /webhooks/wix", s.traced("POST /webhooks/wix", s.instrument(endpointWix, s.handleWix)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

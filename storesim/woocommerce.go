@@ -217,18 +217,24 @@ func (d WooDelivery) Post(ctx context.Context, c *http.Client, url string) (int,
 	return post(ctx, c, url, d.Body, d.Header)
 }
 
-// DeliveryFaults shape how Deliver sends a batch of deliveries, as WooCommerce's
-// queue does under load: each delivery twice (a retry after a lost answer), and
-// in reverse order (the action scheduler runs them concurrently).
+// DeliveryFaults shape how Deliver sends a batch of deliveries, as the platforms'
+// queues do under load: each delivery twice (a retry after a lost answer), and
+// in reverse order (WooCommerce's action scheduler runs them concurrently; Wix
+// promises no order).
 type DeliveryFaults struct {
 	Duplicate bool
 	Reverse   bool
 }
 
+// Poster is a delivery of any platform.
+type Poster interface {
+	Post(ctx context.Context, c *http.Client, url string) (int, []byte, error)
+}
+
 // Deliver posts ds to url with faults and returns each answer's status in the order
 // sent.
-func Deliver(ctx context.Context, c *http.Client, url string, ds []WooDelivery, f DeliveryFaults) ([]int, error) {
-	order := append([]WooDelivery(nil), ds...)
+func Deliver[D Poster](ctx context.Context, c *http.Client, url string, ds []D, f DeliveryFaults) ([]int, error) {
+	order := append([]D(nil), ds...)
 	if f.Reverse {
 		for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
 			order[i], order[j] = order[j], order[i]
