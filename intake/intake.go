@@ -213,6 +213,8 @@ type plan struct {
 	// fetch, when set, is all there is to do: read the order from the store's API
 	// in a task, which decides the rest.
 	fetch *jobs.StoreFetch
+	// restore lifts an earlier deletion first (the store brought the order back).
+	restore bool
 }
 
 func (s *Server) planFor(topic string) (plan, bool) {
@@ -320,6 +322,12 @@ func runPlan(ctx context.Context, enq Enqueuer, store string, o *model.Order, p 
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 		return []string{"fetch"}, nil
+	}
+	if r, ok := enq.(orderRestorer); ok && p.restore {
+		if err := r.RestoreOrder(ctx, store, o); err != nil {
+			return jobs, fmt.Errorf("restore: %w", err)
+		}
+		jobs = append(jobs, "restore")
 	}
 	if p.stop {
 		if err := enq.CancelOrder(ctx, store, o); err != nil {

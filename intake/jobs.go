@@ -31,3 +31,7 @@ func (a jobsEnqueuer) FetchOrder(ctx context.Context, p jobs.StoreFetch) error {
 	_, err := a.e.FetchOrder(ctx, p)
 	return err
 }
+
+func (a jobsEnqueuer) RestoreOrder(ctx context.Context, store string, o *model.Order) error {
+	return a.e.RestoreOrder(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
+}

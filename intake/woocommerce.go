@@ -290,7 +290,7 @@ func mapWooEvent(topic string, wo *wooOrder, m wooMapping) (*model.Order, plan, 
 	case "cancelled", "refunded", "trash":
 		return o, plan{push: OpDelete, stop: true}, "", nil
 	}
-	p := plan{push: OpUpdate, export: wooPaid(wo)}
+	p := plan{push: OpUpdate, export: wooPaid(wo), restore: topic == WooTopicRestored}
 	if topic == WooTopicCreated || topic == WooTopicRestored {
 		p.push = OpCreate
 	}
@@ -437,6 +437,13 @@ func wooField(a *wooAddress, f func(*wooAddress) nullString) nullString {
 // included.
 func wooOrderURL(base, id string) string {
 	return strings.TrimRight(base, "/") + "/wp-json/wc/v3/orders/" + url.PathEscape(id) + "?all_item_meta=true"
+}
+
+// orderRestorer is the optional part of an Enqueuer that lifts an order's deletion
+// (*jobs.Enqueuer through JobsEnqueuer); without it a restored order stays deleted
+// on the hub.
+type orderRestorer interface {
+	RestoreOrder(ctx context.Context, store string, o *model.Order) error
 }
 
 // storeFetcher is the optional part of an Enqueuer that enqueues store fetches

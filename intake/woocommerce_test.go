@@ -320,3 +320,40 @@ func TestWooCommerceAPIRefusesPlainHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestWooCommerceRestoreAfterDelete: an order trashed in WooCommerce (hub delete,
+// exports stopped) and restored is created and exported again: the deletion does
+// not stick to it.
+func TestWooCommerceRestoreAfterDelete(t *testing.T) {
+	t.Parallel()
+	h, site := wooHarness(t, "design")
+	order := storesim.WooSampleOrder(901, "design", wooCreated)
+	enq, err := jobs.NewEnqueuer(h.rdb, jobs.EnqueuerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := jobs.OrderKey{Store: wooStore, Domain: hubDomain, OrderID: "901"}
+	for _, topic := range []string{"order.deleted", "order.restored"} {
+		if r := h.postWoo(site.Webhook(topic, order)); r.Status != http.StatusOK || r.Body.Status != "enqueued" {
+			t.Fatalf("%s: %d %s", topic, r.Status, r.Raw)
+		}
+		if topic == "order.deleted" {
+			// What the worker records once the hub deleted the order.
+			if err := enq.State().PushDone(context.Background(), k, jobs.OpDelete, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := []string{
+		"export " + wooKey(901) + " " + wooRef1 + " x2",
+		"export " + wooKey(901) + " " + wooRef2 + " x1",
+		"push create " + wooKey(901),
+		"push delete " + wooKey(901),
+	}
+	if got := summary(t, h.tasks()); !slices.Equal(got, want) {
+		t.Fatalf("tasks\n got %q\nwant %q", got, want)
+	}
+	if reason, err := enq.State().PushStale(context.Background(), k, "2024-03-14T13:02:00.000Z"); err != nil || reason != "" {
+		t.Fatalf("the restored order's create would be skipped: %q %v", reason, err)
+	}
+}
