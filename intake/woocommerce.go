@@ -180,6 +180,16 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 		}
 		ev.order = &model.Order{OrderID: id, Domain: domain, LineItems: []model.LineItem{}}
 		ev.plan = plan{push: OpDelete, stop: true}
+	case cfg.Hidden() && wo.Status.str() == "checkout-draft":
+		return http.StatusOK, result{Status: outcomeIgnored, Reason: "checkout draft", Topic: topic, Store: store}, nil
+	case cfg.Hidden() && wooGone(wo.Status.str()):
+		// A deletion needs no design reference: no fetch.
+		id, err := wooID(wo.ID)
+		if err != nil {
+			return 0, result{}, err
+		}
+		ev.order = &model.Order{OrderID: id, Domain: domain, LineItems: []model.LineItem{}}
+		ev.plan = plan{push: OpDelete, stop: true}
 	case cfg.Hidden():
 		// The reference is under a hidden key, absent from this body: acknowledge now,
 		// read the order through the API in a task.
@@ -190,7 +200,7 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 		// The identity of this event: the order at this modification and status.
 		ev.order = &model.Order{OrderID: id, Domain: domain, Updated: wo.DateModifiedGMT.str(), Status: wo.Status.str(), LineItems: []model.LineItem{}}
 		ev.plan = plan{fetch: &jobs.StoreFetch{OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: id},
-			Platform: PlatformWooCommerce, Topic: topic, DesignKey: cfg.DesignMeta, Delivery: delivery}}
+			Platform: PlatformWooCommerce, Topic: topic, DesignKey: cfg.DesignMeta, Delivery: delivery, Site: site}}
 	default:
 		o, p, skip, err := mapWooEvent(topic, &wo, wooMapping{domain: domain, designMeta: cfg.DesignMeta})
 		if err != nil {
@@ -287,7 +297,8 @@ func mapWooEvent(topic string, wo *wooOrder, m wooMapping) (*model.Order, plan, 
 		// The block checkout saves the cart as a draft order before the customer pays;
 		// order.created fires for it. The real order follows as order.updated.
 		return o, plan{}, "checkout draft", nil
-	case "cancelled", "refunded", "trash":
+	}
+	if wooGone(wo.Status.str()) {
 		return o, plan{push: OpDelete, stop: true}, "", nil
 	}
 	p := plan{push: OpUpdate, export: wooPaid(wo), restore: topic == WooTopicRestored}
@@ -295,6 +306,16 @@ func mapWooEvent(topic string, wo *wooOrder, m wooMapping) (*model.Order, plan, 
 		p.push = OpCreate
 	}
 	return o, p, "", nil
+}
+
+// wooGone reports whether an order in status is off the hub: cancelled or refunded
+// (the hub's copy is deleted, its pending work stopped).
+func wooGone(status string) bool {
+	switch status {
+	case "cancelled", "refunded", "trash":
+		return true
+	}
+	return false
 }
 
 // wooID reads an order id: a positive integer.

@@ -31,13 +31,18 @@ const (
 var wooCreated = time.Date(2024, 3, 14, 13, 0, 0, 0, time.UTC)
 
 // wooHarness is the intake with WooCommerce configured (design meta key meta), and a
-// simulated site signing with the current secret.
-func wooHarness(t *testing.T, meta string) (*harness, *storesim.WooCommerce) {
+// simulated site signing with the current secret; sources are more sites mapped to
+// the same store.
+func wooHarness(t *testing.T, meta string, sources ...string) (*harness, *storesim.WooCommerce) {
 	t.Helper()
 	h := newHarness(t, func(c *intake.Config) {
 		c.WooCommerce.Secrets = []string{wooSecret, wooSecretOld}
 		c.WooCommerce.Stores = map[string]string{"woo.example.com": wooStore}
 		c.WooCommerce.Domains = map[string]string{"https://woo.example.com": hubDomain}
+		for _, src := range sources {
+			c.WooCommerce.Stores[src] = wooStore
+			c.WooCommerce.Domains[src] = hubDomain
+		}
 		c.WooCommerce.DesignMeta = meta
 	})
 	return h, storesim.NewWooCommerce(wooSecret, wooSource, "ck_test", "cs_test")
@@ -216,12 +221,14 @@ func TestWooCommerceDuplicatesAndReordering(t *testing.T) {
 // finally enqueues the order's push and exports: no order is lost.
 func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 	t.Parallel()
-	h, site := wooHarness(t, "_design_ref")
-	order := storesim.WooSampleOrder(801, "_design_ref", wooCreated)
-	site.Put(order)
+	site := storesim.NewWooCommerce(wooSecret, "", "ck_test", "cs_test")
 	api := httptest.NewServer(site)
 	t.Cleanup(api.Close)
 	t.Cleanup(site.Close)
+	site.Source = api.URL + "/"
+	h, _ := wooHarness(t, "_design_ref", api.URL)
+	order := storesim.WooSampleOrder(801, "_design_ref", wooCreated)
+	site.Put(order)
 
 	d := site.Webhook("order.created", order)
 	if strings.Contains(string(d.Body), "_design_ref") {
@@ -286,6 +293,25 @@ func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 	reqs := site.Requests()
 	if len(reqs) != 4 || reqs[3] != "GET /wp-json/wc/v3/orders/801?all_item_meta=true" {
 		t.Fatalf("api requests %q", reqs)
+	}
+
+	// An order of another site is not read from this one.
+	other := storesim.NewWooCommerce(wooSecret, wooSource, "", "")
+	if r := h.postWoo(other.Webhook("order.created", order)); r.Status != http.StatusOK {
+		t.Fatalf("webhook: %d %s", r.Status, r.Raw)
+	}
+	for _, tk := range h.tasks() {
+		if tk.Type != jobs.TypeStoreFetch {
+			continue
+		}
+		err := f.ProcessTask(context.Background(), asynq.NewTask(tk.Type, tk.Payload))
+		var r interface{ Retryable() bool }
+		if err == nil || !errors.As(err, &r) || r.Retryable() || !strings.Contains(err.Error(), "woo.example.com") {
+			t.Errorf("fetch of another site's order: %v, want a permanent error naming the site", err)
+		}
+	}
+	if n := len(site.Requests()); n != 4 {
+		t.Errorf("%d api requests, want 4: another site's order was fetched", n)
 	}
 
 	// Wrong credentials and a vanished order are permanent.

@@ -221,6 +221,10 @@ func (f *StoreFetcher) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if f.woo == nil {
 		return &permanentError{errors.New("store fetch: no woocommerce api configured (--woocommerce-url and its key pair on the worker)")}
 	}
+	if site := wooSiteKey(f.woo.URL); p.Site != "" && p.Site != site {
+		// The same order id on another site is another order.
+		return &permanentError{fmt.Errorf("store fetch: order %s comes from site %q, the worker's --woocommerce-url is %q", p.OrderID, p.Site, site)}
+	}
 	body, err := f.woo.Order(ctx, p.OrderID)
 	if err != nil {
 		return err

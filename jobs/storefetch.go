@@ -32,6 +32,9 @@ type StoreFetch struct {
 	DesignKey string `json:"designKey"`
 	// Delivery is the webhook's delivery id (logs; part of the task id).
 	Delivery string `json:"delivery,omitempty"`
+	// Site is the store site the webhook came from (WooCommerce: host and path of
+	// X-WC-Webhook-Source); the fetch refuses to read it from another site's API.
+	Site string `json:"site,omitempty"`
 }
 
 // StoreFetchOptions: quick attempts retried for about a day (the backoff caps at
