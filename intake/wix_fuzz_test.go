@@ -15,14 +15,15 @@ import (
 
 // wixFuzzSite is one simulated site shared by the fuzzers (a key pair per
 // iteration would make key generation the whole cost).
-func wixFuzzSite(f *testing.F) (*storesim.Wix, []*rsa.PublicKey) {
+func wixFuzzSite(tb testing.TB) (*storesim.Wix, []*rsa.PublicKey) {
+	tb.Helper()
 	site, err := storesim.NewWix("inst-1")
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
 	keys, err := ParseWixPublicKeys(site.PublicKeyPEM())
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
 	return site, keys
 }
@@ -97,4 +98,23 @@ func FuzzWixMapping(f *testing.F) {
 		}
 		checkAccepted(t, ev.order)
 	})
+}
+
+// A hostile Wix body is refused on its lengths before anything is decoded or
+// verified: a JWT's header and signature segments are capped, and a body that is
+// not three segments is no JWT.
+func TestWixJWTBounds(t *testing.T) {
+	_, keys := wixFuzzSite(t)
+	for _, tc := range []struct {
+		name, token, reason string
+	}{
+		{"huge header", strings.Repeat("e", 1<<20) + ".e30.sig", "header segment too long"},
+		{"huge signature", "eyJhbGciOiJSUzI1NiJ9.e30." + strings.Repeat("A", 1<<20), "signature too long"},
+		{"many segments", strings.Repeat("a.", 1<<16), "three segments"},
+	} {
+		_, err := verifyRS256(keys, []byte(tc.token))
+		if err == nil || statusOf(t, err) != http.StatusUnauthorized || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("%s: %v, want 401 %q", tc.name, err, tc.reason)
+		}
+	}
 }
