@@ -1,12 +1,13 @@
 // Package intake receives store webhooks and turns them into durable jobs.
 //
-// Two endpoints accept orders: POST /webhooks/shopify (Shopify's order webhooks, signed
-// with X-Shopify-Hmac-Sha256) and POST /webhooks/orders (hub-shaped orders from any
-// store, signed with X-Printworker-Signature). Each request is verified before its body
-// is parsed, mapped to the hub order of spec 2.1, deduplicated, enqueued, and answered
-// within the enqueue timeout: nothing slow (hub calls, exports) happens inline. The
-// headers, the signature scheme and the Shopify mapping are documented in
-// docs/intake.md.
+// Endpoints accept orders: POST /webhooks/shopify (Shopify's order webhooks, signed
+// with X-Shopify-Hmac-Sha256), POST /webhooks/woocommerce (X-WC-Webhook-Signature),
+// POST /webhooks/wix (a JWT signed by Wix) and POST /webhooks/orders (hub-shaped
+// orders from any store, signed with X-Printworker-Signature). Each request is
+// verified before its body is parsed, mapped to the hub order of spec 2.1,
+// deduplicated, enqueued, and answered within the enqueue timeout: nothing slow (hub
+// calls, exports, store API reads) happens inline. The headers, the signature schemes
+// and the mappings are documented in docs/intake.md.
 package intake
 
 import (
