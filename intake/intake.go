@@ -319,7 +319,7 @@ func runPlan(ctx context.Context, enq Enqueuer, store string, o *model.Order, p 
 		if !ok {
 			return nil, errors.New("fetch: the enqueuer cannot enqueue store fetches")
 		}
-		if err := f.FetchOrder(ctx, *p.fetch); err != nil {
+		if err := f.FetchStoreOrder(ctx, *p.fetch); err != nil {
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 		return []string{"fetch"}, nil

@@ -27,8 +27,8 @@ func (a jobsEnqueuer) CancelOrder(ctx context.Context, store string, o *model.Or
 	return err
 }
 
-func (a jobsEnqueuer) FetchOrder(ctx context.Context, p jobs.StoreFetch) error {
-	_, err := a.e.FetchOrder(ctx, p)
+func (a jobsEnqueuer) FetchStoreOrder(ctx context.Context, p jobs.StoreFetch) error {
+	_, err := a.e.FetchStoreOrder(ctx, p)
 	return err
 }
 

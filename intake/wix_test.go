@@ -135,7 +135,7 @@ func TestWixDuplicatesAndReordering(t *testing.T) {
 	paid := storesim.WixSampleOrder(wixOrderID, "Design", wixCreated)
 	paid.UpdatedDate = wixCreated.Add(5 * time.Minute).Format(time.RFC3339Nano)
 	ds := []storesim.WixDelivery{site.Event(intake.WixEventApproved, unpaid), site.Event(intake.WixEventPaymentStatus, paid)}
-	sts, err := storesim.Deliver(context.Background(), nil, h.url+"/webhooks/wix", ds, storesim.DeliveryFaults{Duplicate: true, Reverse: true})
+	sts, err := storesim.DeliverAll(context.Background(), nil, h.url+"/webhooks/wix", ds, storesim.DeliveryFaults{Duplicate: true, Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -470,5 +470,5 @@ type orderRestorer interface {
 // storeFetcher is the optional part of an Enqueuer that enqueues store fetches
 // (*jobs.Enqueuer through JobsEnqueuer).
 type storeFetcher interface {
-	FetchOrder(ctx context.Context, p jobs.StoreFetch) error
+	FetchStoreOrder(ctx context.Context, p jobs.StoreFetch) error
 }

@@ -197,7 +197,7 @@ func TestWooCommerceDuplicatesAndReordering(t *testing.T) {
 	paid := storesim.WooSampleOrder(701, "design", wooCreated)
 	paid.DateModifiedGMT = storesim.WooGMT(wooCreated.Add(5 * time.Minute))
 	ds := []storesim.WooDelivery{site.Webhook("order.created", unpaid), site.Webhook("order.updated", paid)}
-	sts, err := storesim.Deliver(context.Background(), nil, h.url+"/webhooks/woocommerce", ds, storesim.DeliveryFaults{Duplicate: true, Reverse: true})
+	sts, err := storesim.DeliverAll(context.Background(), nil, h.url+"/webhooks/woocommerce", ds, storesim.DeliveryFaults{Duplicate: true, Reverse: true})
 	if err != nil {
 		t.Fatal(err)
 	}

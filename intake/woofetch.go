@@ -94,8 +94,8 @@ func (e *APIError) RetryAfter() time.Duration { return e.After }
 // an order lost for a day.
 const maxRetryAfter = time.Hour
 
-// retryAfter reads Retry-After: seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
+// retryAfterValue reads Retry-After: seconds or an HTTP date.
+func retryAfterValue(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" || len(v) > 64 {
 		return 0
@@ -146,7 +146,7 @@ func (a *WooCommerceAPI) Order(ctx context.Context, id string) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		e := &APIError{Op: op, Status: resp.StatusCode, Reason: apiReason(body)}
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			e.After = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+			e.After = retryAfterValue(resp.Header.Get("Retry-After"), time.Now())
 		}
 		return nil, e
 	}

@@ -67,8 +67,8 @@ func NewStoreFetchTask(p StoreFetch, o TaskOptions) (*asynq.Task, error) {
 	return asynq.NewTask(TypeStoreFetch, b, o.asynq(QueueOrders, StoreFetchTaskID(p))...), nil
 }
 
-// FetchOrder enqueues the fetch of an order from its store's API (TypeStoreFetch).
-func (e *Enqueuer) FetchOrder(ctx context.Context, p StoreFetch) (Enqueued, error) {
+// FetchStoreOrder enqueues the fetch of an order from its store's API (TypeStoreFetch).
+func (e *Enqueuer) FetchStoreOrder(ctx context.Context, p StoreFetch) (Enqueued, error) {
 	t, err := NewStoreFetchTask(p, StoreFetchOptions())
 	if err != nil {
 		return Enqueued{}, err

@@ -217,7 +217,7 @@ func (d WooDelivery) Post(ctx context.Context, c *http.Client, url string) (int,
 	return post(ctx, c, url, d.Body, d.Header)
 }
 
-// DeliveryFaults shape how Deliver sends a batch of deliveries, as the platforms'
+// DeliveryFaults shape how DeliverAll sends a batch of deliveries, as the platforms'
 // queues do under load: each delivery twice (a retry after a lost answer), and
 // in reverse order (WooCommerce's action scheduler runs them concurrently; Wix
 // promises no order).
@@ -231,9 +231,9 @@ type Poster interface {
 	Post(ctx context.Context, c *http.Client, url string) (int, []byte, error)
 }
 
-// Deliver posts ds to url with faults and returns each answer's status in the order
+// DeliverAll posts ds to url with faults and returns each answer's status in the order
 // sent.
-func Deliver[D Poster](ctx context.Context, c *http.Client, url string, ds []D, f DeliveryFaults) ([]int, error) {
+func DeliverAll[D Poster](ctx context.Context, c *http.Client, url string, ds []D, f DeliveryFaults) ([]int, error) {
 	order := append([]D(nil), ds...)
 	if f.Reverse {
 		for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {

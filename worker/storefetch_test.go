@@ -53,7 +53,7 @@ func TestStoreFetchThroughTheWorker(t *testing.T) {
 	site.Put(o)
 	site.Fail(storesim.WooFault{Status: http.StatusTooManyRequests, RetryAfter: "1"}, storesim.WooFault{Status: http.StatusBadGateway})
 
-	if _, err := e.enq.FetchOrder(context.Background(), jobs.StoreFetch{
+	if _, err := e.enq.FetchStoreOrder(context.Background(), jobs.StoreFetch{
 		OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: "7001"},
 		Platform: intake.PlatformWooCommerce, Topic: intake.WooTopicCreated, DesignKey: "_design", Delivery: "d1",
 	}); err != nil {
