@@ -38,8 +38,10 @@ type Config struct {
 	// generic endpoint 422 with the same status.
 	MaxLines int
 
-	Shopify Shopify
-	Orders  Generic
+	Shopify     Shopify
+	Orders      Generic
+	WooCommerce WooCommerce
+	Wix         Wix
 	// BigCommerce and Etsy send ids only; their orders are read by a fetch job.
 	BigCommerce BigCommerce
 	Etsy        Etsy
@@ -111,6 +113,8 @@ func DefaultConfig() Config {
 		Orders:          Generic{Tolerance: 5 * time.Minute},
 		BigCommerce:     BigCommerce{APIURL: DefaultBigCommerceAPIURL, DesignOption: "design"},
 		Etsy:            Etsy{APIURL: DefaultEtsyAPIURL, DesignVariation: "Personalization"},
+		WooCommerce:     WooCommerce{DesignMeta: DefaultWooDesignMeta},
+		Wix:             Wix{DesignField: DefaultWixDesignField},
 	}
 }
 
@@ -162,9 +166,11 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.BigCommerce.validate()...)
 	errs = append(errs, c.Etsy.validate()...)
+	errs = append(errs, c.WooCommerce.validate()...)
+	errs = append(errs, c.Wix.validate()...)
 	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 &&
-		len(c.BigCommerce.Secrets) == 0 && len(c.Etsy.Secrets) == 0 {
-		errs = append(errs, errors.New("intake: no webhook secret configured: set a shopify secret, an orders secret, or both"))
+		len(c.WooCommerce.Secrets) == 0 && len(c.Wix.PublicKeys) == 0 && len(c.BigCommerce.Secrets) == 0 && len(c.Etsy.Secrets) == 0 {
+		errs = append(errs, errors.New("intake: no webhook secret configured: set a store's secret (shopify, woocommerce...) or an orders secret"))
 	}
 	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/model"
 )
 
 // FuzzShopifyMapping feeds arbitrary bodies through the Shopify decoding and mapping:
@@ -42,25 +43,32 @@ func FuzzShopifyMapping(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i, li := range o.LineItems {
-			if err := li.Ref().Validate(); err != nil {
-				t.Fatalf("line %d: accepted an invalid reference: %v", i, err)
-			}
-			if li.Quantity < 1 || li.Price < 0 {
-				t.Fatalf("line %d: quantity below 1 or negative price: %+v", i, li)
-			}
-		}
-		// Whatever is accepted must travel on: a NaN price once passed here and
-		// failed at the enqueue, answered 503.
-		if _, err := json.Marshal(o); err != nil {
-			t.Fatalf("accepted an order that cannot be encoded: %v", err)
-		}
-		for _, ts := range []string{o.Created, o.Updated} {
-			if _, err := hub.ParseTimestamp(ts); err != nil {
-				t.Fatalf("accepted a timestamp not in the strict form: %v", err)
-			}
-		}
+		checkAccepted(t, o)
 	})
+}
+
+// checkAccepted fails t unless a mapped store order has valid lines, encodes to
+// JSON and carries strict timestamps.
+func checkAccepted(t *testing.T, o *model.Order) {
+	t.Helper()
+	for i, li := range o.LineItems {
+		if err := li.Ref().Validate(); err != nil {
+			t.Fatalf("line %d: accepted an invalid reference: %v", i, err)
+		}
+		if li.Quantity < 1 || li.Price < 0 {
+			t.Fatalf("line %d: quantity below 1 or negative price: %+v", i, li)
+		}
+	}
+	// Whatever is accepted must travel on: a NaN price once passed here and
+	// failed at the enqueue, answered 503.
+	if _, err := json.Marshal(o); err != nil {
+		t.Fatalf("accepted an order that cannot be encoded: %v", err)
+	}
+	for _, ts := range []string{o.Created, o.Updated} {
+		if _, err := hub.ParseTimestamp(ts); err != nil {
+			t.Fatalf("accepted a timestamp not in the strict form: %v", err)
+		}
+	}
 }
 
 // FuzzSignatureHeader feeds arbitrary X-Printworker-Signature values to the

@@ -126,18 +126,24 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 // verifyShopify checks the base64 HMAC-SHA256 of the raw body against every secret,
 // each in constant time.
 func verifyShopify(secrets []string, header string, body []byte) error {
+	return verifyBase64HMAC(HeaderShopifyHmac, maxShopifyHmacHeader, secrets, header, body)
+}
+
+// verifyBase64HMAC checks header name, a base64 HMAC-SHA256 of the raw body no longer
+// than limit, against every secret, each in constant time (Shopify, WooCommerce).
+func verifyBase64HMAC(name string, limit int, secrets []string, header string, body []byte) error {
 	if header == "" {
-		return unauthorized(HeaderShopifyHmac + " header missing")
+		return unauthorized(name + " header missing")
 	}
-	if len(header) > maxShopifyHmacHeader {
-		return headerTooLarge(HeaderShopifyHmac, maxShopifyHmacHeader)
+	if len(header) > limit {
+		return headerTooLarge(name, limit)
 	}
 	got, err := base64.StdEncoding.DecodeString(strings.TrimSpace(header))
 	if err != nil {
-		return unauthorized(HeaderShopifyHmac + " is not base64")
+		return unauthorized(name + " is not base64")
 	}
 	if len(got) != sha256.Size {
-		return unauthorized(HeaderShopifyHmac + " is not a SHA-256 digest")
+		return unauthorized(name + " is not a SHA-256 digest")
 	}
 	for _, secret := range secrets {
 		m := hmac.New(sha256.New, []byte(secret))
@@ -146,7 +152,7 @@ func verifyShopify(secrets []string, header string, body []byte) error {
 			return nil
 		}
 	}
-	return unauthorized(HeaderShopifyHmac + " matches no configured secret")
+	return unauthorized(name + " matches no configured secret")
 }
 
 // handleOrders verifies and enqueues one hub-shaped order from any store.

@@ -1,12 +1,13 @@
 // Package intake receives store webhooks and turns them into durable jobs.
 //
-// Two endpoints accept orders: POST /webhooks/shopify (Shopify's order webhooks, signed
-// with X-Shopify-Hmac-Sha256) and POST /webhooks/orders (hub-shaped orders from any
-// store, signed with X-Printworker-Signature). Each request is verified before its body
-// is parsed, mapped to the hub order of spec 2.1, deduplicated, enqueued, and answered
-// within the enqueue timeout: nothing slow (hub calls, exports) happens inline. The
-// headers, the signature scheme and the Shopify mapping are documented in
-// docs/intake.md.
+// Endpoints accept orders: POST /webhooks/shopify (Shopify's order webhooks, signed
+// with X-Shopify-Hmac-Sha256), POST /webhooks/woocommerce (X-WC-Webhook-Signature),
+// POST /webhooks/wix (a JWT signed by Wix) and POST /webhooks/orders (hub-shaped
+// orders from any store, signed with X-Printworker-Signature). Each request is
+// verified before its body is parsed, mapped to the hub order of spec 2.1,
+// deduplicated, enqueued, and answered within the enqueue timeout: nothing slow (hub
+// calls, exports, store API reads) happens inline. The headers, the signature schemes
+// and the mappings are documented in docs/intake.md.
 package intake
 
 import (
@@ -31,6 +32,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/jobs"
 )
 
 // Order push operations, as the enqueuer takes them.
@@ -108,6 +110,11 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	// Shop domains arrive lowercase from Shopify; match them however configured.
 	cfg.Shopify.Stores = lowerKeys(cfg.Shopify.Stores)
 	cfg.Shopify.Domains = lowerKeys(cfg.Shopify.Domains)
+	cfg.WooCommerce.Stores = wooSiteKeys(cfg.WooCommerce.Stores)
+	cfg.WooCommerce.Domains = wooSiteKeys(cfg.WooCommerce.Domains)
+	if _, ok := enq.(storeFetcher); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
+		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue store fetches")
+	}
 	s := &Server{cfg: cfg, enq: enq, deliveries: deliveries, ready: ready, log: slog.Default(), now: time.Now}
 	for _, o := range opts {
 		o(s)
@@ -128,6 +135,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /webhooks/orders", s.traced("POST /webhooks/orders", s.instrument(endpointOrders, s.handleOrders)))
 	mux.Handle("POST /webhooks/bigcommerce", s.traced("POST /webhooks/bigcommerce", s.instrument(endpointBigCommerce, s.handleBigCommerce)))
 	mux.Handle("POST /webhooks/etsy", s.traced("POST /webhooks/etsy", s.instrument(endpointEtsy, s.handleEtsy)))
+	mux.Handle("POST /webhooks/woocommerce", s.traced("POST /webhooks/woocommerce", s.instrument(endpointWooCommerce, s.handleWooCommerce)))
+	mux.Handle("POST /webhooks/wix", s.traced("POST /webhooks/wix", s.instrument(endpointWix, s.handleWix)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -168,6 +177,10 @@ type event struct {
 	store      string
 	order      *model.Order
 	deliveryID string
+	// plan, when planned, is what the event asks for, decided by the endpoint from
+	// the order's state (WooCommerce, Wix) rather than from the topic.
+	plan    plan
+	planned bool
 }
 
 // result is what the intake answers for an event.
@@ -200,6 +213,11 @@ const (
 type plan struct {
 	push         string
 	export, stop bool
+	// fetch, when set, is all there is to do: read the order from the store's API
+	// in a task, which decides the rest.
+	fetch *jobs.StoreFetch
+	// restore lifts an earlier deletion first (the store brought the order back).
+	restore bool
 }
 
 func (s *Server) planFor(topic string) (plan, bool) {
@@ -225,12 +243,15 @@ func (s *Server) planFor(topic string) (plan, bool) {
 // process dedupes and enqueues a verified event. It returns the HTTP status and body.
 func (s *Server) process(ctx context.Context, ev event) (int, result) {
 	res := result{Topic: ev.topic, Store: ev.store, Order: ev.order.OrderID}
-	p, ok := s.planFor(ev.topic)
+	p, ok := ev.plan, ev.planned
+	if !ok {
+		p, ok = s.planFor(ev.topic)
+	}
 	if !ok {
 		res.Status, res.Reason = outcomeIgnored, "topic not handled"
 		return http.StatusOK, res
 	}
-	if p.push != OpDelete && !hub.HasCustomizations(ev.order) {
+	if p.fetch == nil && p.push != OpDelete && !hub.HasCustomizations(ev.order) {
 		// The hub only takes orders with customizations (spec 1.3).
 		res.Status, res.Reason = outcomeSkipped, "no customizations"
 		return http.StatusOK, res
@@ -241,9 +262,9 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 		res.Reason = fmt.Sprintf("%d personalized lines, more than the limit of %d: nothing enqueued", n, s.cfg.MaxLines)
 		s.log.WarnContext(ctx, "intake: order refused", "reason", res.Reason, "endpoint", ev.endpoint,
 			"topic", ev.topic, "store", ev.store, "domain", ev.order.Domain, "order", ev.order.OrderID)
-		if ev.endpoint == endpointShopify {
-			// Shopify retries every non-2xx and finally removes the webhook; a
-			// retry of this order can never succeed.
+		if ev.endpoint != endpointOrders {
+			// Stores retry every non-2xx and finally remove or disable the
+			// webhook; a retry of this order can never succeed.
 			return http.StatusOK, res
 		}
 		return http.StatusUnprocessableEntity, res
@@ -288,21 +309,43 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 // enqueue runs the plan: stop pending exports first (so a delete never races a
 // fresh export), then the push, then the exports.
 func (s *Server) enqueue(ctx context.Context, ev event, p plan) ([]string, error) {
+	return runPlan(ctx, s.enq, ev.store, ev.order, p)
+}
+
+// runPlan enqueues a plan's work for order o of store (the intake's and the store
+// fetch task's shared last step).
+func runPlan(ctx context.Context, enq Enqueuer, store string, o *model.Order, p plan) ([]string, error) {
 	var jobs []string
+	if p.fetch != nil {
+		f, ok := enq.(storeFetcher)
+		if !ok {
+			return nil, errors.New("fetch: the enqueuer cannot enqueue store fetches")
+		}
+		if err := f.FetchStoreOrder(ctx, *p.fetch); err != nil {
+			return nil, fmt.Errorf("fetch: %w", err)
+		}
+		return []string{"fetch"}, nil
+	}
+	if r, ok := enq.(orderRestorer); ok && p.restore {
+		if err := r.RestoreOrder(ctx, store, o); err != nil {
+			return jobs, fmt.Errorf("restore: %w", err)
+		}
+		jobs = append(jobs, "restore")
+	}
 	if p.stop {
-		if err := s.enq.CancelOrder(ctx, ev.store, ev.order); err != nil {
+		if err := enq.CancelOrder(ctx, store, o); err != nil {
 			return jobs, fmt.Errorf("cancel exports: %w", err)
 		}
 		jobs = append(jobs, "cancel")
 	}
 	if p.push != "" {
-		if err := s.enq.PushOrder(ctx, ev.store, p.push, ev.order); err != nil {
+		if err := enq.PushOrder(ctx, store, p.push, o); err != nil {
 			return jobs, fmt.Errorf("push %s: %w", p.push, err)
 		}
 		jobs = append(jobs, "push:"+p.push)
 	}
 	if p.export {
-		if err := s.enq.ExportOrder(ctx, ev.store, ev.order); err != nil {
+		if err := enq.ExportOrder(ctx, store, o); err != nil {
 			return jobs, fmt.Errorf("export: %w", err)
 		}
 		jobs = append(jobs, "export")

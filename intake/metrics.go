@@ -3,8 +3,8 @@ package intake
 import "github.com/prometheus/client_golang/prometheus"
 
 // metrics of the intake. Labels take values from small fixed sets only: endpoint
-// (shopify, orders), outcome (the result statuses), job (push:create, push:update,
-// push:delete, export, cancel).
+// (shopify, orders, woocommerce, wix), outcome (the result statuses), job
+// (push:create, push:update, push:delete, export, cancel, restore, fetch).
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec

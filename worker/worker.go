@@ -75,8 +75,8 @@ type Deps struct {
 	// Propagator reads the trace context tasks carry in their headers and writes it
 	// into the tasks the worker enqueues (completion); nil carries nothing.
 	Propagator propagation.TextMapPropagator
-	// Handlers are task handlers of other packages by task type (intake's order
-	// fetches), served with the worker's middleware beside its own.
+	// Handlers run task types the worker does not own, by type (the intake's order
+	// and store fetches), behind the same middleware as its own.
 	Handlers map[string]asynq.Handler
 }
 

@@ -84,13 +84,15 @@ func serveCommand() command {
 		name:    "serve",
 		summary: "receive store webhooks and enqueue their jobs (the intake)",
 		run: func(ctx context.Context, e env, args []string) error {
-			fs := newFlagSet(e, "serve", "serve [flags]\n\nServes POST /webhooks/shopify, /webhooks/orders, /webhooks/bigcommerce and\n/webhooks/etsy, /healthz, /readyz and /metrics.\nRun 'printworker work' beside it to process the jobs. See docs/intake.md.")
+			fs := newFlagSet(e, "serve", "serve [flags]\n\nServes POST /webhooks/shopify, /webhooks/orders, /webhooks/woocommerce,\n/webhooks/bigcommerce, /webhooks/etsy, /webhooks/wix, /healthz, /readyz and /metrics.\nRun 'printworker work' beside it to process the jobs. See docs/intake.md.")
 			addr := fs.String("addr", ":8080", "listen address")
 			shutdown := fs.Duration("shutdown-timeout", 10*time.Second, "how long in-flight webhooks may finish on shutdown")
 			lf := addLogFlags(fs)
 			rf := addRedisFlags(fs)
 			inf := addIntakeFlags(fs)
 			stf := addStoreFlags(fs)
+			woof := addWooCommerceFlags(fs)
+			wixf := addWixFlags(fs)
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
 			}
@@ -100,6 +102,10 @@ func serveCommand() command {
 			}
 			cfg := inf.config()
 			stf.apply(&cfg)
+			woof.apply(&cfg)
+			if err := wixf.apply(&cfg); err != nil {
+				return err
+			}
 			if err := cfg.Validate(); err != nil {
 				return usageError(err.Error())
 			}
@@ -130,6 +136,7 @@ func serveCommand() command {
 			}
 			log.Info("intake listening", "addr", ln.Addr().String(),
 				"shopify", len(cfg.Shopify.Secrets) > 0, "orders", len(cfg.Orders.Secrets)+len(cfg.Orders.StoreSecrets) > 0,
+				"woocommerce", len(cfg.WooCommerce.Secrets) > 0, "wix", len(cfg.Wix.PublicKeys) > 0,
 				"production_topic", cfg.ProductionTopic)
 			return serveHTTP(ctx, ln, srv.Handler(), *shutdown, log)
 		},

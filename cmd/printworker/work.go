@@ -38,6 +38,7 @@ func workCommand() command {
 			rof := addRoutingFlags(fs)
 			ef := addEventFlags(fs)
 			stf := addStoreFlags(fs)
+			woof := addWooCommerceAPIFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -95,6 +96,14 @@ func workCommand() command {
 			}
 			defer rdb.Close()
 			deps.Redis = rdb
+			// The intake's store fetches (docs/intake.md, "Hidden meta keys and the store fetch") run here.
+			fenq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator})
+			if err != nil {
+				return err
+			}
+			if deps.Handlers, err = woof.handlers(fenq, guard, log); err != nil {
+				return err
+			}
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			deps.Registerer = reg
@@ -102,7 +111,10 @@ func workCommand() command {
 			if err != nil {
 				return err
 			}
-			deps.Handlers = map[string]asynq.Handler{jobs.TypeOrderFetch: fw.handler}
+			if deps.Handlers == nil {
+				deps.Handlers = map[string]asynq.Handler{}
+			}
+			deps.Handlers[jobs.TypeOrderFetch] = fw.handler
 			w, err := worker.New(cfg, deps)
 			if err != nil {
 				return usageError(err.Error())
