@@ -31,8 +31,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/printworker/printworker/hub"
-	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
 // Order push operations, as the enqueuer takes them.
