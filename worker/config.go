@@ -92,6 +92,11 @@ type Config struct {
 	FileDate string
 	// KeyPrefix prefixes the Redis keys of order state and rate limits.
 	KeyPrefix string
+	// StateTTL is how long an order's state lives after its last change
+	// (jobs.DefaultStateTTL when 0); TaskRetention, when set, keeps every finished
+	// task this long instead of its type's own retention (jobs.EnqueuerConfig).
+	StateTTL      time.Duration
+	TaskRetention time.Duration
 	// Jobs are the options of tasks the worker enqueues itself (completion).
 	Jobs *jobs.Options
 	// Print holds the colour settings per store and product (CMYK profile, bleed,

@@ -137,7 +137,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	if deps.Propagator == nil {
 		deps.Propagator = propagation.NewCompositeTextMapPropagator()
 	}
-	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: cfg.Logger, Propagator: deps.Propagator})
+	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, StateTTL: cfg.StateTTL, Retention: cfg.TaskRetention, Logger: cfg.Logger, Propagator: deps.Propagator})
 	if err != nil {
 		return nil, err
 	}

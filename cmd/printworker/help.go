@@ -37,7 +37,7 @@ type flagGroup struct {
 var flagGroups = []flagGroup{
 	{title: "Hub", takes: []string{"hub-", "fetch-allow"},
 		first: []string{"hub-url", "hub-store", "hub-api-key", "hub-secret", "hub-secret-file", "hub-stores-file", "hub-rate-per-minute", "hub-rate-burst", "hub-tries", "hub-timeout"}},
-	{title: "Redis", takes: []string{"redis-"},
+	{title: "Redis", takes: []string{"redis-", "state-retention", "task-retention"},
 		first: []string{"redis-url", "redis-url-file", "redis-sentinel-master", "redis-sentinel-addrs"}},
 	{title: "Jobs and workers", takes: []string{"mode", "store-mode", "concurrency", "memory-budget", "queue-weight", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max"},
 		first: []string{"mode", "concurrency", "memory-budget", "queue-weight", "shutdown-timeout", "export-retry-window"}},

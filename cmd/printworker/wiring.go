@@ -27,6 +27,7 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/internal/telemetry"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/storage"
@@ -38,6 +39,8 @@ type redisFlags struct {
 	url            string
 	sentinelMaster string
 	sentinelAddrs  stringList
+	stateRetention time.Duration
+	taskRetention  time.Duration
 }
 
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
@@ -46,7 +49,14 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	fs.StringVar(&r.sentinelMaster, "redis-sentinel-master", "", "Sentinel master name: connect through --redis-sentinel-addrs (password and db from --redis-url)")
 	fs.Var(&r.sentinelAddrs, "redis-sentinel-addrs", "Sentinel addresses host:port, comma separated")
 	fs.String("redis-url-file", "", "file holding --redis-url (it may carry a password)")
+	fs.DurationVar(&r.stateRetention, "state-retention", jobs.DefaultStateTTL, "how long an order's export state stays in Redis after its last change: re-exports, updates and cancellations of an older order find nothing (docs/operations.md)")
+	fs.DurationVar(&r.taskRetention, "task-retention", 0, "keep every finished task this long instead of its type's own retention (pushes 24h, exports and completions 72h); a duplicate enqueue is refused only while the first is kept (0: each type's own)")
 	return r
+}
+
+// enqueuerConfig is the Enqueuer's share of the Redis flags.
+func (r *redisFlags) enqueuerConfig(log *slog.Logger) jobs.EnqueuerConfig {
+	return jobs.EnqueuerConfig{StateTTL: r.stateRetention, Retention: r.taskRetention, Logger: log}
 }
 
 // options turns the flags into go-redis options (plain or Sentinel failover).
