@@ -6,6 +6,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -181,9 +182,11 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		Logger:          asynqLogger{cfg.Logger},
 		LogLevel:        asynq.WarnLevel,
 		ErrorHandler:    asynq.ErrorHandlerFunc(w.reportError),
-		// Retries and scheduled tasks become due promptly: a 429's Retry-After of a
-		// few seconds should not wait for a 5 s poll.
-		DelayedTaskCheckInterval: time.Second,
+		// Unless set, retries and scheduled tasks become due promptly: a 429's
+		// Retry-After of a few seconds should not wait for a 5 s poll.
+		DelayedTaskCheckInterval: cmp.Or(cfg.Polling.Delayed, time.Second),
+		TaskCheckInterval:        cfg.Polling.Idle,
+		JanitorInterval:          cfg.Polling.Janitor,
 	})
 	return w, nil
 }

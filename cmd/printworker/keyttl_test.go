@@ -33,22 +33,11 @@ func TestEveryKeyExpires(t *testing.T) {
 	f := newProcessFixture(t, "ttl", 0)
 	hs := httptest.NewServer(f.sim)
 	defer hs.Close()
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "endpoint retired", http.StatusGone)
-	}))
-	defer recv.Close()
-	dir := t.TempDir()
-	rules, secret := filepath.Join(dir, "rules.json"), filepath.Join(dir, "secret")
-	if err := os.WriteFile(rules, []byte(gangKillRules), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(secret, []byte("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	recvURL, rules, secret := goneEndpointAndGangRules(t)
 	const orders = 5
 	f.enqueueOrders(t, "T", orders)
 	args := f.workArgs(hs.URL, "--concurrency", "2", "--hub-rate-per-minute", "600", "--mode", "download", "--routing-rules", rules,
-		"--events-url", recv.URL+"/hooks", "--events-secret-file", secret,
+		"--events-url", recvURL, "--events-secret-file", secret,
 		"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json")
 	w := startFleetWorker(t, bin, "worker", args)
 	waitUntil(t, 3*time.Minute, "every manifest", func() { w.dumpLog(t) }, func() bool { return f.manifests(t) >= orders })
@@ -153,7 +142,7 @@ func splitKey(k string) []string {
 
 // queuesIdle reports whether no asynq queue holds pending, scheduled, retrying or
 // active tasks.
-func queuesIdle(t *testing.T, rdb *redis.Client) bool {
+func queuesIdle(t *testing.T, rdb redis.UniversalClient) bool {
 	t.Helper()
 	ctx := context.Background()
 	qs, err := rdb.SMembers(ctx, "asynq:queues").Result()
@@ -173,4 +162,24 @@ func queuesIdle(t *testing.T, rdb *redis.Client) bool {
 		}
 	}
 	return true
+}
+
+// goneEndpointAndGangRules starts an event endpoint that answers 410 Gone (closed at
+// test end) and writes the gang rules of gangKillRules and an events secret; it
+// returns the endpoint's URL and the two files.
+func goneEndpointAndGangRules(t *testing.T) (url, rules, secret string) {
+	t.Helper()
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "endpoint retired", http.StatusGone)
+	}))
+	t.Cleanup(recv.Close)
+	dir := t.TempDir()
+	rules, secret = filepath.Join(dir, "rules.json"), filepath.Join(dir, "secret")
+	if err := os.WriteFile(rules, []byte(gangKillRules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return recv.URL + "/hooks", rules, secret
 }
