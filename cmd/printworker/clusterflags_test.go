@@ -1,8 +1,6 @@
 package main
 
 import (
-	"flag"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -30,12 +28,7 @@ func TestRedisClusterFlags(t *testing.T) {
 		{args: []string{"--redis-sentinel-master", "m", "--redis-cluster-addrs", "n2:7001"}, wantErr: "exclude each other"},
 		{args: []string{"--redis-url", "redis-cluster:///"}, wantErr: "names no node"},
 	} {
-		fs := flag.NewFlagSet("work", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		rf := addRedisFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
+		rf, _ := parseWorkFlags(t, tc.args)
 		rdb, err := rf.options()
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

@@ -24,12 +24,7 @@ func TestQuietDefaults(t *testing.T) {
 			size: 12, idle: 4, polling: worker.Polling{Idle: 1e9, Delayed: 2e9, Janitor: 8e9}},
 		{args: []string{"--redis-url", "redis://127.0.0.1:1/0?pool_size=3&max_idle_conns=2", "--redis-idle-conns", "4"}, size: 3, idle: 2, polling: worker.QuietPolling()},
 	} {
-		fs := flag.NewFlagSet("work", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		rf, wf := addRedisFlags(fs), addWorkerFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
+		rf, wf := parseWorkFlags(t, tc.args)
 		rdb, err := rf.options()
 		if err != nil {
 			t.Fatal(err)
@@ -47,4 +42,16 @@ func TestQuietDefaults(t *testing.T) {
 			t.Errorf("%v: polling %+v, want %+v", tc.args, cfg.Polling, tc.polling)
 		}
 	}
+}
+
+// parseWorkFlags parses args with the Redis and worker flags of `work`.
+func parseWorkFlags(t *testing.T, args []string) (*redisFlags, *workerFlags) {
+	t.Helper()
+	fs := flag.NewFlagSet("work", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	rf, wf := addRedisFlags(fs), addWorkerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return rf, wf
 }
