@@ -142,7 +142,7 @@ func (p *Publisher) HandleDeliver(ctx context.Context, t *asynq.Task) error {
 		log.InfoContext(ctx, "event delivered")
 		return nil
 	case errors.As(err, &de) && de.Status == http.StatusGone:
-		if err := p.rdb.Set(ctx, p.goneKey(d.Store, d.Endpoint), p.now().UTC().Format(time.RFC3339), 0).Err(); err != nil {
+		if err := p.rdb.Set(ctx, p.goneKey(d.Store, d.Endpoint), p.now().UTC().Format(time.RFC3339), GoneFor).Err(); err != nil {
 			return fmt.Errorf("event %s: record endpoint gone: %w", d.ID, err)
 		}
 		log.WarnContext(ctx, "endpoint answered 410 Gone: its deliveries are stopped")
@@ -151,8 +151,14 @@ func (p *Publisher) HandleDeliver(ctx context.Context, t *asynq.Task) error {
 	return err
 }
 
-// goneKey marks an endpoint that answered 410 for a store. It has no expiry: an
-// operator deletes it (or changes the endpoint's URL) to resume deliveries.
+// GoneFor is how long deliveries to an endpoint stay stopped after it answered 410
+// Gone. An operator resumes them sooner by deleting the mark or changing the
+// endpoint's URL; after GoneFor one delivery tries again, and a second 410 stops the
+// endpoint for another GoneFor. The mark expires so that Redis keeps nothing forever
+// for stores and endpoints long gone.
+const GoneFor = 30 * 24 * time.Hour
+
+// goneKey marks an endpoint that answered 410 for a store, for GoneFor.
 func (p *Publisher) goneKey(store, endpoint string) string {
 	return p.prefix + ":events:gone:" + store + ":" + endpoint
 }

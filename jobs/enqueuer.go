@@ -30,7 +30,11 @@ type EnqueuerConfig struct {
 	// StateTTL is how long an order's state lives after its last change; default
 	// DefaultStateTTL.
 	StateTTL time.Duration
-	Logger   *slog.Logger
+	// Retention, when set, keeps every finished task this long instead of its
+	// type's own retention (TaskOptions.Retention): a finished task's record is
+	// about 1 KB in Redis, and its TaskID refuses a duplicate only while it is kept.
+	Retention time.Duration
+	Logger    *slog.Logger
 	// Propagator, when set, writes the trace context of the enqueuing ctx into each
 	// task's headers (not its payload), so the task's handling joins the trace of
 	// the webhook or task that started it. Nil carries nothing.
@@ -45,8 +49,10 @@ type Enqueuer struct {
 	insp   *asynq.Inspector
 	state  *State
 	opts   Options
-	log    *slog.Logger
-	prop   propagation.TextMapPropagator
+	// keep overrides every task's retention when set (EnqueuerConfig.Retention).
+	keep time.Duration
+	log  *slog.Logger
+	prop propagation.TextMapPropagator
 }
 
 // NewEnqueuer returns an Enqueuer over rdb; rdb stays the caller's to close.
@@ -67,6 +73,7 @@ func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, erro
 		insp:   asynq.NewInspectorFromRedisClient(rdb),
 		state:  NewState(rdb, cfg.KeyPrefix, cfg.StateTTL),
 		opts:   opts,
+		keep:   cfg.Retention,
 		log:    log,
 		prop:   cfg.Propagator,
 	}, nil
@@ -96,7 +103,11 @@ type Enqueued struct {
 
 func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string) (Enqueued, error) {
 	t = e.withTraceContext(ctx, t, id, queue)
-	info, err := e.client.EnqueueContext(ctx, t)
+	var over []asynq.Option
+	if e.keep > 0 {
+		over = append(over, asynq.Retention(e.keep))
+	}
+	info, err := e.client.EnqueueContext(ctx, t, over...)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		// The id is the work's identity: the work is already queued or done.
 		e.log.DebugContext(ctx, "task already enqueued", "task_id", id, "type", t.Type())

@@ -147,11 +147,18 @@ func (s *Gangs) keys(g GangKey) gangKeys {
 	return gangKeys{pending: b + "pending", seen: b + "seen", meta: b + "meta", open: b + "open", batch: b + "batch:", lease: b + "lease"}
 }
 
-func (s *Gangs) groupsKey() string { return s.prefix + ":gang:groups" }
+// groupsKey lists the groups added to recently (sorted set; touchGroupScript).
+// legacyGroupsKey is the plain set older versions kept without expiry: Groups moves
+// its members over and deletes it.
+func (s *Gangs) groupsKey() string       { return s.prefix + ":gang:recent" }
+func (s *Gangs) legacyGroupsKey() string { return s.prefix + ":gang:groups" }
 
 // addScript adds a member unless it was ever added (within seenFor). KEYS: pending,
 // seen, meta. ARGV: member, entry, seen ms. Returns 1 when added. The first design
-// of an empty group sets "since" on the Redis clock: the cut-off counts from it.
+// of an empty group sets "since" on the Redis clock: the cut-off counts from it. A
+// group with work (pending designs or open batches) keeps its meta without expiry:
+// its batch counter and "since" must outlive any pause; finishFn gives an idle
+// group's meta its expiry back.
 var addScript = redis.NewScript(`
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
 local t = redis.call('TIME')
@@ -160,7 +167,21 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
 if redis.call('HLEN', KEYS[1]) == 0 then redis.call('HSET', KEYS[3], 'since', math.floor(now / 1000)) end
+redis.call('PERSIST', KEYS[3])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`)
+
+// touchGroupScript lists a group among the recent ones. KEYS[1]: the recent groups
+// (sorted set, score: the last add in ms on the Redis clock). ARGV: group, keep ms.
+// Groups not added to for keep ms drop out, and the set itself expires keep ms after
+// the last add: the list is bounded by the groups of the last keep ms.
+var touchGroupScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 `)
 
@@ -177,17 +198,21 @@ func (s *Gangs) Add(ctx context.Context, g GangKey, member string, e GangEntry) 
 	if err != nil {
 		return false, fmt.Errorf("gang %s: add: %w", g, err)
 	}
-	// The group list is only ever added to (stores x groups stay few): removing an
-	// empty group could race with an add and hide it from the cut-off scheduler.
-	if err := s.rdb.SAdd(ctx, s.groupsKey(), g.String()).Err(); err != nil {
+	// A group stays listed seenFor after its last add, also once it is empty:
+	// removing it when it empties could race with an add and hide it from the
+	// cut-off scheduler. Its own hash tag: a separate command, not part of addScript.
+	if err := touchGroupScript.Run(ctx, s.rdb, []string{s.groupsKey()}, g.String(), s.seenFor.Milliseconds()).Err(); err != nil {
 		return false, fmt.Errorf("gang %s: add: %w", g, err)
 	}
 	return n == 1, nil
 }
 
-// Groups lists every group that ever had a pending design.
+// Groups lists every group with a design added within seenFor (30 days).
 func (s *Gangs) Groups(ctx context.Context) ([]GangKey, error) {
-	ms, err := s.rdb.SMembers(ctx, s.groupsKey()).Result()
+	if err := s.migrateGroups(ctx); err != nil {
+		return nil, err
+	}
+	ms, err := s.rdb.ZRange(ctx, s.groupsKey(), 0, -1).Result()
 	if err != nil {
 		return nil, fmt.Errorf("gang groups: %w", err)
 	}
@@ -199,6 +224,27 @@ func (s *Gangs) Groups(ctx context.Context) ([]GangKey, error) {
 		}
 	}
 	return out, nil
+}
+
+// migrateGroups moves the groups of the legacy set (no expiry) into the recent
+// groups, as if added now, and deletes it.
+func (s *Gangs) migrateGroups(ctx context.Context) error {
+	old, err := s.rdb.SMembers(ctx, s.legacyGroupsKey()).Result()
+	if err != nil || len(old) == 0 {
+		if err != nil {
+			return fmt.Errorf("gang groups: %w", err)
+		}
+		return nil
+	}
+	for _, g := range old {
+		if err := touchGroupScript.Run(ctx, s.rdb, []string{s.groupsKey()}, g, s.seenFor.Milliseconds()).Err(); err != nil {
+			return fmt.Errorf("gang groups: %w", err)
+		}
+	}
+	if err := s.rdb.Del(ctx, s.legacyGroupsKey()).Err(); err != nil {
+		return fmt.Errorf("gang groups: %w", err)
+	}
+	return nil
 }
 
 // Since is when the oldest of group g's pending designs arrived; zero when none is
@@ -261,22 +307,26 @@ func (s *Gangs) Status(ctx context.Context, g GangKey) (GangStatus, error) {
 
 // claimScript returns the oldest open batch, or moves pending members (in sorted
 // order, up to ARGV[3] copies, at least one member) into a new numbered batch. KEYS:
-// pending, meta, open. ARGV: batch key prefix, date, max copies. Returns {n, date,
-// member, entry, ...}, or {"0"} when nothing is pending. The batch keys share the
-// group's hash tag.
+// pending, meta, open, the batch's key. ARGV: the batch number the caller expects
+// (the oldest open one, else the counter plus one), date, max copies. Returns {n,
+// date, member, entry, ...}, {"0"} when nothing is pending, or {"-1"} when the batch
+// to claim is not ARGV[1] (the group changed between the caller's read and the
+// script: it reads again). The caller names the batch key so that every key the
+// script touches is declared, as Redis Cluster requires.
 var claimScript = redis.NewScript(`
 local open = redis.call('ZRANGE', KEYS[3], 0, 0)
 local n, date
 if #open > 0 then
   n = open[1]
+  if n ~= ARGV[1] then return {'-1'} end
   date = redis.call('HGET', KEYS[2], 'date:' .. n)
 else
   local all = redis.call('HKEYS', KEYS[1])
   if #all == 0 then return {'0'} end
+  if tostring((tonumber(redis.call('HGET', KEYS[2], 'n')) or 0) + 1) ~= ARGV[1] then return {'-1'} end
   table.sort(all)
   n = tostring(redis.call('HINCRBY', KEYS[2], 'n', 1))
   date = ARGV[2]
-  local bk = ARGV[1] .. n
   local copies, taken, max = 0, 0, tonumber(ARGV[3])
   for _, m in ipairs(all) do
     local v = redis.call('HGET', KEYS[1], m)
@@ -284,7 +334,7 @@ else
     if taken > 0 and copies + q > max then break end
     copies = copies + q
     taken = taken + 1
-    redis.call('HSET', bk, m, v)
+    redis.call('HSET', KEYS[4], m, v)
     redis.call('HDEL', KEYS[1], m)
   end
   redis.call('ZADD', KEYS[3], tonumber(n), n)
@@ -292,9 +342,22 @@ else
   if redis.call('HLEN', KEYS[1]) == 0 then redis.call('HDEL', KEYS[2], 'since') end
 end
 local res = {n, date}
-local items = redis.call('HGETALL', ARGV[1] .. n)
+local items = redis.call('HGETALL', KEYS[4])
 for i = 1, #items do res[#res + 1] = items[i] end
 return res
+`)
+
+// finishScript drops a built batch; a group left with no work gives its meta an
+// expiry (addScript takes it away again). KEYS: the batch, open, meta, pending.
+// ARGV: batch number, keep ms.
+var finishScript = redis.NewScript(`
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], 'date:' .. ARGV[1])
+if redis.call('ZCARD', KEYS[2]) == 0 and redis.call('HLEN', KEYS[4]) == 0 then
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[2]))
+end
+return 1
 `)
 
 // GangBatch is a claimed set of designs: each is on exactly one batch, and a batch
@@ -312,9 +375,24 @@ type GangBatch struct {
 // new batch's folder (yyyy-mm-dd); an old batch keeps its own.
 func (s *Gangs) Claim(ctx context.Context, g GangKey, date string, maxCopies int) (GangBatch, bool, error) {
 	ks := s.keys(g)
-	res, err := claimScript.Run(ctx, s.rdb, []string{ks.pending, ks.meta, ks.open}, ks.batch, date, maxCopies).StringSlice()
-	if err != nil {
-		return GangBatch{}, false, fmt.Errorf("gang %s: claim: %w", g, err)
+	var res []string
+	// Another claimer or an add between the read and the script makes the script
+	// refuse; each round some claimer made progress, so a few rounds suffice.
+	for attempt := 0; ; attempt++ {
+		n, err := s.nextBatch(ctx, ks)
+		if err != nil {
+			return GangBatch{}, false, fmt.Errorf("gang %s: claim: %w", g, err)
+		}
+		res, err = claimScript.Run(ctx, s.rdb, []string{ks.pending, ks.meta, ks.open, ks.batch + n}, n, date, maxCopies).StringSlice()
+		if err != nil {
+			return GangBatch{}, false, fmt.Errorf("gang %s: claim: %w", g, err)
+		}
+		if len(res) != 1 || res[0] != "-1" {
+			break
+		}
+		if attempt == 100 {
+			return GangBatch{}, false, fmt.Errorf("gang %s: claim: the group kept changing", g)
+		}
 	}
 	if len(res) < 2 {
 		return GangBatch{}, false, nil
@@ -333,17 +411,31 @@ func (s *Gangs) Claim(ctx context.Context, g GangKey, date string, maxCopies int
 	return b, true, nil
 }
 
+// nextBatch is the number of the batch a claim would return now: the oldest open
+// one, else the counter plus one.
+func (s *Gangs) nextBatch(ctx context.Context, ks gangKeys) (string, error) {
+	var open *redis.StringSliceCmd
+	var n *redis.StringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		open = p.ZRange(ctx, ks.open, 0, 0)
+		n = p.HGet(ctx, ks.meta, "n")
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", err
+	}
+	if len(open.Val()) > 0 {
+		return open.Val()[0], nil
+	}
+	cur, _ := strconv.ParseInt(n.Val(), 10, 64)
+	return strconv.FormatInt(cur+1, 10), nil
+}
+
 // Finish drops a built batch: its designs are on their sheets.
 func (s *Gangs) Finish(ctx context.Context, g GangKey, n int64) error {
 	ks := s.keys(g)
 	ns := strconv.FormatInt(n, 10)
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, ks.batch+ns)
-		p.ZRem(ctx, ks.open, ns)
-		p.HDel(ctx, ks.meta, "date:"+ns)
-		return nil
-	})
-	if err != nil {
+	if err := finishScript.Run(ctx, s.rdb, []string{ks.batch + ns, ks.open, ks.meta, ks.pending}, ns, s.seenFor.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("gang %s: finish batch %d: %w", g, n, err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 )
@@ -63,7 +65,17 @@ func TestGangAddIdempotent(t *testing.T) {
 // member is in exactly one; an unfinished batch is handed out again until finished;
 // a batch takes at most maxCopies copies (and always one member).
 func TestGangClaimExactlyOnce(t *testing.T) {
-	rdb := testredis.Start(t).Client(t)
+	gangClaimExactlyOnce(t, testredis.Start(t).Client(t))
+}
+
+// TestGangClaimExactlyOnceOnCluster: the same on a Redis Cluster, where the claim
+// script must declare every key it touches.
+func TestGangClaimExactlyOnceOnCluster(t *testing.T) {
+	t.Parallel()
+	gangClaimExactlyOnce(t, testredis.StartCluster(t).Client(t))
+}
+
+func gangClaimExactlyOnce(t *testing.T, rdb redis.UniversalClient) {
 	ctx := context.Background()
 	gs := jobs.NewGangs(rdb, "")
 	g := jobs.GangKey{Store: "s", Group: "dtf"}

@@ -267,6 +267,38 @@ func (s *State) Cancel(ctx context.Context, k OrderKey) (gen int64, refs []strin
 	return toInt(res[0]), refs, nil
 }
 
+// settleScript slims a complete order's state once its manifest is written: the
+// view records go (a finished generation is never resumed), and each design's result
+// becomes SettledResult, its files being listed in the manifest (named in meta's
+// "manifest"). Only for the revision the manifest is of and an order not cancelled:
+// a newer revision in flight keeps everything. KEYS: meta, expected, done, views,
+// names. ARGV: ttl ms, rev, manifest key. Returns 1 when settled.
+var settleScript = redis.NewScript(`
+local meta, done, views = KEYS[1], KEYS[3], KEYS[4]
+if redis.call('HGET', meta, 'cancelled') == '1' then return 0 end
+if redis.call('HGET', meta, 'rev') ~= ARGV[2] then return 0 end
+redis.call('DEL', views)
+for _, r in ipairs(redis.call('HKEYS', done)) do redis.call('HSET', done, r, '` + SettledResult + `') end
+redis.call('HSET', meta, 'manifest', ARGV[3])
+` + expireAll + `
+return 1
+`)
+
+// SettledResult is a design's result in Done once its order is settled: its files
+// are those of the design in the manifest (Snapshot.Manifest).
+const SettledResult = "0"
+
+// Settle slims the state of order k, complete in revision rev with its manifest at
+// manifestKey (settleScript). It reports whether it did: a cancelled order or a newer
+// revision keeps its state.
+func (s *State) Settle(ctx context.Context, k OrderKey, rev int64, manifestKey string) (bool, error) {
+	n, err := settleScript.Run(ctx, s.rdb, s.keys(k).all(), s.ttlArg(), rev, manifestKey).Int()
+	if err != nil {
+		return false, fmt.Errorf("order state: settle %s: %w", k, err)
+	}
+	return n == 1, nil
+}
+
 // Snapshot is a consistent read of an order's state.
 type Snapshot struct {
 	Exists    bool
@@ -276,8 +308,11 @@ type Snapshot struct {
 	Date     string
 	Order    *model.Order
 	Expected []string
-	// Done maps each exported design to its result.
+	// Done maps each exported design to its result (SettledResult: in the
+	// manifest).
 	Done map[string]json.RawMessage
+	// Manifest is the key of the order's last manifest once the order was settled.
+	Manifest string
 }
 
 // Snapshot reads the order's state in one transaction.
@@ -302,6 +337,7 @@ func (s *State) Snapshot(ctx context.Context, k OrderKey) (Snapshot, error) {
 		Date:      m["date"],
 		Expected:  exp.Val(),
 		Done:      map[string]json.RawMessage{},
+		Manifest:  m["manifest"],
 	}
 	snap.Rev, _ = strconv.ParseInt(m["rev"], 10, 64)
 	snap.Gen, _ = strconv.ParseInt(m["gen"], 10, 64)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/model"
 )
@@ -21,8 +23,18 @@ func testOrder(refs ...string) *model.Order {
 }
 
 func TestStateLifecycle(t *testing.T) {
-	rs := testredis.Start(t)
-	s := NewState(rs.Client(t), "t", 0)
+	stateLifecycle(t, testredis.Start(t).Client(t))
+}
+
+// TestStateLifecycleOnCluster: the same on a Redis Cluster: an order's keys share a
+// hash tag, so its scripts and transactions stay on one node.
+func TestStateLifecycleOnCluster(t *testing.T) {
+	t.Parallel()
+	stateLifecycle(t, testredis.StartCluster(t).Client(t))
+}
+
+func stateLifecycle(t *testing.T, rdb redis.UniversalClient) {
+	s := NewState(rdb, "t", 0)
 	ctx := context.Background()
 	k := OrderKey{Store: "s", Domain: "d.example", OrderID: "o-1"}
 
@@ -85,7 +97,7 @@ func TestStateLifecycle(t *testing.T) {
 	if _, _, _, err := s.ReExport(ctx, OrderKey{Store: "s", Domain: "d", OrderID: "never"}, nil); !errors.Is(err, ErrUnknownOrder) {
 		t.Errorf("re-export of an unknown order: %v", err)
 	}
-	ttl, err := rs.Client(t).PTTL(ctx, s.keys(k).meta).Result()
+	ttl, err := rdb.PTTL(ctx, s.keys(k).meta).Result()
 	if err != nil || ttl <= 0 {
 		t.Errorf("state has no expiry: %v %v", ttl, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,17 +111,21 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 			return fmt.Errorf("order %s revision %d: design %s not exported yet", k, p.Rev, designID(ref))
 		}
 	}
-	m, err := w.buildManifest(k, snap)
+	date, _ := time.Parse(time.DateOnly, snap.Date)
+	key, err := w.cfg.Layout.ManifestKey(orderVars(k, date))
+	if err != nil {
+		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
+	}
+	prev, err := w.settledResults(ctx, k, snap)
+	if err != nil {
+		return err
+	}
+	m, err := w.buildManifest(k, snap, prev)
 	if err != nil {
 		return err
 	}
 	if err := w.refreshLinks(ctx, m); err != nil {
 		return err
-	}
-	date, _ := time.Parse(time.DateOnly, snap.Date)
-	key, err := w.cfg.Layout.ManifestKey(orderVars(k, date))
-	if err != nil {
-		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
 	}
 	if err := w.writeShopFloor(ctx, m, key); err != nil {
 		return err
@@ -156,12 +161,73 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		return err
 	}
 	writeResult(ctx, w.logger(ctx), t, []byte(key))
-	return w.publishFilesReady(ctx, k, key, m)
+	if err := w.publishFilesReady(ctx, k, key, m); err != nil {
+		return err
+	}
+	// The manifest lists every file: the state keeps only what a re-export, an
+	// update and duplicate detection need (docs/operations.md, "Redis sizing"). A
+	// failure costs memory, not correctness, so it does not repeat the completion.
+	if _, err := w.state.Settle(ctx, k, snap.Rev, key); err != nil {
+		w.logger(ctx).WarnContext(ctx, "order state kept whole", "err", err)
+	}
+	return nil
+}
+
+// settledResults are the results of the designs of a settled order (those whose
+// result in the state is jobs.SettledResult), read from its manifest by design id.
+func (w *Worker) settledResults(ctx context.Context, k jobs.OrderKey, snap jobs.Snapshot) (map[int64]DesignResult, error) {
+	settled := false
+	for _, ref := range snap.Expected {
+		if string(snap.Done[ref]) == jobs.SettledResult {
+			settled = true
+		}
+	}
+	if !settled {
+		return nil, nil
+	}
+	missing := &PermanentError{Reason: fmt.Sprintf(
+		"order %s: the manifest %s listing the files of its designs exported before is missing or unreadable; re-export the whole order (printworker enqueue reexport)", k, snap.Manifest)}
+	r, ok := w.deps.Storage.(objectReader)
+	if !ok || snap.Manifest == "" {
+		return nil, missing
+	}
+	rc, _, err := r.Get(ctx, snap.Manifest)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the manifest of the designs exported before: %w", err)
+	}
+	defer rc.Close()
+	var m Manifest
+	if err := json.NewDecoder(io.LimitReader(rc, maxManifestBytes)).Decode(&m); err != nil || m.OrderID != k.OrderID {
+		return nil, missing
+	}
+	byKey := map[string]FileRecord{}
+	for _, f := range m.Files {
+		byKey[f.Key] = f
+	}
+	out := map[int64]DesignResult{}
+	for _, li := range m.LineItems {
+		if _, ok := out[li.DesignID]; ok {
+			continue
+		}
+		r := DesignResult{DesignID: li.DesignID, Name: li.DesignName, ProductID: li.ProductID, Files: []FileRecord{}}
+		for _, fk := range li.Files {
+			if f, ok := byKey[fk]; ok {
+				r.Files = append(r.Files, f)
+			}
+		}
+		out[li.DesignID] = r
+	}
+	return out, nil
 }
 
 // buildManifest assembles the manifest from the order and the designs' results:
 // files in line order, each design's views in weight order.
-func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, error) {
+// A settled design's result (jobs.SettledResult) comes from prev, the results in the
+// order's last manifest by design id.
+func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot, prev map[int64]DesignResult) (*Manifest, error) {
 	o := snap.Order
 	m := &Manifest{
 		Version: ManifestVersion, Store: k.Store, Domain: k.Domain, OrderID: k.OrderID,
@@ -174,6 +240,14 @@ func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, 
 	results := map[string]DesignResult{}
 	for ref, raw := range snap.Done {
 		if !slices.Contains(snap.Expected, ref) {
+			continue
+		}
+		if string(raw) == jobs.SettledResult {
+			r, ok := prev[idOf(ref)]
+			if !ok {
+				return nil, &PermanentError{Reason: fmt.Sprintf("order %s: design %s is not in the manifest of its earlier revision; re-export the whole order", k, designID(ref))}
+			}
+			results[ref] = r
 			continue
 		}
 		var r DesignResult
@@ -205,6 +279,12 @@ func (w *Worker) buildManifest(k jobs.OrderKey, snap jobs.Snapshot) (*Manifest, 
 	}
 	m.ColorSpace, m.ColorProfile = manifestColour(m.Files)
 	return m, nil
+}
+
+// idOf is a design reference's id as a number (0 when it has none).
+func idOf(ref string) int64 {
+	id, _ := strconv.ParseInt(designID(ref), 10, 64)
+	return id
 }
 
 // designID is the id part of a design reference: tokens stay out of messages.

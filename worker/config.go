@@ -94,6 +94,14 @@ type Config struct {
 	FileDate string
 	// KeyPrefix prefixes the Redis keys of order state and rate limits.
 	KeyPrefix string
+	// StateTTL is how long an order's state lives after its last change
+	// (jobs.DefaultStateTTL when 0); TaskRetention, when set, keeps every finished
+	// task this long instead of its type's own retention (jobs.EnqueuerConfig).
+	StateTTL      time.Duration
+	TaskRetention time.Duration
+	// Polling is how often an idle worker asks Redis for work; zero fields keep
+	// the library's defaults (docs/operations.md, "Redis connections and polling").
+	Polling Polling
 	// Jobs are the options of tasks the worker enqueues itself (completion).
 	Jobs *jobs.Options
 	// Print holds the colour settings per store and product (CMYK profile, bleed,
@@ -276,4 +284,27 @@ func (c Config) rateFor(store string) RateLimit {
 		return r
 	}
 	return c.RateLimit
+}
+
+// Polling sets how often an idle worker's asynq server polls Redis. Each poll costs
+// one command per queue (five queues), so these, not the tasks, are what an idle
+// fleet sends Redis.
+type Polling struct {
+	// Idle: how long the fetcher sleeps when every queue was empty (asynq's
+	// TaskCheckInterval; its default 1 s). A task enqueued meanwhile waits for it
+	// unless another worker is awake.
+	Idle time.Duration
+	// Delayed: how often scheduled tasks and retries that came due move to their
+	// queue (DelayedTaskCheckInterval; default 1 s here): a retry runs up to this
+	// much after its delay.
+	Delayed time.Duration
+	// Janitor: how often finished tasks past their retention are deleted
+	// (JanitorInterval; asynq's default 8 s).
+	Janitor time.Duration
+}
+
+// QuietPolling is what `printworker work` polls with by default: about 1.8 commands
+// a second per idle worker (docs/operations.md, "Redis connections and polling").
+func QuietPolling() Polling {
+	return Polling{Idle: 15 * time.Second, Delayed: 30 * time.Second, Janitor: time.Minute}
 }

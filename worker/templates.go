@@ -221,7 +221,7 @@ func (w *Worker) handleSync(ctx context.Context, t *asynq.Task) error {
 	var done map[string]SyncAction
 	var record func(SyncAction) error
 	if id, ok := asynq.GetTaskID(ctx); ok && !p.DryRun {
-		prog := syncProgress{rdb: w.deps.Redis, key: w.cfg.KeyPrefix + "templates-sync:" + id}
+		prog := syncProgress{rdb: w.deps.Redis, key: w.cfg.KeyPrefix + ":templates-sync:" + id}
 		if done, err = prog.load(ctx); err != nil {
 			return err
 		}

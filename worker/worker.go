@@ -6,6 +6,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,7 +143,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	if deps.Propagator == nil {
 		deps.Propagator = propagation.NewCompositeTextMapPropagator()
 	}
-	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: cfg.Logger, Propagator: deps.Propagator})
+	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, StateTTL: cfg.StateTTL, Retention: cfg.TaskRetention, Logger: cfg.Logger, Propagator: deps.Propagator})
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +191,11 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		Logger:          asynqLogger{cfg.Logger},
 		LogLevel:        asynq.WarnLevel,
 		ErrorHandler:    asynq.ErrorHandlerFunc(w.reportError),
-		// Retries and scheduled tasks become due promptly: a 429's Retry-After of a
-		// few seconds should not wait for a 5 s poll.
-		DelayedTaskCheckInterval: time.Second,
+		// Unless set, retries and scheduled tasks become due promptly: a 429's
+		// Retry-After of a few seconds should not wait for a 5 s poll.
+		DelayedTaskCheckInterval: cmp.Or(cfg.Polling.Delayed, time.Second),
+		TaskCheckInterval:        cfg.Polling.Idle,
+		JanitorInterval:          cfg.Polling.Janitor,
 	})
 	return w, nil
 }

@@ -48,7 +48,7 @@ func TestWorkRejectsBadEventSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"work", "--storage-dir", t.TempDir(), "--metrics-addr", "", "--mode", "download",
+			args := append([]string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", t.TempDir(), "--metrics-addr", "", "--mode", "download",
 				"--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x"}, tt.args...)
 			var out, errb bytes.Buffer
 			err := run(context.Background(), args, func(string) string { return "" }, &out, &errb)
@@ -105,7 +105,7 @@ func TestEventsThroughTheCommands(t *testing.T) {
 	logs := &testlog.Buffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"work", "--storage-dir", t.TempDir(), "--metrics-addr", "", "--mode", "download",
+		done <- run(ctx, []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", t.TempDir(), "--metrics-addr", "", "--mode", "download",
 			"--hub-url", "http://127.0.0.1:1", "--hub-store", "s1", "--hub-api-key", "k", "--hub-secret", "x",
 			"--events-url", recv.URL + "/hooks", "--events-secret-file", secretFile, "--events-retry-for", "1s",
 			"--retry-base", "50ms", "--retry-max", "200ms", "--log-level", "debug"},

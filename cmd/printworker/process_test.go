@@ -28,10 +28,12 @@ type processFixture struct {
 
 	rs  *testredis.Server
 	rdb *redis.Client
-	sim *hubsim.Server
-	s3  *tests3.Server
-	st  *storage.S3
-	enq *jobs.Enqueuer
+	// redisURL is what the worker processes connect to (rs's, or a cluster's).
+	redisURL string
+	sim      *hubsim.Server
+	s3       *tests3.Server
+	st       *storage.S3
+	enq      *jobs.Enqueuer
 }
 
 // newProcessFixture starts the services; every hub call waits latency, so that
@@ -45,6 +47,14 @@ func newProcessFixture(t *testing.T, name string, latency time.Duration, redisOp
 		t.Skip("needs a real redis-server: a second process shares it")
 	}
 	f.rdb = f.rs.Client(t)
+	f.redisURL = f.rs.URL()
+	f.startServices(t, f.rdb, latency)
+	return f
+}
+
+// startServices starts the hub simulator and S3 and makes the enqueuer on rdb.
+func (f *processFixture) startServices(t *testing.T, rdb redis.UniversalClient, latency time.Duration) {
+	t.Helper()
 	var err error
 	f.sim, err = hubsim.New(hubsim.Config{
 		Stores:      []hubsim.Store{{ID: f.store, Domains: []string{f.domain}, Keys: []hubsim.Key{{Key: f.key, Secret: f.secret}}}},
@@ -59,10 +69,9 @@ func newProcessFixture(t *testing.T, name string, latency time.Duration, redisOp
 	if f.st, err = storage.NewS3(context.Background(), f.s3.Config); err != nil {
 		t.Fatal(err)
 	}
-	if f.enq, err = jobs.NewEnqueuer(f.rdb, jobs.EnqueuerConfig{}); err != nil {
+	if f.enq, err = jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	return f
 }
 
 // enqueueOrders pushes and exports n orders named <prefix>-<i>, each with a mix of
@@ -99,8 +108,8 @@ func (f *processFixture) enqueueOrders(t *testing.T, prefix string, n int) map[s
 
 // workArgs is the command line of a worker process against the fixture.
 func (f *processFixture) workArgs(hubURL string, extra ...string) []string {
-	args := []string{"work",
-		"--redis-url", f.rs.URL(), "--hub-url", hubURL, "--hub-store", f.store, "--hub-api-key", f.key, "--hub-secret", f.secret,
+	args := []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms",
+		"--redis-url", f.redisURL, "--hub-url", hubURL, "--hub-store", f.store, "--hub-api-key", f.key, "--hub-secret", f.secret,
 		"--storage", "s3", "--s3-bucket", f.s3.Bucket, "--s3-endpoint", f.s3.Endpoint, "--s3-region", f.s3.Region,
 		"--s3-access-key", f.s3.AccessKey, "--s3-secret-key", f.s3.SecretKey, "--s3-path-style",
 	}

@@ -22,7 +22,7 @@ func TestWorkRefusesBadRoutingRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	args := []string{"work", "--storage-dir", out, "--metrics-addr", "", "--mode", "download",
+	args := []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", out, "--metrics-addr", "", "--mode", "download",
 		"--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x",
 		"--redis-url", "redis://" + freeAddr(t) + "/0", "--routing-rules", rules}
 	var stdout, stderr bytes.Buffer

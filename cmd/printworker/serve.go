@@ -120,7 +120,9 @@ func serveCommand() command {
 			warnUnreachable(ctx, rdb, rf.url, log)
 			tr := setupTracing(ctx, e, "intake", log)
 			defer stopTracing(tr, log)
-			enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log, Propagator: tr.Propagator})
+			ec := rf.enqueuerConfig(log)
+			ec.Propagator = tr.Propagator
+			enq, err := jobs.NewEnqueuer(rdb, ec)
 			if err != nil {
 				return err
 			}

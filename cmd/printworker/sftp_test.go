@@ -77,7 +77,7 @@ func TestDemoSFTP(t *testing.T) {
 // password itself is never repeated.
 func TestWorkRefusesSFTPPassword(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"work", "--storage-dir", dir, "--metrics-addr", "", "--mode", "download",
+	args := []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", dir, "--metrics-addr", "", "--mode", "download",
 		"--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x",
 		"--storage", "sftp", "--sftp-url", "sftp://prints:hunter2@rip-pc/hot"}
 	_, _, err := runCLI(t, nil, args...)

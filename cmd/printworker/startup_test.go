@@ -50,7 +50,7 @@ func TestWorkFailedStartLeavesNoFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{filepath.Join(base, "new", "deeper", "out"), existing} {
-		args := []string{"work", "--storage-dir", dir, "--metrics-addr", "", "--mode", "download",
+		args := []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", dir, "--metrics-addr", "", "--mode", "download",
 			"--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x",
 			"--redis-url", "redis://" + freeAddr(t) + "/0"}
 		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard)
@@ -202,7 +202,7 @@ func TestWorkRedisOutageLogsStayJSON(t *testing.T) {
 	bin := buildPrintworker(t)
 	metrics := freeAddr(t)
 	var stderr bytes.Buffer
-	work := exec.Command(bin, "work", "--redis-url", rs.URL(), "--metrics-addr", metrics, "--mode", "download",
+	work := exec.Command(bin, "work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--redis-url", rs.URL(), "--metrics-addr", metrics, "--mode", "download",
 		"--storage-dir", t.TempDir(), "--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k",
 		"--hub-secret", "x", "--log-level", "debug", "--shutdown-timeout", "2s")
 	work.Stderr = &stderr

@@ -28,6 +28,7 @@ import (
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/internal/telemetry"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/render/fonts"
 	"github.com/printworker/printworker/storage"
@@ -39,19 +40,38 @@ type redisFlags struct {
 	url            string
 	sentinelMaster string
 	sentinelAddrs  stringList
+	clusterAddrs   stringList
+	stateRetention time.Duration
+	taskRetention  time.Duration
+	poolSize       int
+	idleConns      int
 }
 
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	r := &redisFlags{}
-	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the job queue: redis://[user:password@]host:port/db, rediss:// for TLS, redis-sentinel://[:password@]host:port[,host:port...][/db]?master=name for Sentinel")
+	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the job queue: redis://[user:password@]host:port/db, rediss:// for TLS, redis-sentinel://[:password@]host:port[,host:port...][/db]?master=name for Sentinel, redis-cluster://[user:password@]host:port[,host:port...] for a Redis Cluster")
 	fs.StringVar(&r.sentinelMaster, "redis-sentinel-master", "", "Sentinel master name: connect through --redis-sentinel-addrs (password and db from --redis-url)")
 	fs.Var(&r.sentinelAddrs, "redis-sentinel-addrs", "Sentinel addresses host:port, comma separated")
+	fs.Var(&r.clusterAddrs, "redis-cluster-addrs", "Redis Cluster nodes host:port, comma separated (some suffice: the client learns the others); password from --redis-url")
 	fs.String("redis-url-file", "", "file holding --redis-url (it may carry a password)")
+	fs.DurationVar(&r.stateRetention, "state-retention", jobs.DefaultStateTTL, "how long an order's export state stays in Redis after its last change: re-exports, updates and cancellations of an older order find nothing (docs/operations.md)")
+	fs.IntVar(&r.poolSize, "redis-pool-size", 0, "most connections this process opens to Redis, besides asynq's one subscription (0: go-redis's default, 10 per CPU)")
+	fs.IntVar(&r.idleConns, "redis-idle-conns", 1, "connections kept open while unused: more saves reconnecting under load (TLS), fewer keeps an idle fleet's connections down (docs/operations.md)")
+	fs.DurationVar(&r.taskRetention, "task-retention", 0, "keep every finished task this long instead of its type's own retention (pushes 24h, exports and completions 72h); a duplicate enqueue is refused only while the first is kept (0: each type's own)")
 	return r
 }
 
-// options turns the flags into go-redis options (plain or Sentinel failover).
+// enqueuerConfig is the Enqueuer's share of the Redis flags.
+func (r *redisFlags) enqueuerConfig(log *slog.Logger) jobs.EnqueuerConfig {
+	return jobs.EnqueuerConfig{StateTTL: r.stateRetention, Retention: r.taskRetention, Logger: log}
+}
+
+// options turns the flags into go-redis options (plain, Sentinel failover or
+// Cluster).
 func (r *redisFlags) options() (redis.UniversalClient, error) {
+	if strings.HasPrefix(r.url, "redis-cluster://") || len(r.clusterAddrs) > 0 {
+		return r.cluster()
+	}
 	if strings.HasPrefix(r.url, "redis-sentinel://") {
 		if r.sentinelMaster != "" || len(r.sentinelAddrs) > 0 {
 			return nil, usageError("--redis-url redis-sentinel://... already names the Sentinels and master; drop --redis-sentinel-master/-addrs")
@@ -60,6 +80,7 @@ func (r *redisFlags) options() (redis.UniversalClient, error) {
 		if err != nil {
 			return nil, usageError("--redis-url: " + err.Error())
 		}
+		r.pool(&fo.PoolSize, &fo.MaxIdleConns)
 		return redis.NewFailoverClient(fo), nil
 	}
 	opt, err := redis.ParseURL(r.url)
@@ -70,15 +91,90 @@ func (r *redisFlags) options() (redis.UniversalClient, error) {
 		if len(r.sentinelAddrs) > 0 {
 			return nil, usageError("--redis-sentinel-addrs needs --redis-sentinel-master")
 		}
+		r.pool(&opt.PoolSize, &opt.MaxIdleConns)
 		return redis.NewClient(opt), nil
 	}
 	if len(r.sentinelAddrs) == 0 {
 		return nil, usageError("--redis-sentinel-master needs --redis-sentinel-addrs")
 	}
-	return redis.NewFailoverClient(&redis.FailoverOptions{
+	fo := &redis.FailoverOptions{
 		MasterName: r.sentinelMaster, SentinelAddrs: r.sentinelAddrs,
 		Username: opt.Username, Password: opt.Password, DB: opt.DB, TLSConfig: opt.TLSConfig,
-	}), nil
+	}
+	r.pool(&fo.PoolSize, &fo.MaxIdleConns)
+	return redis.NewFailoverClient(fo), nil
+}
+
+// pool applies the pool flags: an idle worker keeps --redis-idle-conns connections
+// and asynq's subscription (docs/operations.md, "Redis connections and polling").
+// A size or idle count in the URL (pool_size=, max_idle_conns=) wins.
+func (r *redisFlags) pool(size, idle *int) {
+	if *size == 0 && r.poolSize > 0 {
+		*size = r.poolSize
+	}
+	if *idle == 0 && r.idleConns > 0 {
+		*idle = r.idleConns
+	}
+}
+
+// cluster is a Redis Cluster client from redis-cluster://[user:password@]host:port[,...]
+// or --redis-cluster-addrs (user and password then from a redis:// --redis-url).
+// Every key printworker uses carries a hash tag and each script touches one tag, so
+// the fleet runs on a cluster unchanged (docs/operations.md, "Redis Cluster").
+func (r *redisFlags) cluster() (redis.UniversalClient, error) {
+	co := &redis.ClusterOptions{}
+	switch {
+	case strings.HasPrefix(r.url, "redis-cluster://"):
+		if len(r.clusterAddrs) > 0 {
+			return nil, usageError("--redis-url redis-cluster://... already names the nodes; drop --redis-cluster-addrs")
+		}
+		u, err := url.Parse(r.url)
+		if err != nil {
+			return nil, usageError("--redis-url: " + err.Error())
+		}
+		if u.User != nil {
+			co.Username = u.User.Username()
+			co.Password, _ = u.User.Password()
+		}
+		co.Addrs = hostList(u.Host, "6379")
+		if db := strings.Trim(u.Path, "/"); db != "" && db != "0" {
+			return nil, usageError("--redis-url: a Redis Cluster has only database 0")
+		}
+	default:
+		if r.sentinelMaster != "" || strings.HasPrefix(r.url, "redis-sentinel://") {
+			return nil, usageError("--redis-cluster-addrs and Sentinel exclude each other")
+		}
+		opt, err := redis.ParseURL(r.url)
+		if err != nil {
+			return nil, usageError("--redis-url: " + err.Error())
+		}
+		if opt.DB != 0 {
+			return nil, usageError("--redis-url: a Redis Cluster has only database 0")
+		}
+		co.Username, co.Password, co.TLSConfig = opt.Username, opt.Password, opt.TLSConfig
+		co.Addrs = r.clusterAddrs
+	}
+	if len(co.Addrs) == 0 {
+		return nil, usageError("--redis-url redis-cluster:// names no node")
+	}
+	// Each node gets a pool of its own: the pool flags apply per node.
+	r.pool(&co.PoolSize, &co.MaxIdleConns)
+	return redis.NewClusterClient(co), nil
+}
+
+// hostList splits a URL's comma-separated hosts, giving those without a port port.
+func hostList(hosts, port string) []string {
+	var out []string
+	for _, h := range strings.Split(hosts, ",") {
+		if h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, port)
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // parseSentinelURL reads the Sentinel form asynq documents:
@@ -98,15 +194,7 @@ func parseSentinelURL(raw string) (*redis.FailoverOptions, error) {
 		fo.Username = u.User.Username()
 		fo.Password, _ = u.User.Password()
 	}
-	for _, h := range strings.Split(u.Host, ",") {
-		if h == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(h, "26379")
-		}
-		fo.SentinelAddrs = append(fo.SentinelAddrs, h)
-	}
+	fo.SentinelAddrs = hostList(u.Host, "26379")
 	if len(fo.SentinelAddrs) == 0 {
 		return nil, fmt.Errorf("redis-sentinel:// names no Sentinel")
 	}
@@ -446,10 +534,15 @@ type workerFlags struct {
 	shop            *shopFloorFlags
 	gangLease       time.Duration
 	gangTick        time.Duration
+	polling         worker.Polling
 }
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	w := &workerFlags{budget: worker.DefaultMemoryBudget}
+	quiet := worker.QuietPolling()
+	fs.DurationVar(&w.polling.Idle, "poll-idle", quiet.Idle, "how long an idle worker waits before asking its queues again: a task enqueued meanwhile waits up to this unless another worker is awake (one command per queue each time)")
+	fs.DurationVar(&w.polling.Delayed, "poll-delayed", quiet.Delayed, "how often retries and scheduled tasks that came due are queued: a retry runs up to this late (two commands per queue each time)")
+	fs.DurationVar(&w.polling.Janitor, "poll-janitor", quiet.Janitor, "how often finished tasks past their retention are deleted (one command per queue each time)")
 	t := worker.DefaultTimeouts()
 	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
 	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, events=2, sync=1, gang=1 one queue at a time")
@@ -493,6 +586,7 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
 		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
 		FileDate: w.fileDate, Logger: log, GangLease: w.gangLease, GangTick: w.gangTick,
+		Polling: w.polling,
 	}
 	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
 	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}

@@ -19,7 +19,7 @@ func (r *redisFlags) enqueuer(ctx context.Context, log *slog.Logger) (*jobs.Enqu
 	if err != nil {
 		return nil, nil, err
 	}
-	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Logger: log})
+	enq, err := jobs.NewEnqueuer(rdb, r.enqueuerConfig(log))
 	if err != nil {
 		rdb.Close()
 		return nil, nil, err

@@ -48,6 +48,7 @@ func workCommand() command {
 				return err
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
+			cfg.StateTTL, cfg.TaskRetention = rf.stateRetention, rf.taskRetention
 			router, rules, routeErr := rof.load(sf.kind)
 			cfg.Routing = router
 			setGangs(&cfg, rules)

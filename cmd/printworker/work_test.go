@@ -248,7 +248,7 @@ func TestWorkRejectsBadSettings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			args := append([]string{"work", "--storage-dir", dir, "--metrics-addr", "",
+			args := append([]string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", dir, "--metrics-addr", "",
 				"--hub-url", "http://127.0.0.1:1", "--hub-api-key", "k", "--hub-secret", "x"}, c.args...)
 			var out, errb bytes.Buffer
 			err := run(context.Background(), args, func(string) string { return "" }, &out, &errb)

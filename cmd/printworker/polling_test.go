@@ -1,0 +1,57 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/worker"
+)
+
+// TestQuietDefaults: an idle `work` polls with worker.QuietPolling and keeps one
+// pooled connection unless told otherwise; a pool setting in the URL wins.
+func TestQuietDefaults(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args       []string
+		size, idle int
+		polling    worker.Polling
+	}{
+		{args: nil, size: 0, idle: 1, polling: worker.QuietPolling()},
+		{args: []string{"--redis-pool-size", "12", "--redis-idle-conns", "4", "--poll-idle", "1s", "--poll-delayed", "2s", "--poll-janitor", "8s"},
+			size: 12, idle: 4, polling: worker.Polling{Idle: 1e9, Delayed: 2e9, Janitor: 8e9}},
+		{args: []string{"--redis-url", "redis://127.0.0.1:1/0?pool_size=3&max_idle_conns=2", "--redis-idle-conns", "4"}, size: 3, idle: 2, polling: worker.QuietPolling()},
+	} {
+		rf, wf := parseWorkFlags(t, tc.args)
+		rdb, err := rf.options()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := rdb.(*redis.Client).Options()
+		rdb.Close()
+		if tc.size != 0 && o.PoolSize != tc.size || o.MaxIdleConns != tc.idle {
+			t.Errorf("%v: pool size %d, idle %d; want %d, %d", tc.args, o.PoolSize, o.MaxIdleConns, tc.size, tc.idle)
+		}
+		cfg, err := wf.config("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Polling != tc.polling {
+			t.Errorf("%v: polling %+v, want %+v", tc.args, cfg.Polling, tc.polling)
+		}
+	}
+}
+
+// parseWorkFlags parses args with the Redis and worker flags of `work`.
+func parseWorkFlags(t *testing.T, args []string) (*redisFlags, *workerFlags) {
+	t.Helper()
+	fs := flag.NewFlagSet("work", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	rf, wf := addRedisFlags(fs), addWorkerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return rf, wf
+}
