@@ -17,10 +17,11 @@ func TestDesignFields(t *testing.T) {
 	}{
 		{"configurationId wins over _id", model.DesignDetail{ID: "6561f0a0c0ffee", ConfigurationID: 1001, Name: "Shirt", ProductID: "tee",
 			Created: "2024-03-05T23:30:00-02:00"},
-			Fields{ID: "1001", Title: "Shirt", Product: "tee", Date: time.Date(2024, 3, 6, 1, 30, 0, 0, time.UTC)}},
+			Fields{ID: "1001", Design: "1001", Title: "Shirt", Product: "tee", Date: time.Date(2024, 3, 6, 1, 30, 0, 0, time.UTC),
+				Created: time.Date(2024, 3, 6, 1, 30, 0, 0, time.UTC)}},
 		{"_id without configurationId", model.DesignDetail{ID: "abc", Updated: "2024-01-02T00:00:00Z"},
-			Fields{ID: "abc", Date: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}},
-		{"no usable date", model.DesignDetail{ConfigurationID: 7, Created: "yesterday"}, Fields{ID: "7"}},
+			Fields{ID: "abc", Design: "abc", Date: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Created: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}},
+		{"no usable date", model.DesignDetail{ConfigurationID: 7, Created: "yesterday"}, Fields{ID: "7", Design: "7"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
