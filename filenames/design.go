@@ -101,3 +101,14 @@ func Numbered(opts Options, name, ext string, n int) string {
 	}
 	return compose(stem, "", strconv.Itoa(n), ext, opts.maxLen())
 }
+
+// Suffixed returns name (ending in ext) with "-suffix" before the extension: a reprint
+// of a stored file ("Mug.png" -> "Mug-REPRINT-1.png"). The name keeps its length cap:
+// the stem is cut before the suffix or the extension.
+func Suffixed(opts Options, name, ext, suffix string) string {
+	stem := name
+	if len(name) >= len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext) {
+		stem, ext = name[:len(name)-len(ext)], name[len(name)-len(ext):]
+	}
+	return compose(stem, suffix, "", ext, opts.maxLen())
+}

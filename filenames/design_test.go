@@ -120,3 +120,21 @@ func TestNumbered(t *testing.T) {
 		t.Errorf("Numbered over the cap: %q from %q", got, long)
 	}
 }
+
+func TestSuffixed(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, ext, suffix, want string }{
+		{"Mug.png", ".png", "REPRINT-1", "Mug-REPRINT-1.png"},
+		{"7-1-1002-Mug-Left.PNG", ".png", "REPRINT-12-2of3", "7-1-1002-Mug-Left-REPRINT-12-2of3.PNG"},
+		{"noext", "", "REPRINT-2", "noext-REPRINT-2"},
+	}
+	for _, tt := range tests {
+		if got := Suffixed(Options{}, tt.name, tt.ext, tt.suffix); got != tt.want {
+			t.Errorf("Suffixed(%q, %q) = %q, want %q", tt.name, tt.suffix, got, tt.want)
+		}
+	}
+	long := ForDesign(Options{MaxLen: 30}, Fields{ID: "1", Title: "a very long design title indeed"}, []*model.View{view("v", "", "pdf", "")})[0]
+	if got := Suffixed(Options{MaxLen: 30}, long, ".pdf", "REPRINT-3"); len(got) > 30 || !strings.HasSuffix(got, "-REPRINT-3.pdf") {
+		t.Errorf("Suffixed over the cap: %q from %q", got, long)
+	}
+}

@@ -132,6 +132,8 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 		o = e.opts.Sync
 	case TypeGangBuild:
 		o = GangOptions()
+	case TypeReprint:
+		o = ReprintOptions()
 	default:
 		return t
 	}

@@ -48,6 +48,12 @@ type Manifest struct {
 	// before the manifest (docs/shop-floor.md); absent when turned off.
 	Ticket    string `json:"ticket,omitempty"`
 	StaffPage string `json:"staffPage,omitempty"`
+	// Reprints are the order's reprints (docs/operations.md "Reprint files"), kept
+	// when the manifest is written again.
+	Reprints []ReprintRecord `json:"reprints,omitempty"`
+	// Reprint marks the copy of a manifest a reprint's job ticket is drawn from: the
+	// ticket then says REPRINT.
+	Reprint bool `json:"-"`
 }
 
 // KeyVars are the layout values of the order's folders (its manifest, staff page and

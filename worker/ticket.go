@@ -170,7 +170,11 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetCreator("printworker", true)
 	// The title is an info string (PDFDocEncoding or UTF-16): any script goes.
-	pdf.SetTitle("Job ticket, order "+m.OrderID, true)
+	title := "Job ticket, order "
+	if m.Reprint {
+		title = "REPRINT job ticket, order "
+	}
+	pdf.SetTitle(title+m.OrderID, true)
 	pdf.AddPage()
 	t := &ticketWriter{pdf: pdf, pg: pg, y: pg.margin, tr: cp1252(pdf.UnicodeTranslatorFromDescriptor("")),
 		order: m.OrderID, missing: map[rune]bool{}}
@@ -186,7 +190,14 @@ func (w *Worker) ticketPDF(ctx context.Context, m *Manifest, size, link string) 
 	if code, err := qr.Encode(link, qr.M, qr.Auto); err == nil {
 		modules(pdf, code, pg.w-pg.margin-qrSide, t.y, qrSide, qrSide)
 	}
-	t.line(x0, 9, "", "JOB TICKET")
+	if m.Reprint {
+		// A reprint must not pass for the first print on the shop floor.
+		red(pdf)
+		t.line(x0, 28, "B", "REPRINT")
+		black(pdf)
+	} else {
+		t.line(x0, 9, "", "JOB TICKET")
+	}
 	t.line(x0, 20, "B", "Order "+m.OrderID)
 	barW := pg.w - 2*pg.margin - qrSide - t.fs(12)
 	barH := t.fs(40)

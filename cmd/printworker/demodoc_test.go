@@ -111,7 +111,7 @@ func checkDemoWarnings(t *testing.T, manifests map[string]*worker.Manifest) {
 			}
 		}
 	}
-	want := []string{"tshirt-classic-2024-03-05-1001-Back.pdf: missing-font"}
+	want := []string{"6100000000001-1001-Team-Shirt-Back.pdf: missing-font"}
 	if !slices.Equal(got, want) {
 		t.Errorf("demo warnings %q, want only %q", got, want)
 	}
@@ -119,7 +119,8 @@ func checkDemoWarnings(t *testing.T, manifests map[string]*worker.Manifest) {
 
 // checkNamesAgree renders each sample design offline with `printworker render` and asks
 // the simulator for its export-all, and compares the names with what the worker wrote
-// in the demo: one naming path, the same names.
+// in a demo run naming files as the hub does (--filename-pattern hub
+// --filename-date design): one naming path, the same names.
 func checkNamesAgree(t *testing.T, manifests map[string]*worker.Manifest) {
 	t.Helper()
 	worker := map[int64][]string{}
