@@ -265,6 +265,19 @@ func (w *Worker) readManifest(ctx context.Context, key string, k jobs.OrderKey) 
 	return &m, nil
 }
 
+// keptReprints are the reprints recorded in order k's manifest at key, which a new
+// manifest of the order keeps; none when the storage cannot read back.
+func (w *Worker) keptReprints(ctx context.Context, key string, k jobs.OrderKey) ([]ReprintRecord, error) {
+	if _, ok := w.deps.Storage.(objectReader); !ok {
+		return nil, nil
+	}
+	m, err := w.readManifest(ctx, key, k)
+	if err != nil {
+		return nil, err
+	}
+	return m.Reprints, nil
+}
+
 // writeManifest replaces the manifest at key with m.
 func (w *Worker) writeManifest(ctx context.Context, key string, m *Manifest) error {
 	var buf bytes.Buffer

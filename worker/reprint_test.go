@@ -5,13 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/printworker/printworker/internal/testsftp"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -141,6 +144,15 @@ func TestReprint(t *testing.T) {
 	if orig := e.object(m.Ticket); bytes.Contains(orig, []byte("REPRINT")) {
 		t.Error("the order's own ticket says REPRINT")
 	}
+
+	// A re-export writes the manifest again and keeps the reprints' records.
+	res, err := e.enq.ReExport(ctx, k)
+	if err != nil || res.Rev <= m2.Revision {
+		t.Fatalf("re-export: revision %d after %d, %v", res.Rev, m2.Revision, err)
+	}
+	if m3 := e.manifest("P-1", res.Rev); len(m3.Reprints) != 2 {
+		t.Errorf("after a re-export the manifest records %d reprints, want 2", len(m3.Reprints))
+	}
 }
 
 // TestReprintRefusals: a reprint of a line or view the order lacks fails for good,
@@ -184,5 +196,78 @@ func TestReprintRefusals(t *testing.T) {
 		if strings.Contains(in.Key, "REPRINT") || strings.Contains(in.Key, "reprint") {
 			t.Errorf("a refused reprint wrote %s", in.Key)
 		}
+	}
+}
+
+// TestReprintFolders: on a hot folder and on an SFTP server (a real sshd), a routed
+// file reaches its flat machine folder and a reprint of it lands beside it, both
+// copies of the order folder's file; nothing partial or temporary is left.
+func TestReprintFolders(t *testing.T) {
+	backends := map[string]func(t *testing.T) (lister, string){
+		"dir": func(t *testing.T) (lister, string) {
+			root := t.TempDir()
+			d, err := storage.NewDir(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d, root
+		},
+		"sftp": func(t *testing.T) (lister, string) {
+			srv := testsftp.Start(t)
+			st, err := storage.NewSFTP(srv.Config())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st, srv.Root
+		},
+	}
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			st, root := open(t)
+			e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
+				c.Routing = mustRules(t, `{"rules": [{"match": {"product": "card-a6"}, "prefix": "cards"}]}`)
+				d.Storage = st.(worker.Storage)
+			})
+			e.start()
+			ctx := context.Background()
+			if _, err := e.enq.ExportOrder(ctx, store, e.order("F-1", 1003)); err != nil {
+				t.Fatal(err)
+			}
+			e.waitQueuesIdle()
+			k := jobs.OrderKey{Store: store, Domain: domain, OrderID: "F-1"}
+			if _, _, err := e.enq.Reprint(ctx, jobs.Reprint{OrderKey: k, Copies: 1}); err != nil {
+				t.Fatal(err)
+			}
+			e.waitQueuesIdle()
+			rc, _, err := st.Get(ctx, orderDir("F-1")+"/manifest.json")
+			if err != nil {
+				t.Fatalf("manifest: %v; %s", err, e.queueReport())
+			}
+			var m worker.Manifest
+			err = json.NewDecoder(rc).Decode(&m)
+			rc.Close()
+			if err != nil || len(m.Files) != 1 || m.Files[0].Machine == nil || len(m.Reprints) != 1 {
+				t.Fatalf("manifest %+v: %v", m, err)
+			}
+			f := m.Files[0]
+			entries, err := os.ReadDir(filepath.Join(root, "cards"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, en := range entries {
+				names = append(names, en.Name())
+			}
+			want := []string{"F-1-1-1003-Greeting-Card-REPRINT-1.pdf", "F-1-1-1003-Greeting-Card.pdf"}
+			if strings.Join(names, ",") != strings.Join(want, ",") {
+				t.Errorf("machine folder holds %q, want %q", names, want)
+			}
+			for _, key := range []string{f.Key, f.Machine.Key, m.Reprints[0].Files[0].Key} {
+				c := f
+				c.Key = key
+				checkStored(t, st, c)
+			}
+		})
 	}
 }
