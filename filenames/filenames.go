@@ -230,9 +230,6 @@ func expand(pattern string, f Fields) string {
 	).Replace(pattern)
 }
 
-// Tokens are the tokens a pattern may use.
-var Tokens = []string{"[id]", "[date]", "[created]", "[title]", "[product]", "[order]", "[line]", "[qty]", "[design]", "[store]"}
-
 // compose joins base, a view suffix, a disambiguating number and ext into a sanitized
 // name of at most max bytes. Under the cap the parts that keep names apart win: the
 // extension (itself capped to a quarter of max) and the number are kept whole, the
