@@ -65,6 +65,8 @@ func TestRoutingS3(t *testing.T) {
 		}
 	}
 	m1, m2 := e.manifest("R-1", 1), e.manifest("R-2", 1)
+	// The completion writes the day page after the manifest: let it finish.
+	e.waitQueuesIdle()
 
 	// The machine copies the rules make: the order number, line and design id lead
 	// each name (routing.DefaultMachinePattern).
