@@ -15,15 +15,18 @@ import (
 
 // DesignFields returns the naming fields of a design: [id] is the configurationId (the
 // id of the order line's `<designId>.<designToken>` reference, which the worker
-// exports by), or the design's _id when the detail has no configurationId; [date] is
-// the design's creation day (_created, else _updated), zero when neither parses;
-// [title] the design name; [product] its productId.
+// exports by), or the design's _id when the detail has no configurationId, and so is
+// [design]; [date] and [created] are the design's creation day (_created, else
+// _updated), zero when neither parses; [title] the design name; [product] its
+// productId. A caller that knows the order sets [date] to the order's date and fills
+// the order's fields.
 func DesignFields(d *model.DesignDetail) Fields {
 	id := d.ID
 	if d.ConfigurationID > 0 {
 		id = strconv.FormatInt(d.ConfigurationID, 10)
 	}
-	return Fields{ID: id, Date: DesignDate(d), Title: d.Name, Product: d.ProductID}
+	date := DesignDate(d)
+	return Fields{ID: id, Design: id, Date: date, Created: date, Title: d.Name, Product: d.ProductID}
 }
 
 // DesignDate is the design's creation time (_created, else _updated) in UTC; zero
@@ -74,7 +77,8 @@ func PackageName(opts Options, f Fields, views []*model.View, ext string) string
 	if opts.Pattern == "" && len(views) > 0 {
 		opts.Pattern = views[0].Export.Filename
 	}
-	return Build(opts, Fields{ID: f.ID, Date: f.Date, Title: f.Title, Product: f.Product}, ext)
+	f.ViewID, f.ViewName = "", ""
+	return Build(opts, f, ext)
 }
 
 // WithExt replaces the extension of a name made by ForDesign with ext, for a file
@@ -96,4 +100,15 @@ func Numbered(opts Options, name, ext string, n int) string {
 		stem, ext = name[:len(name)-len(ext)], name[len(name)-len(ext):]
 	}
 	return compose(stem, "", strconv.Itoa(n), ext, opts.maxLen())
+}
+
+// Suffixed returns name (ending in ext) with "-suffix" before the extension: a reprint
+// of a stored file ("Mug.png" -> "Mug-REPRINT-1.png"). The name keeps its length cap:
+// the stem is cut before the suffix or the extension.
+func Suffixed(opts Options, name, ext, suffix string) string {
+	stem := name
+	if len(name) >= len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext) {
+		stem, ext = name[:len(name)-len(ext)], name[len(name)-len(ext):]
+	}
+	return compose(stem, suffix, "", ext, opts.maxLen())
 }

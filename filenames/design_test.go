@@ -17,10 +17,11 @@ func TestDesignFields(t *testing.T) {
 	}{
 		{"configurationId wins over _id", model.DesignDetail{ID: "6561f0a0c0ffee", ConfigurationID: 1001, Name: "Shirt", ProductID: "tee",
 			Created: "2024-03-05T23:30:00-02:00"},
-			Fields{ID: "1001", Title: "Shirt", Product: "tee", Date: time.Date(2024, 3, 6, 1, 30, 0, 0, time.UTC)}},
+			Fields{ID: "1001", Design: "1001", Title: "Shirt", Product: "tee", Date: time.Date(2024, 3, 6, 1, 30, 0, 0, time.UTC),
+				Created: time.Date(2024, 3, 6, 1, 30, 0, 0, time.UTC)}},
 		{"_id without configurationId", model.DesignDetail{ID: "abc", Updated: "2024-01-02T00:00:00Z"},
-			Fields{ID: "abc", Date: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}},
-		{"no usable date", model.DesignDetail{ConfigurationID: 7, Created: "yesterday"}, Fields{ID: "7"}},
+			Fields{ID: "abc", Design: "abc", Date: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), Created: time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC)}},
+		{"no usable date", model.DesignDetail{ConfigurationID: 7, Created: "yesterday"}, Fields{ID: "7", Design: "7"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,5 +118,23 @@ func TestNumbered(t *testing.T) {
 	long := ForDesign(Options{MaxLen: 20}, Fields{ID: "1", Title: "a very long design title"}, []*model.View{view("v", "", "pdf", "")})[0]
 	if got := Numbered(Options{MaxLen: 20}, long, ".pdf", 1234); len(got) > 20 || !strings.HasSuffix(got, "-1234.pdf") {
 		t.Errorf("Numbered over the cap: %q from %q", got, long)
+	}
+}
+
+func TestSuffixed(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, ext, suffix, want string }{
+		{"Mug.png", ".png", "REPRINT-1", "Mug-REPRINT-1.png"},
+		{"7-1-1002-Mug-Left.PNG", ".png", "REPRINT-12-2of3", "7-1-1002-Mug-Left-REPRINT-12-2of3.PNG"},
+		{"noext", "", "REPRINT-2", "noext-REPRINT-2"},
+	}
+	for _, tt := range tests {
+		if got := Suffixed(Options{}, tt.name, tt.ext, tt.suffix); got != tt.want {
+			t.Errorf("Suffixed(%q, %q) = %q, want %q", tt.name, tt.suffix, got, tt.want)
+		}
+	}
+	long := ForDesign(Options{MaxLen: 30}, Fields{ID: "1", Title: "a very long design title indeed"}, []*model.View{view("v", "", "pdf", "")})[0]
+	if got := Suffixed(Options{MaxLen: 30}, long, ".pdf", "REPRINT-3"); len(got) > 30 || !strings.HasSuffix(got, "-REPRINT-3.pdf") {
+		t.Errorf("Suffixed over the cap: %q from %q", got, long)
 	}
 }

@@ -1,8 +1,11 @@
 // Package filenames builds the names of exported print files from a pattern.
 //
-// A pattern mixes literal text with the tokens [id] (design id), [date] (yyyy-mm-dd,
-// UTC), [title] (design name) and [product] (template productId); the default is
-// "[id]-[title]". Any other bracketed word is kept literally. Names are deterministic:
+// A pattern mixes literal text with tokens: [id] (the design id a file is exported
+// by), [date] (the order's date, yyyy-mm-dd, UTC), [created] (the design's creation
+// date), [title] (design name), [product] (template productId), [order] (the order
+// number), [line] (the 1-based order line), [qty] (the quantity ordered), [design]
+// (the design id) and [store] (the store id); the default is "[id]-[title]". A token
+// with no value expands to nothing. Any other bracketed word is kept literally. Names are deterministic:
 // the same fields always yield the same name, so a retried export overwrites its own
 // file instead of adding a second one.
 //
@@ -51,9 +54,19 @@ const fallback = "design"
 // Fields are the values tokens expand to.
 type Fields struct {
 	ID      string
-	Date    time.Time // [date] as yyyy-mm-dd in UTC; zero expands to nothing
+	Date    time.Time // [date] as yyyy-mm-dd in UTC: the order's date; zero expands to nothing
 	Title   string
 	Product string
+	// Created is [created]: the design's creation date, yyyy-mm-dd in UTC.
+	Created time.Time
+	// Order, Line, Quantity, Design and Store are [order], [line], [qty], [design] and
+	// [store]: the order number, the 1-based index of the order line, the quantity
+	// ordered, the design id and the store; zero values expand to nothing.
+	Order    string
+	Line     int
+	Quantity int
+	Design   string
+	Store    string
 	// ViewID and ViewName, when set, name one view of a multi-view design: Build
 	// appends the view name (the id when the name is empty), as ForViews does when
 	// view names are distinct. Prefer ForViews for a design's views: it also keeps
@@ -64,7 +77,7 @@ type Fields struct {
 
 // Options configure names.
 type Options struct {
-	// Pattern with [id] [date] [title] [product] tokens; DefaultPattern when empty.
+	// Pattern with the tokens of the package comment; DefaultPattern when empty.
 	Pattern string
 	// MaxLen caps each name in bytes, extension included; DefaultMaxLen when <= 0.
 	MaxLen int
@@ -191,15 +204,29 @@ func viewSuffixes(views []View) []string {
 // expand replaces the known tokens of pattern with the fields' values. Each value is
 // cleaned first so a value can never smuggle in a separator.
 func expand(pattern string, f Fields) string {
-	date := ""
-	if !f.Date.IsZero() {
-		date = f.Date.UTC().Format("2006-01-02")
+	day := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.DateOnly)
+	}
+	num := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
 	}
 	return strings.NewReplacer(
 		"[id]", clean(f.ID),
-		"[date]", date,
+		"[date]", day(f.Date),
+		"[created]", day(f.Created),
 		"[title]", clean(f.Title),
 		"[product]", clean(f.Product),
+		"[order]", clean(f.Order),
+		"[line]", num(f.Line),
+		"[qty]", num(f.Quantity),
+		"[design]", clean(f.Design),
+		"[store]", clean(f.Store),
 	).Replace(pattern)
 }
 

@@ -145,6 +145,8 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 		o = GangOptions()
 	case TypeOrderFetch:
 		o = FetchOptions()
+	case TypeReprint:
+		o = ReprintOptions()
 	default:
 		return t
 	}

@@ -14,7 +14,7 @@ import (
 
 // ruleFields are the fields of a rule; matchFields those of its "match".
 var (
-	ruleFields  = []string{"name", "match", "prefix", "bucket", "gang"}
+	ruleFields  = []string{"name", "match", "prefix", "bucket", "gang", "layout", "filename", "ready"}
 	matchFields = []string{"product", "type", "minQuantity", "rush", "store"}
 )
 
@@ -68,7 +68,56 @@ func parseRule(raw json.RawMessage) (rule, []error) {
 	if !hasPrefix && !hasBucket && !hasGang {
 		errs = append(errs, errors.New("no action: give a prefix, a bucket and/or a gang"))
 	}
+	errs = append(errs, ru.parseMachine(fields, hasPrefix || hasBucket, field)...)
 	return ru, errs
+}
+
+// maxPattern caps a machine folder's filename pattern.
+const maxPattern = 256
+
+// parseMachine reads how the rule's machine folder is laid out: "layout" (flat, the
+// default, or nested), "filename" (a name pattern) and "ready" (a marker file).
+func (ru *rule) parseMachine(fields map[string]json.RawMessage, machine bool, field func(string, any) bool) []error {
+	var errs []error
+	if !machine {
+		for _, k := range []string{"layout", "filename", "ready"} {
+			if _, ok := fields[k]; ok {
+				errs = append(errs, fmt.Errorf("%s: the rule has no machine folder (give a prefix or a bucket)", k))
+			}
+		}
+		return errs
+	}
+	ru.layout = LayoutFlat
+	if field("layout", &ru.layout) && ru.layout != LayoutFlat && ru.layout != LayoutNested {
+		errs = append(errs, fmt.Errorf("layout %q: want %q or %q", ru.layout, LayoutFlat, LayoutNested))
+	}
+	if field("filename", &ru.filename) {
+		if err := checkPattern(ru.filename, ru.layout); err != nil {
+			errs = append(errs, fmt.Errorf("filename %q: %w", ru.filename, err))
+		}
+	} else if ru.layout == LayoutFlat {
+		ru.filename = DefaultMachinePattern
+	}
+	field("ready", &ru.ready)
+	return errs
+}
+
+// checkPattern refuses a filename pattern that could not name files of a flat
+// folder apart: one without the order number, or one naming a subfolder.
+func checkPattern(p, layout string) error {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return errors.New("empty (leave it out for the default " + DefaultMachinePattern + ")")
+	case len(p) > maxPattern:
+		return fmt.Errorf("longer than %d bytes", maxPattern)
+	case !utf8.ValidString(p):
+		return errors.New("not UTF-8")
+	case strings.ContainsAny(p, `/\`):
+		return errors.New("contains a folder separator: a pattern names a file")
+	case layout != LayoutNested && !strings.Contains(p, "[order]"):
+		return errors.New("a flat machine folder holds every order's files: the pattern needs [order] to keep them apart")
+	}
+	return nil
 }
 
 // checkGang refuses a gang action naming no defined group, and one that could gang a

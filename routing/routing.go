@@ -1,8 +1,10 @@
 // Package routing sends print files to the hot folder of the machine that prints
 // them: an ordered list of rules, read from a JSON file at start, maps a file's
-// product, export type, quantity, rush flag and store to a key prefix ("dtf/") and/or
-// a separate S3 bucket. The first rule that matches wins; a file no rule matches keeps
-// its default key and bucket.
+// product, export type, quantity, rush flag and store to a machine folder (a key
+// prefix "dtf/" and/or a separate S3 bucket) and/or a gang group. The first rule that
+// matches wins; a file no rule matches stays in its order folder only. A machine
+// folder receives print files only, flat by default, under names unique across
+// orders (the rule's "layout", "filename" and "ready").
 //
 // The file is decoded strictly and checked whole before the worker starts: an unknown
 // field, a wrong type, a prefix that could leave its folder ("..", a leading "/") or
@@ -43,6 +45,22 @@ type File struct {
 	Rush     bool   // the order is a rush order (see docs/routing.md)
 }
 
+// Layouts of a machine folder (docs/routing.md "Machine folders").
+const (
+	// LayoutFlat puts every print file at the top of the machine folder, named by
+	// the rule's filename pattern (DefaultMachinePattern): a RIP watching one folder
+	// sees every file.
+	LayoutFlat = "flat"
+	// LayoutNested keeps the order folders of the storage layout under the prefix
+	// ("dtf/{store}/{date}/{order}/name"), with the order folder's file names.
+	LayoutNested = "nested"
+)
+
+// DefaultMachinePattern names files in a flat machine folder: order number, line
+// and design id keep the names of different orders and lines apart, the title keeps
+// them readable; a multi-view design's files get the view's name appended.
+const DefaultMachinePattern = "[order]-[line]-[id]-[title]"
+
 // Target is where a routed file goes.
 type Target struct {
 	Rule   int    // index of the rule that matched
@@ -52,7 +70,19 @@ type Target struct {
 	// Gang names the gang group the file is also nested on ("" none); only PNG
 	// files are ganged (docs/gang.md).
 	Gang string
+	// Layout is LayoutFlat or LayoutNested ("" when the rule has no machine folder).
+	Layout string
+	// Filename is the name pattern of a file in the machine folder (filenames
+	// tokens); "" in a nested folder keeps the order folder's name.
+	Filename string
+	// Ready asks for an empty "<name>.ready" marker beside each file once it is
+	// complete, for RIPs that wait for one.
+	Ready bool
 }
+
+// Machine reports whether the target is a machine folder: the rule gives a prefix
+// or a bucket. A gang-only rule has none.
+func (t Target) Machine() bool { return t.Prefix != "" || t.Bucket != "" }
 
 // Rules is a checked, ordered rule list. The zero value and nil route nothing.
 type Rules struct {
@@ -70,6 +100,9 @@ type rule struct {
 	prefix   string
 	bucket   string
 	gang     string
+	layout   string
+	filename string
+	ready    bool
 }
 
 // Route returns the target of the first rule matching f; ok is false when none does.
@@ -79,7 +112,8 @@ func (r *Rules) Route(f File) (t Target, ok bool) {
 	}
 	for i, ru := range r.rules {
 		if ru.matches(f) {
-			return Target{Rule: i, Name: ru.name, Prefix: ru.prefix, Bucket: ru.bucket, Gang: ru.gang}, true
+			return Target{Rule: i, Name: ru.name, Prefix: ru.prefix, Bucket: ru.bucket, Gang: ru.gang,
+				Layout: ru.layout, Filename: ru.filename, Ready: ru.ready}, true
 		}
 	}
 	return Target{}, false

@@ -11,7 +11,9 @@ const goodRules = `{"rules": [
   {"name": "rush", "match": {"rush": true}, "prefix": "rush/"},
   {"name": "dtf", "match": {"product": ["tee-1", "tee-2"], "type": "png"}, "prefix": "dtf/"},
   {"name": "bulk mugs", "match": {"product": "mug", "minQuantity": 10, "store": ["store-1"]}, "prefix": "sublimation/bulk", "bucket": "sublimation-prints"},
-  {"match": {"product": "mug"}, "bucket": "sublimation-prints"}
+  {"match": {"product": "mug"}, "bucket": "sublimation-prints"},
+  {"name": "legacy", "match": {"product": "poster"}, "prefix": "large", "layout": "nested", "ready": true},
+  {"name": "cards", "match": {"product": "card"}, "prefix": "cards", "filename": "[store]-[order]-[line]-[title]"}
 ]}`
 
 func TestRoute(t *testing.T) {
@@ -25,13 +27,15 @@ func TestRoute(t *testing.T) {
 		want Target
 		ok   bool
 	}{
-		{"rush wins first", File{Product: "tee-1", Type: "png", Rush: true}, Target{Rule: 0, Name: "rush", Prefix: "rush"}, true},
-		{"dtf png", File{Product: "tee-2", Type: "png", Quantity: 1}, Target{Rule: 1, Name: "dtf", Prefix: "dtf"}, true},
+		{"rush wins first", File{Product: "tee-1", Type: "png", Rush: true}, Target{Rule: 0, Name: "rush", Prefix: "rush", Layout: LayoutFlat, Filename: DefaultMachinePattern}, true},
+		{"dtf png", File{Product: "tee-2", Type: "png", Quantity: 1}, Target{Rule: 1, Name: "dtf", Prefix: "dtf", Layout: LayoutFlat, Filename: DefaultMachinePattern}, true},
 		{"dtf needs png", File{Product: "tee-2", Type: "pdf"}, Target{}, false},
-		{"bulk mug", File{Store: "store-1", Product: "mug", Quantity: 10}, Target{Rule: 2, Name: "bulk mugs", Prefix: "sublimation/bulk", Bucket: "sublimation-prints"}, true},
-		{"few mugs", File{Store: "store-1", Product: "mug", Quantity: 9}, Target{Rule: 3, Bucket: "sublimation-prints"}, true},
-		{"other store mugs", File{Store: "store-2", Product: "mug", Quantity: 50}, Target{Rule: 3, Bucket: "sublimation-prints"}, true},
-		{"unrouted", File{Product: "poster", Type: "pdf"}, Target{}, false},
+		{"bulk mug", File{Store: "store-1", Product: "mug", Quantity: 10}, Target{Rule: 2, Name: "bulk mugs", Prefix: "sublimation/bulk", Bucket: "sublimation-prints", Layout: LayoutFlat, Filename: DefaultMachinePattern}, true},
+		{"few mugs", File{Store: "store-1", Product: "mug", Quantity: 9}, Target{Rule: 3, Bucket: "sublimation-prints", Layout: LayoutFlat, Filename: DefaultMachinePattern}, true},
+		{"other store mugs", File{Store: "store-2", Product: "mug", Quantity: 50}, Target{Rule: 3, Bucket: "sublimation-prints", Layout: LayoutFlat, Filename: DefaultMachinePattern}, true},
+		{"nested keeps the order folder's names", File{Product: "poster", Type: "pdf"}, Target{Rule: 4, Name: "legacy", Prefix: "large", Layout: LayoutNested, Ready: true}, true},
+		{"own pattern", File{Product: "card"}, Target{Rule: 5, Name: "cards", Prefix: "cards", Layout: LayoutFlat, Filename: "[store]-[order]-[line]-[title]"}, true},
+		{"unrouted", File{Product: "banner", Type: "pdf"}, Target{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,8 +64,11 @@ func TestParseListsEveryError(t *testing.T) {
   {"name": "dtf", "match": {"product": "tee", "colour": "red"}, "prefix": "../dtf"},
   {"match": {"type": ["png", "jpeg"], "minQuantity": 0, "rush": "yes"}, "prefix": "/abs", "bucket": "Bad_Bucket"},
   {"match": {"store": []}, "prefx": "x"},
-  {"prefix": "a/.hidden/b"}
-], "extra": 1}`
+  {"prefix": "a/.hidden/b"},
+  {"prefix": "m", "layout": "tree", "filename": "[id]-[title]", "ready": "yes"},
+  {"prefix": "m", "filename": "[order]/[id]"},
+  {"gang": "g", "match": {"type": "png"}, "layout": "flat"}
+], "gangs": {"g": {"width": "22in"}}, "extra": 1}`
 	_, err := Parse([]byte(doc))
 	if err == nil {
 		t.Fatal("bad rules accepted")
@@ -79,6 +86,11 @@ func TestParseListsEveryError(t *testing.T) {
 		`rule 2: match.store: empty list`,
 		`rule 2: no action`,
 		`rule 3: prefix "a/.hidden/b": folder ".hidden" is hidden`,
+		`rule 4: layout "tree": want "flat" or "nested"`,
+		`rule 4: filename "[id]-[title]": a flat machine folder holds every order's files: the pattern needs [order]`,
+		`rule 4: ready: got a JSON string, want true or false`,
+		`rule 5: filename "[order]/[id]": contains a folder separator`,
+		`rule 6: layout: the rule has no machine folder`,
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), w) {
@@ -122,7 +134,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := Load(p)
-	if err != nil || r.Len() != 4 {
+	if err != nil || r.Len() != 6 {
 		t.Fatalf("Load: %v", err)
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {

@@ -131,7 +131,8 @@ func folderBackend(name, root string, open func(t *testing.T) Store) backend {
 		leftovers: func(t *testing.T) int {
 			n := 0
 			filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-				if err == nil && strings.HasPrefix(e.Name(), ".tmp-") {
+				// A leftover is hidden and outside a RIP's filter by extension.
+				if err == nil && strings.HasPrefix(e.Name(), ".tmp-") && strings.HasSuffix(e.Name(), ".part") {
 					n++
 				}
 				return nil

@@ -22,9 +22,14 @@ import (
 // a USB stick, and some filesystems lack them.
 const metaDir = ".printworker-meta"
 
-// tempPrefix starts the hidden name of a file being written; a watcher ignoring
-// dot-files never sees a half-written print file.
-const tempPrefix = ".tmp-"
+// tempPrefix starts, and tempSuffix ends, the name of a file being written
+// (".tmp-<name>-<random>.part"): hidden from a watcher ignoring dot-files, and outside
+// a RIP's filter by extension ("*.pdf", "*.png"), so no hot-folder watcher ever picks
+// up a half-written print file.
+const (
+	tempPrefix = ".tmp-"
+	tempSuffix = ".part"
+)
 
 // Dir stores objects as files under a root folder (a "hot folder").
 //
@@ -32,7 +37,7 @@ const tempPrefix = ".tmp-"
 // renames it over the final name: on a POSIX filesystem the rename is atomic, so the
 // final name holds either the previous complete file or the new complete file, never
 // a partial one. The folder is synced too, so the rename survives a power cut. A
-// crash may leave a ".tmp-*" file behind; Put of the same key later does not reuse
+// crash may leave a ".tmp-*.part" file behind; Put of the same key later does not reuse
 // it, and such files are never listed.
 type Dir struct {
 	root string
@@ -164,7 +169,7 @@ func writeAtomic(final string, write func(io.Writer) error) error {
 // removed in every case.
 func writeAtomicWith(final string, place func(oldname, newname string) error, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(final)
-	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(final)+"-*")
+	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(final)+"-*"+tempSuffix)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ func TestDirHotFolder(t *testing.T) {
 
 	// A crash leaves a temporary file; a file dropped in by hand has no sidecar.
 	dir := filepath.Join(root, "hot", "s", "2024-01-02", "1")
-	if err := os.WriteFile(filepath.Join(dir, ".tmp-b.png-123"), []byte("half"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".tmp-b.png-123.part"), []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "by-hand.pdf"), []byte("%PDF-"), 0o644); err != nil {
@@ -120,5 +121,55 @@ func TestDirNameTooLongIsPermanent(t *testing.T) {
 	})
 	if len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// watchedBody reports, halfway through a Put, the names in its folder: what a RIP
+// watching the folder could see while the file is written.
+type watchedBody struct {
+	dir  string
+	left []byte
+	seen []string
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	if len(b.left) == 0 {
+		return 0, io.EOF
+	}
+	if b.seen == nil {
+		entries, _ := os.ReadDir(b.dir)
+		b.seen = []string{}
+		for _, e := range entries {
+			b.seen = append(b.seen, e.Name())
+		}
+	}
+	n := copy(p[:min(len(p), 1)], b.left)
+	b.left = b.left[n:]
+	return n, nil
+}
+
+// TestDirPartialNameOutsideRIPFilter: while a print file is written, its folder holds
+// only a hidden ".part" name, which neither a dot-file-ignoring watcher nor a filter
+// by extension ("*.pdf") picks up.
+func TestDirPartialNameOutsideRIPFilter(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	d, err := storage.NewDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := &watchedBody{dir: filepath.Join(root, "dtf"), left: []byte("%PDF-1.7 body")}
+	if _, err := d.Put(context.Background(), storage.Object{Key: "dtf/1001-1-7-Mug.pdf"}, body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.seen) != 1 {
+		t.Fatalf("names during the write: %q, want one temporary name", body.seen)
+	}
+	name := body.seen[0]
+	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".part") {
+		t.Errorf("temporary name %q: want a hidden name ending in .part", name)
+	}
+	if m, _ := filepath.Match("*.pdf", name); m {
+		t.Errorf("temporary name %q matches a RIP's *.pdf filter", name)
 	}
 }

@@ -158,7 +158,7 @@ func validFingerprint(f string) bool {
 // SFTP stores objects as files on an SFTP server, below the folder of its URL.
 //
 // It keeps the guarantees of Dir: Put streams the body to a hidden temporary file
-// (".tmp-<name>-<random>") in the destination folder, syncs it (fsync@openssh.com
+// (".tmp-<name>-<random>.part") in the destination folder, syncs it (fsync@openssh.com
 // where offered) and renames it over the final name with posix-rename@openssh.com,
 // so the final name holds the previous complete file or the new complete file, never
 // a partial one. A create-only Put links the temporary file to the final name
@@ -649,7 +649,7 @@ func (c *sftpConn) writeTemp(final string, write func(*sftp.File) error) (string
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", err
 	}
-	tmp := path.Join(path.Dir(final), tempPrefix+path.Base(final)+"-"+hex.EncodeToString(rnd[:]))
+	tmp := path.Join(path.Dir(final), tempPrefix+path.Base(final)+"-"+hex.EncodeToString(rnd[:])+tempSuffix)
 	f, err := c.c.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return "", err

@@ -91,7 +91,7 @@ func TestSFTPConnectionDroppedMidUpload(t *testing.T) {
 			if _, err := os.Stat(final); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("final name during the upload: %v, want absent", err)
 			}
-			if tmp, _ := filepath.Glob(filepath.Join(filepath.Dir(final), ".tmp-big.pdf-*")); len(tmp) != 1 {
+			if tmp, _ := filepath.Glob(filepath.Join(filepath.Dir(final), ".tmp-big.pdf-*.part")); len(tmp) != 1 {
 				t.Errorf("temporary files during the upload: %q, want one", tmp)
 			}
 			proxy.Drop() // the network fails with most of the file still to send

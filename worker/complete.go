@@ -49,6 +49,12 @@ type Manifest struct {
 	// before the manifest (docs/shop-floor.md); absent when turned off.
 	Ticket    string `json:"ticket,omitempty"`
 	StaffPage string `json:"staffPage,omitempty"`
+	// Reprints are the order's reprints (docs/operations.md "Reprint files"), kept
+	// when the manifest is written again.
+	Reprints []ReprintRecord `json:"reprints,omitempty"`
+	// Reprint marks the copy of a manifest a reprint's job ticket is drawn from: the
+	// ticket then says REPRINT.
+	Reprint bool `json:"-"`
 }
 
 // KeyVars are the layout values of the order's folders (its manifest, staff page and
@@ -130,17 +136,23 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if err := w.writeShopFloor(ctx, m, key); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return fmt.Errorf("encode manifest: %w", err)
-	}
 	// A manifest is never written over another order's: an existing one is replaced
 	// only when it is this order's, and a new one is created only if none appeared.
 	exists, err := w.manifestOwner(ctx, key, k)
 	if err != nil {
 		return err
+	}
+	if exists {
+		// The order's reprints outlive a re-export: their files are still there.
+		if m.Reprints, err = w.keptReprints(ctx, key, k); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
 	}
 	put, err := w.upload(ctx, kindManifest, storage.Object{
 		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),

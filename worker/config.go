@@ -89,8 +89,9 @@ type Config struct {
 	// Filenames names the files; an empty pattern takes the design view's own export
 	// filename pattern (spec 2.8), else filenames.DefaultPattern.
 	Filenames filenames.Options
-	// FileDate picks the [date] and {date} of file names: "design" (default: the
-	// design's creation day, stable across retries) or "order" (the order's day).
+	// FileDate picks the [date] of file names: "order" (default: the order's day,
+	// the day of its folder) or "design" (the design's creation day, which [created]
+	// always is).
 	FileDate string
 	// KeyPrefix prefixes the Redis keys of order state and rate limits.
 	KeyPrefix string
@@ -147,6 +148,7 @@ func DefaultTimeouts() map[string]time.Duration {
 		jobs.TypeOrderComplete: time.Minute,
 		jobs.TypeTemplatesSync: 20 * time.Minute,
 		jobs.TypeGangBuild:     25 * time.Minute,
+		jobs.TypeReprint:       10 * time.Minute,
 	}
 }
 
@@ -187,7 +189,7 @@ func (c Config) withDefaults() Config {
 		c.GangTick = sheetjob.DefaultTick
 	}
 	if c.FileDate == "" {
-		c.FileDate = "design"
+		c.FileDate = "order"
 	}
 	c.HubRetry = c.HubRetry.withDefaults()
 	rw := DefaultRetryWindows()

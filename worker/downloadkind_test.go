@@ -37,7 +37,7 @@ func TestDownloadNamesByBytes(t *testing.T) {
 			m := e.manifest("W-1", 1)
 			want := map[string]struct{ name, typ, ct string }{
 				"front":  {"1001-Team-Shirt-Front.png", "png", "image/png"},
-				"back":   {"tshirt-classic-2024-03-05-1001-Back.png", "png", "image/png"},
+				"back":   {"tshirt-classic-2024-06-01-1001-Back.png", "png", "image/png"},
 				"sleeve": {"1001-Team-Shirt-sleeve-Sleeve.pdf", "pdf-simple", "application/pdf"},
 			}
 			if len(m.Files) != len(want) {

@@ -25,8 +25,10 @@ import (
 
 // FileRecord describes one stored print file; the manifest lists them.
 type FileRecord struct {
+	// Key is the file in its order folder.
 	Key string `json:"key"`
-	// Bucket is the bucket a routing rule sent the file to; empty: the default one.
+	// Bucket is the file's bucket; empty: the default one, which holds the order
+	// folders.
 	Bucket   string `json:"bucket,omitempty"`
 	Filename string `json:"filename"`
 	// URL is a link print staff can open: a file:// path for a hot folder, the
@@ -65,6 +67,9 @@ type FileRecord struct {
 	EffectiveDPI float64 `json:"effectiveDpi,omitempty"`
 	// Sidecars are the files stored beside this one: a png's white plate and cut.
 	Sidecars []SidecarRecord `json:"sidecars,omitempty"`
+	// Machine is the file's copy in the machine folder a routing rule sent it to
+	// (docs/routing.md "Machine folders"); absent when no rule did.
+	Machine *MachineFile `json:"machine,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -141,7 +146,11 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 	if w.cfg.modeFor(p.Store) != ModeDownload {
 		w.applyProfiles(p.Store, d, views)
 	}
-	names := w.fileNames(p.Store, ref, d, views, orderDate)
+	fields, err := w.nameFields(ctx, p, ref, d, orderDate)
+	if err != nil {
+		return err
+	}
+	names := w.profileNames(p.Store, d, views, filenames.ForDesign(w.cfg.Filenames, fields, views), fields)
 	ids := make([]string, len(views))
 	for i, v := range views {
 		ids[i] = v.ID
@@ -168,7 +177,8 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 			markSkipped(ctx, "order cancelled during export")
 			return nil
 		}
-		x := viewExport{h: h, p: p, ref: ref, d: d, v: v, name: names[i], orderDate: orderDate, mode: mode}
+		x := viewExport{h: h, p: p, ref: ref, d: d, v: v, name: names[i], orderDate: orderDate, mode: mode,
+			fields: fields, views: views, index: i}
 		rec, err := w.exportView(ctx, x)
 		if err != nil {
 			return fmt.Errorf("design %d view %s: %w", ref.ID, v.ID, err)
@@ -213,19 +223,35 @@ func (w *Worker) completeIfDone(ctx context.Context, k jobs.OrderKey, ref string
 	return nil
 }
 
-// fileNames names the views' files through the naming path `printworker render` and
-// the hub simulator share (filenames.ForDesign): the configured pattern, when set,
-// names every view; else each view's own export filename pattern (spec 2.8); a
-// view's production profile with a pattern names that view. [id] is
-// the reference's design id; [date] the design's creation day, or the order's with
-// --filename-date order (or when the design has no usable date).
-func (w *Worker) fileNames(store string, ref model.DesignRef, d *model.DesignDetail, views []*model.View, orderDate time.Time) []string {
+// nameFields are the naming fields of a design of an order, for the naming path
+// `printworker render` and the hub simulator share (filenames.ForDesign): the
+// configured pattern, when set, names every view; else each view's own export
+// filename pattern (spec 2.8); a view's production
+// profile with a pattern names that view (profileNames). [id] and [design] are the reference's design id;
+// [date] the order's date, or the design's creation day with --filename-date design
+// (when it has one); [created] the design's creation day; [order] the order id,
+// [line] the first order line of the design, [qty] its quantity, [store] the store.
+func (w *Worker) nameFields(ctx context.Context, p jobs.DesignExport, ref model.DesignRef, d *model.DesignDetail, orderDate time.Time) (filenames.Fields, error) {
 	f := filenames.DesignFields(d)
 	f.ID = strconv.FormatInt(ref.ID, 10)
+	f.Design = f.ID
 	if w.cfg.FileDate != "design" || f.Date.IsZero() {
 		f.Date = orderDate
 	}
-	return w.profileNames(store, d, views, filenames.ForDesign(w.cfg.Filenames, f, views), f)
+	f.Order, f.Store, f.Quantity = p.OrderID, p.Store, p.Quantity
+	snap, err := w.state.Snapshot(ctx, p.OrderKey)
+	if err != nil {
+		return f, err
+	}
+	if snap.Order != nil {
+		for i, li := range snap.Order.LineItems {
+			if li.Ref().String() == p.Ref {
+				f.Line = i + 1
+				break
+			}
+		}
+	}
+	return f, nil
 }
 
 // viewExport is one view to export.
@@ -240,12 +266,13 @@ type viewExport struct {
 	mode      string
 	// r renders the view with its store's and product's colour settings.
 	r Renderer
-	// bucket is the routed bucket of the view's file ("" the default).
-	bucket string
-	// layoutKey is the view file's key before routing; prof its production
-	// profile (nil: none).
-	layoutKey string
-	prof      *profiles.Resolved
+	// prof is the view's production profile (nil: none).
+	prof *profiles.Resolved
+	// fields, views and index name the view's file in a machine folder: the naming
+	// fields of the design, its exported views and the view's place among them.
+	fields filenames.Fields
+	views  []*model.View
+	index  int
 }
 
 // contentTypes of the export types.
@@ -272,17 +299,20 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 		return rec, err
 	}
 	x.name, rec.Filename = name, name
-	x.layoutKey = key
-	routedKey := key
-	if routedKey, x.bucket, rec.Gang, err = w.routeView(ctx, x, key); err != nil {
+	target, routed, err := w.routeView(ctx, x)
+	if err != nil {
 		return rec, err
 	}
 	x.prof = w.profileFor(x.p.Store, x.d.ProductID, v.ID)
-	if key, err = profileRoute(x.prof, routedKey != key || x.bucket != "", routedKey); err != nil {
-		return rec, err
+	if !routed {
+		// A file no routing rule sent anywhere goes to its profile's target, if any.
+		if target, routed, err = profileTarget(x.prof); err != nil {
+			return rec, err
+		}
 	}
-	rec.Key, rec.Bucket = key, x.bucket
-	rec.URL = w.bucketURL(x.bucket, key)
+	rec.Gang = target.Gang
+	rec.Key = key
+	rec.URL = w.objectURL(key)
 
 	var plan render.Plan
 	planned := false
@@ -325,6 +355,11 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 		return rec, err
 	}
 	rec.Bytes, rec.SHA256 = put.Bytes, put.SHA256
+	if routed && target.Machine() {
+		if err := w.deliverMachine(ctx, x, target, &rec); err != nil {
+			return rec, err
+		}
+	}
 	w.m.bytes.WithLabelValues("file").Add(float64(put.Bytes))
 	w.m.viewsByMode.WithLabelValues(use).Inc()
 	w.logger(ctx).InfoContext(ctx, "view stored", "view", v.ID, "mode", use, "key", key, "bytes", put.Bytes)
@@ -371,7 +406,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
-	put, perr := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, pr)
+	put, perr := w.uploadTo(ctx, w.deps.Storage, kindFile, obj, pr)
 	pr.CloseWithError(errStorageStopped)
 	if perr != nil {
 		cancel()
@@ -394,7 +429,7 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 	rec.Colour = &r.Colour
 	recordProfile(rec, x.prof, r)
 	if len(r.Sidecars) > 0 {
-		if err := w.putSidecars(ctx, x, rec, x.layoutKey, r.Sidecars); err != nil {
+		if err := w.putSidecars(ctx, x, rec, r.Sidecars); err != nil {
 			return put, err
 		}
 	}
@@ -423,7 +458,7 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 		c = shopfloor.NewCapture(dl.Body, shopfloor.MaxPreviewSource)
 		body = c
 	}
-	put, err := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, body)
+	put, err := w.uploadTo(ctx, w.deps.Storage, kindFile, obj, body)
 	if err != nil {
 		return put, err
 	}

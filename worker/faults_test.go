@@ -215,7 +215,7 @@ func TestPermanentErrorArchivesOnlyItsTask(t *testing.T) {
 	if _, err := e.readManifest(orderDir("P-bad") + "/manifest.json"); err == nil {
 		t.Error("an order with a failed design got a manifest")
 	}
-	if got := e.object(orderDir("P-bad") + "/1003-Greeting-Card-2024-05-20.pdf"); len(got) == 0 {
+	if got := e.object(orderDir("P-bad") + "/1003-Greeting-Card-2024-06-01.pdf"); len(got) == 0 {
 		t.Error("the good design of the bad order is empty")
 	}
 }

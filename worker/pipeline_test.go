@@ -71,10 +71,11 @@ func TestPipelineEndToEnd(t *testing.T) {
 				}
 			}
 			wantNames := map[int64][]string{
-				// Each view names its file with its own pattern, in weight order.
-				1001: {"1001-Team-Shirt-Front.pdf", "tshirt-classic-2024-03-05-1001-Back.pdf", "1001-Team-Shirt-sleeve-Sleeve.pdf"},
+				// Each view names its file with its own pattern, in weight order; [date]
+				// is the order's.
+				1001: {"1001-Team-Shirt-Front.pdf", "tshirt-classic-2024-06-01-1001-Back.pdf", "1001-Team-Shirt-sleeve-Sleeve.pdf"},
 				1002: {"1002-Coffee-Mug-Left.png", "1002-Coffee-Mug-Right.png"},
-				1003: {"1003-Greeting-Card-2024-05-20.pdf"},
+				1003: {"1003-Greeting-Card-2024-06-01.pdf"},
 			}
 			for id, designs := range orders {
 				m := e.manifest(id, 1)

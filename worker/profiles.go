@@ -71,20 +71,19 @@ func (w *Worker) profileNames(store string, d *model.DesignDetail, views []*mode
 	return names
 }
 
-// profileRoute sends a file no routing rule routed to its profile's routing target.
-func profileRoute(prof *profiles.Resolved, routed bool, key string) (string, error) {
-	if prof == nil || prof.Profile.Route == nil || routed {
-		return key, nil
+// profileTarget is the machine folder of a profile's routing target (flat, named
+// by the default machine pattern), for a file no routing rule routed; ok is false
+// when the profile names none.
+func profileTarget(prof *profiles.Resolved) (t routing.Target, ok bool, err error) {
+	if prof == nil || prof.Profile.Route == nil {
+		return routing.Target{}, false, nil
 	}
 	prefix, err := routing.CleanPrefix(prof.Profile.Route.Prefix)
 	if err != nil {
-		return "", &PermanentError{Reason: fmt.Sprintf("profile %s: route.prefix: %v", prof.Name(), err)}
+		return routing.Target{}, false, &PermanentError{Reason: fmt.Sprintf("profile %s: route.prefix: %v", prof.Name(), err)}
 	}
-	key = prefix + "/" + key
-	if err := storage.ValidateKey(key); err != nil {
-		return "", &PermanentError{Reason: fmt.Sprintf("profile %s: routed object key: %v", prof.Name(), err)}
-	}
-	return key, nil
+	return routing.Target{Rule: -1, Name: "profile " + prof.Name(), Prefix: prefix,
+		Layout: routing.LayoutFlat, Filename: routing.DefaultMachinePattern}, true, nil
 }
 
 // recordProfile names the view's profile in its record and checks the file's
@@ -107,12 +106,11 @@ func recordProfile(rec *FileRecord, prof *profiles.Resolved, res *render.Result)
 // keys' extensions.
 var sidecarTypes = map[string]string{render.SidecarWhite: model.ExportPNG, render.SidecarCut: model.ExportPDF}
 
-// putSidecars stores the render's sidecars beside the view's file: each name
-// reserved in the order like a view's (its own slot, so a retry gets the same name),
-// its key routed like the view's (the view's routed key is layoutKey under a
-// prefix), and recorded on rec.
-func (w *Worker) putSidecars(ctx context.Context, x viewExport, rec *FileRecord, layoutKey string, scs []render.Sidecar) error {
-	prefix := strings.TrimSuffix(rec.Key, layoutKey)
+// putSidecars stores the render's sidecars beside the view's file in its order
+// folder: each name reserved in the order like a view's (its own slot, so a retry
+// gets the same name), and recorded on rec. A machine folder gets them with the
+// file (deliverMachine).
+func (w *Worker) putSidecars(ctx context.Context, x viewExport, rec *FileRecord, scs []render.Sidecar) error {
 	for _, sc := range scs {
 		typ, ok := sidecarTypes[sc.Suffix]
 		if !ok {
@@ -122,12 +120,11 @@ func (w *Worker) putSidecars(ctx context.Context, x viewExport, rec *FileRecord,
 		if err != nil {
 			return err
 		}
-		key = prefix + key
 		obj := storage.Object{Key: key, ContentType: sc.ContentType, Filename: name, Size: int64(len(sc.Data)), Metadata: map[string]string{
 			"store": x.p.Store, "order": x.p.OrderID, "design": strconv.FormatInt(x.ref.ID, 10), "view": x.v.ID,
 			"sidecar": strings.TrimPrefix(strings.TrimSuffix(sc.Suffix, path.Ext(sc.Suffix)), "-"), // white, cut
 		}}
-		put, err := w.uploadTo(ctx, w.storageOf(x.bucket), kindFile, obj, bytes.NewReader(sc.Data))
+		put, err := w.uploadTo(ctx, w.storageOf(""), kindFile, obj, bytes.NewReader(sc.Data))
 		if err != nil {
 			return fmt.Errorf("sidecar %s: %w", name, err)
 		}

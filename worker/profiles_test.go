@@ -66,8 +66,19 @@ func TestProductionProfiles(t *testing.T) {
 			if !strings.HasPrefix(f.Filename, "1002-mug") {
 				t.Errorf("%s: not named by the profile's pattern", f.Filename)
 			}
-			if !strings.HasPrefix(f.Key, "sublimation/") {
-				t.Errorf("%s: not under the profile's route", f.Key)
+			// The profile's route is a machine folder: the file stays in its order
+			// folder and a copy, its white plate beside it, goes to the route.
+			if f.Machine == nil || !strings.HasPrefix(f.Machine.Key, "sublimation/") || strings.Contains(strings.TrimPrefix(f.Machine.Key, "sublimation/"), "/") {
+				t.Errorf("%s: machine copy %+v, want one at the top of the profile's route", f.Key, f.Machine)
+			} else {
+				if !bytes.Equal(e.object(f.Machine.Key), e.object(f.Key)) {
+					t.Errorf("%s: machine copy differs from the order folder's file", f.Machine.Key)
+				}
+				if len(f.Machine.Sidecars) != 1 || !strings.HasPrefix(f.Machine.Sidecars[0], "sublimation/") || !strings.HasSuffix(f.Machine.Sidecars[0], "-white.png") {
+					t.Errorf("%s: machine sidecars %v, want the white plate beside the copy", f.Machine.Key, f.Machine.Sidecars)
+				} else if len(e.object(f.Machine.Sidecars[0])) == 0 {
+					t.Errorf("%s: empty machine sidecar", f.Machine.Sidecars[0])
+				}
 			}
 			low := false
 			for _, w := range f.Warnings {

@@ -7,7 +7,6 @@ import (
 	"unicode"
 
 	"github.com/printworker/printworker/routing"
-	"github.com/printworker/printworker/storage"
 )
 
 // Router picks the key prefix and bucket of a print file (*routing.Rules;
@@ -34,36 +33,29 @@ func checkBuckets(r Router, buckets map[string]Storage) []error {
 	return errs
 }
 
-// routeView applies the routing rules to a view's default key: a matched rule puts
-// the key under its prefix and/or in its bucket. The manifest is not routed: it stays
-// at the layout's manifest key in the default bucket and lists every file's key and
-// bucket. The last result is the gang group the file is also nested on ("" none).
-func (w *Worker) routeView(ctx context.Context, x viewExport, key string) (string, string, string, error) {
+// routeView applies the routing rules to a view's file: the target of the first
+// matching rule (its machine folder and/or gang group), ok false when none matches.
+// The file itself always stays in its order folder, with its thumbnail, beside the
+// manifest; a machine folder gets a copy (machine.go).
+func (w *Worker) routeView(ctx context.Context, x viewExport) (routing.Target, bool, error) {
 	if w.cfg.Routing == nil {
-		return key, "", "", nil
+		return routing.Target{}, false, nil
 	}
 	f := routing.File{Store: x.p.Store, Product: x.d.ProductID, Type: x.v.Export.Type, Quantity: x.p.Quantity}
 	if w.cfg.Routing.UsesRush() {
 		snap, err := w.state.Snapshot(ctx, x.p.OrderKey)
 		if err != nil {
-			return "", "", "", err
+			return routing.Target{}, false, err
 		}
 		if snap.Order != nil {
 			f.Rush = IsRush(snap.Order.Status)
 		}
 	}
 	t, ok := w.cfg.Routing.Route(f)
-	if !ok {
-		return key, "", "", nil
+	if ok {
+		w.logger(ctx).DebugContext(ctx, "view routed", "view", x.v.ID, "rule", t.Rule, "name", t.Name, "prefix", t.Prefix, "bucket", t.Bucket, "gang", t.Gang)
 	}
-	if t.Prefix != "" {
-		key = t.Prefix + "/" + key
-		if err := storage.ValidateKey(key); err != nil {
-			return "", "", "", &PermanentError{Reason: fmt.Sprintf("routed object key (rule %d): %v", t.Rule, err)}
-		}
-	}
-	w.logger(ctx).DebugContext(ctx, "view routed", "view", x.v.ID, "rule", t.Rule, "name", t.Name, "key", key, "bucket", t.Bucket, "gang", t.Gang)
-	return key, t.Bucket, t.Gang, nil
+	return t, ok, nil
 }
 
 // IsRush reports whether an order status carries the word "rush" (any case), e.g.

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,10 +40,10 @@ func mustRules(t *testing.T, doc string) *routing.Rules {
 	return r
 }
 
-// TestRoutingS3: through the S3 protocol server with two buckets, a routed product's
-// files land only under its prefix (and bucket), the rest keep the layout key, and the
-// manifest stays in the order's folder of the default bucket listing every key and
-// bucket.
+// TestRoutingS3: through the S3 protocol server with two buckets, every file stays in
+// its order folder of the default bucket, and a routed file is also copied, alone and
+// flat, into its rule's machine folder (prefix and bucket) under a name unique across
+// orders; the manifest lists each copy.
 func TestRoutingS3(t *testing.T) {
 	var mugs *storage.S3
 	e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
@@ -63,29 +65,51 @@ func TestRoutingS3(t *testing.T) {
 		}
 	}
 	m1, m2 := e.manifest("R-1", 1), e.manifest("R-2", 1)
+	// The completion writes the day page after the manifest: let it finish.
+	e.waitQueuesIdle()
 
+	// The machine copies the rules make: the order number, line and design id lead
+	// each name (routing.DefaultMachinePattern).
+	wantMachine := map[string]bool{
+		":dtf/R-1-1-1001-Team-Shirt-Front.pdf": true, ":dtf/R-1-1-1001-Team-Shirt-Back.pdf": true,
+		":dtf/R-1-1-1001-Team-Shirt-Sleeve.pdf":                          true,
+		"sublimation-prints:sublimation/R-1-2-1002-Coffee-Mug-Left.png":  true,
+		"sublimation-prints:sublimation/R-1-2-1002-Coffee-Mug-Right.png": true,
+		":rush/R-2-1-1003-Greeting-Card.pdf":                             true,
+	}
 	want := map[string]string{} // key -> bucket ("" default)
 	for _, f := range append(m1.Files, m2.Files...) {
-		var st lister = e.store
-		if f.Bucket == "sublimation-prints" {
-			st = mugs
-		} else if f.Bucket != "" {
-			t.Errorf("%s: bucket %q", f.Key, f.Bucket)
+		if f.Bucket != "" || !strings.HasPrefix(f.Key, store+"/") {
+			t.Errorf("%s (bucket %q): every file belongs in its order folder", f.Key, f.Bucket)
+		}
+		checkStored(t, e.store, f)
+		want[":"+f.Key] = ""
+		if f.Thumbnail != "" {
+			// docs/shop-floor.md: the preview sits next to its file, in the order folder.
+			want[":"+f.Thumbnail] = ""
+		}
+		if f.Machine == nil {
+			if f.DesignID != 1003 || strings.Contains(f.Key, storage.OrderFolderValue("R-2", domain)) {
+				t.Errorf("design %d file %s has no machine copy", f.DesignID, f.Key)
+			}
 			continue
 		}
-		switch {
-		case f.DesignID == 1001 && !strings.HasPrefix(f.Key, "dtf/"+orderDir("R-1")+"/"),
-			f.DesignID == 1002 && (f.Bucket != "sublimation-prints" || !strings.HasPrefix(f.Key, "sublimation/"+orderDir("R-1")+"/")),
-			f.DesignID == 1003 && strings.Contains(f.Key, "/"+storage.OrderFolderValue("R-1", domain)+"/") && !strings.HasPrefix(f.Key, orderDir("R-1")+"/"),
-			f.DesignID == 1003 && strings.Contains(f.Key, "/"+storage.OrderFolderValue("R-2", domain)+"/") && !strings.HasPrefix(f.Key, "rush/"+orderDir("R-2")+"/"):
-			t.Errorf("design %d file routed to %s bucket %q", f.DesignID, f.Key, f.Bucket)
+		mk := f.Machine.Bucket + ":" + f.Machine.Key
+		if !wantMachine[mk] {
+			t.Errorf("design %d file %s copied to %s", f.DesignID, f.Key, mk)
 		}
-		checkStored(t, st, f)
-		want[f.Bucket+":"+f.Key] = f.Bucket
-		if f.Thumbnail != "" {
-			// docs/shop-floor.md: the preview sits next to its file, in its bucket.
-			want[f.Bucket+":"+f.Thumbnail] = f.Bucket
+		delete(wantMachine, mk)
+		var st lister = e.store
+		if f.Machine.Bucket == "sublimation-prints" {
+			st = mugs
 		}
+		copyRec := f
+		copyRec.Key, copyRec.Bucket = f.Machine.Key, f.Machine.Bucket
+		checkStored(t, st, copyRec)
+		want[mk] = f.Machine.Bucket
+	}
+	for mk := range wantMachine {
+		t.Errorf("machine copy %s missing", mk)
 	}
 	for _, m := range []worker.Manifest{m1, m2} {
 		// The ticket and staff page sit next to the manifest, in the default bucket.
@@ -96,7 +120,7 @@ func TestRoutingS3(t *testing.T) {
 	if len(m1.Files) != 6 || len(m2.Files) != 1 {
 		t.Fatalf("manifests list %d and %d files, want 6 and 1", len(m1.Files), len(m2.Files))
 	}
-	// Nothing else in either bucket: a routed file is only under its prefix.
+	// Nothing else in either bucket: a machine folder holds its print files only.
 	got := map[string]bool{}
 	for bucket, st := range map[string]lister{"": e.store, "sublimation-prints": mugs} {
 		infos, err := st.List(ctx, "")
@@ -158,8 +182,10 @@ func checkStored(t *testing.T, st lister, f worker.FileRecord) {
 	}
 }
 
-// TestRoutingHotFolder: with a hot folder, a routed product's files land only under
-// its prefix folder, so the machine watching that folder sees only its work.
+// TestRoutingHotFolder: with a hot folder, a flat machine folder holds its print
+// files (and, asked for, their ready markers) at its top level and nothing else: no
+// thumbnail, no order folder, no temporary name left; a nested one keeps the order
+// folders under its prefix. Every file also stays in its order folder.
 func TestRoutingHotFolder(t *testing.T) {
 	root := t.TempDir()
 	dir, err := storage.NewDir(root)
@@ -167,7 +193,10 @@ func TestRoutingHotFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
-		c.Routing = mustRules(t, `{"rules": [{"match": {"product": ["mug-11oz"], "minQuantity": 2}, "prefix": "sublimation"}]}`)
+		c.Routing = mustRules(t, `{"rules": [
+  {"match": {"product": ["mug-11oz"], "minQuantity": 2}, "prefix": "sublimation", "ready": true},
+  {"match": {"product": "tshirt-classic", "type": "pdf-simple"}, "prefix": "legacy/dtf", "layout": "nested"}
+]}`)
 		d.Storage = dir
 	})
 	e.start()
@@ -188,48 +217,51 @@ func TestRoutingHotFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	infos, err := dir.List(ctx, "")
+	// What a RIP watching sublimation/ sees, hidden names included.
+	var names []string
+	entries, err := os.ReadDir(filepath.Join(root, "sublimation"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var routed, plain, thumbs int
-	for _, in := range infos {
-		if in.Key == manifest || in.Key == m.Ticket || in.Key == m.StaffPage || in.Key == store+"/2024-06-01/index.html" {
-			continue
-		}
-		if strings.HasSuffix(in.Key, ".thumb.jpg") {
-			thumbs++ // docs/shop-floor.md: checked below to sit next to its file
-			continue
-		}
-		isMug := strings.Contains(in.Key, "Coffee-Mug")
-		if strings.HasPrefix(in.Key, "sublimation/") != isMug {
-			t.Errorf("%s: mug files (only) belong under sublimation/", in.Key)
-		}
-		if isMug {
-			routed++
-		} else {
-			plain++
-		}
+	for _, en := range entries {
+		names = append(names, en.Name())
 	}
-	listedThumbs := 0
-	for _, f := range m.Files {
-		if f.Thumbnail != "" {
-			listedThumbs++
-			if path.Dir(f.Thumbnail) != path.Dir(f.Key) {
-				t.Errorf("thumbnail %s is not next to %s", f.Thumbnail, f.Key)
-			}
-		}
+	wantNames := []string{"H-1-3-1002-Coffee-Mug-Left.png", "H-1-3-1002-Coffee-Mug-Left.png.ready",
+		"H-1-3-1002-Coffee-Mug-Right.png", "H-1-3-1002-Coffee-Mug-Right.png.ready"}
+	if strings.Join(names, ",") != strings.Join(wantNames, ",") {
+		t.Errorf("machine folder holds %q, want %q", names, wantNames)
 	}
-	if thumbs != listedThumbs {
-		t.Errorf("%d thumbnails stored, manifest lists %d", thumbs, listedThumbs)
-	}
-	if routed != 2 || plain != 4 || len(m.Files) != 6 {
-		t.Errorf("%d routed and %d plain files, manifest lists %d; want 2, 4, 6", routed, plain, len(m.Files))
-	}
+	machine := 0
 	for _, f := range m.Files {
 		checkStored(t, dir, f)
-		if !strings.HasPrefix(f.URL, "file://") || f.Bucket != "" {
-			t.Errorf("%s: url %q bucket %q", f.Key, f.URL, f.Bucket)
+		if !strings.HasPrefix(f.URL, "file://") || f.Bucket != "" || !strings.HasPrefix(f.Key, orderDir("H-1")+"/") {
+			t.Errorf("%s: url %q bucket %q: every file stays in its order folder", f.Key, f.URL, f.Bucket)
 		}
+		if f.Thumbnail != "" && path.Dir(f.Thumbnail) != path.Dir(f.Key) {
+			t.Errorf("thumbnail %s is not next to %s", f.Thumbnail, f.Key)
+		}
+		if f.Machine == nil {
+			continue
+		}
+		machine++
+		copyRec := f
+		copyRec.Key = f.Machine.Key
+		checkStored(t, dir, copyRec)
+		switch {
+		case f.DesignID == 1002:
+			if f.Machine.Ready != f.Machine.Key+worker.ReadySuffix {
+				t.Errorf("%s: ready marker %q", f.Machine.Key, f.Machine.Ready)
+			}
+		case f.Type == "pdf-simple":
+			// nested: the order folder's path and name under the prefix, no marker.
+			if f.Machine.Key != "legacy/dtf/"+f.Key || f.Machine.Ready != "" {
+				t.Errorf("nested copy of %s at %s (ready %q)", f.Key, f.Machine.Key, f.Machine.Ready)
+			}
+		default:
+			t.Errorf("%s (design %d, %s) routed", f.Key, f.DesignID, f.Type)
+		}
+	}
+	if machine != 3 || len(m.Files) != 6 {
+		t.Errorf("%d machine copies, manifest lists %d files; want 3, 6", machine, len(m.Files))
 	}
 }

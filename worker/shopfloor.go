@@ -150,7 +150,7 @@ func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]
 func shopOrder(m *Manifest) shopfloor.Order {
 	o := shopfloor.Order{ID: m.OrderID, Store: m.Store, Domain: m.Domain, Revision: m.Revision,
 		Status: m.OrderStatus, Rush: IsRush(m.OrderStatus), Created: m.OrderCreated, GeneratedAt: m.GeneratedAt,
-		ShipTo: m.Shipping, Warnings: len(m.Warnings), Ticket: m.Ticket}
+		ShipTo: m.Shipping, Warnings: len(m.Warnings), Ticket: m.Ticket, Reprint: m.Reprint}
 	for _, li := range m.LineItems {
 		o.Lines = append(o.Lines, shopfloor.Line{Quantity: li.Quantity, DesignID: li.DesignID, DesignName: li.DesignName, ProductID: li.ProductID})
 	}

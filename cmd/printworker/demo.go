@@ -116,6 +116,10 @@ func demoCommand() command {
 				"retry-max":           "5s",
 				"log-level":           "warn",
 				"log-format":          "text",
+				// One worker on its own Redis: a quiet fleet's idle poll would only
+				// make each step of the flow (and the files-ready event) wait.
+				"poll-idle":    "100ms",
+				"poll-delayed": "1s",
 			} {
 				setDefault(fs, name, v)
 			}
@@ -703,9 +707,48 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))
 		}
 	}
+	d.reportMachines(ids, manifests)
 	d.reportShopFloor(ids, manifests)
 	if d.receiver != nil {
 		d.receiver.report(d)
+	}
+}
+
+// reportMachines prints each machine folder the routing rules filled, with how many
+// print files it holds (docs/routing.md#machine-folders); nothing without rules.
+func (d *demoRun) reportMachines(ids []string, manifests map[string]*worker.Manifest) {
+	type folder struct {
+		files   int
+		example string
+	}
+	folders := map[string]*folder{}
+	var names []string
+	for _, id := range ids {
+		for _, f := range manifests[id].Files {
+			mf := f.Machine
+			if mf == nil {
+				continue
+			}
+			name := path.Dir(mf.Key)
+			if mf.Bucket != "" {
+				name = "s3://" + mf.Bucket + "/" + name
+			} else {
+				name = d.store.URL(name)
+			}
+			if folders[name] == nil {
+				folders[name] = &folder{example: path.Base(mf.Key)}
+				names = append(names, name)
+			}
+			folders[name].files++
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	slices.Sort(names)
+	fmt.Fprintf(d.e.stdout, "\nmachine folders (print files only, for the RIPs; routing rules)\n")
+	for _, n := range names {
+		fmt.Fprintf(d.e.stdout, "  %s  (%d print files, e.g. %s)\n", n, folders[n].files, folders[n].example)
 	}
 }
 

@@ -61,7 +61,15 @@ func TestDemo(t *testing.T) {
 	manifests := checkDemoOutput(t, out, stdout)
 	checkDemoDoc(t, stdout, out)
 	checkDemoWarnings(t, manifests)
-	checkNamesAgree(t, manifests)
+	// Named as the hub names them (the names of an existing layout), the worker's
+	// files are those of an offline render (docs/storage.md#file-names).
+	hubNamed := filepath.Join(t.TempDir(), "printworker-demo")
+	stdout, stderr, err = runCLI(t, nil, "demo", "--out", hubNamed, "--timeout", "2m",
+		"--filename-pattern", "hub", "--filename-date", "design")
+	if err != nil {
+		t.Fatalf("demo naming as the hub: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	checkNamesAgree(t, checkDemoOutput(t, hubNamed, stdout))
 
 	// What the sample orders hold (cmd/printworker/demodata).
 	want := map[string]map[int64]int{ // order -> design -> quantity

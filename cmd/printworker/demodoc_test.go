@@ -113,7 +113,7 @@ func checkDemoWarnings(t *testing.T, manifests map[string]*worker.Manifest) {
 	}
 	// The mug's left view at 300 dpi (the demo's mug-png profile) enlarges its
 	// photo: below 300 dpi, above the profile's lowest acceptable 150.
-	want := []string{"tshirt-classic-2024-03-05-1001-Back.pdf: missing-font", "1002-Coffee-Mug-Left.png: low-resolution", "1002-Coffee-Mug-Left.png: low-resolution"}
+	want := []string{"6100000000001-1001-Team-Shirt-Back.pdf: missing-font", "6100000000001-1002-Coffee-Mug-Left.png: low-resolution", "6100000000003-1002-Coffee-Mug-Left.png: low-resolution"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -123,7 +123,8 @@ func checkDemoWarnings(t *testing.T, manifests map[string]*worker.Manifest) {
 
 // checkNamesAgree renders each sample design offline with `printworker render` and asks
 // the simulator for its export-all, and compares the names with what the worker wrote
-// in the demo: one naming path, the same names.
+// in a demo run naming files as the hub does (--filename-pattern hub
+// --filename-date design): one naming path, the same names.
 func checkNamesAgree(t *testing.T, manifests map[string]*worker.Manifest) {
 	t.Helper()
 	worker := map[int64][]string{}

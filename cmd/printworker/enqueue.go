@@ -24,6 +24,8 @@ Actions:
             [--op create|update|delete] [--export]
   reexport  export an order again past deduplication: --store --domain --order [--ref ...]
   cancel    stop an order's pending exports: --store --domain --order
+  reprint   write an order's stored files again under reprint names: --store --domain --order
+            [--line N] [--view V] [--copies K] [--date yyyy-mm-dd]
 
 Run 'printworker enqueue <action> --help' for its flags.
 `
@@ -31,13 +33,14 @@ Run 'printworker enqueue <action> --help' for its flags.
 func enqueueCommand() command {
 	return command{
 		name:    "enqueue",
-		summary: "enqueue an export, an order push, a re-export or a cancel",
+		summary: "enqueue an export, an order push, a re-export, a cancel or a reprint",
 		run: func(ctx context.Context, e env, args []string) error {
 			return subcommand(ctx, e, "enqueue", args, map[string]func(context.Context, env, []string) error{
 				"export":   enqueueExport,
 				"order":    enqueueOrder,
 				"reexport": enqueueReExport,
 				"cancel":   enqueueCancel,
+				"reprint":  enqueueReprint,
 			}, enqueueHelp)
 		},
 	}
@@ -50,6 +53,15 @@ func (k *orderKeyFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&k.store, "store", "", "hub store id")
 	fs.StringVar(&k.domain, "domain", "", "order domain (as configured on the hub)")
 	fs.StringVar(&k.order, "order", "", "order id in the store")
+}
+
+// parse parses the command's flags and returns the order they name; asking for help
+// returns flag.ErrHelp (for helpOK).
+func (k *orderKeyFlags) parse(fs *flag.FlagSet, e env, args []string) (jobs.OrderKey, error) {
+	if err := parseFlags(fs, e, args); err != nil {
+		return jobs.OrderKey{}, err
+	}
+	return k.key()
 }
 
 func (k *orderKeyFlags) key() (jobs.OrderKey, error) {
@@ -73,12 +85,9 @@ func enqueueExport(ctx context.Context, e env, args []string) error {
 	fs.Var(&refs, "ref", "design reference <designId>.<designToken>, repeatable")
 	qty := fs.Int("quantity", 1, "quantity of each design (manifest and metadata)")
 	rf := addRedisFlags(fs)
-	if err := parseFlags(fs, e, args); err != nil {
-		return helpOK(err)
-	}
-	key, err := k.key()
+	key, err := k.parse(fs, e, args)
 	if err != nil {
-		return err
+		return helpOK(err)
 	}
 	if len(refs) == 0 {
 		return usageError("--ref required")
@@ -179,12 +188,9 @@ func enqueueReExport(ctx context.Context, e env, args []string) error {
 	var refs stringList
 	fs.Var(&refs, "ref", "design reference to re-export, repeatable (default: all of the order's)")
 	rf := addRedisFlags(fs)
-	if err := parseFlags(fs, e, args); err != nil {
-		return helpOK(err)
-	}
-	key, err := k.key()
+	key, err := k.parse(fs, e, args)
 	if err != nil {
-		return err
+		return helpOK(err)
 	}
 	for _, r := range refs {
 		if _, err := model.ParseDesignRef(r); err != nil {
@@ -201,12 +207,9 @@ func enqueueCancel(ctx context.Context, e env, args []string) error {
 	var k orderKeyFlags
 	k.add(fs)
 	rf := addRedisFlags(fs)
-	if err := parseFlags(fs, e, args); err != nil {
-		return helpOK(err)
-	}
-	key, err := k.key()
+	key, err := k.parse(fs, e, args)
 	if err != nil {
-		return err
+		return helpOK(err)
 	}
 	enq, closeFn, err := rf.enqueuer(ctx, cliLogger(e))
 	if err != nil {
@@ -218,6 +221,39 @@ func enqueueCancel(ctx context.Context, e env, args []string) error {
 		return fmt.Errorf("enqueue cancel: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "order %s cancelled; %d waiting export tasks removed\n", res.Order, res.Removed)
+	return nil
+}
+
+func enqueueReprint(ctx context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "enqueue reprint", "enqueue reprint --store S --domain D --order O [--line N] [--view V] [--copies K] [--date yyyy-mm-dd]\n\nWrites an order's files (all, one line's, one view's) again, copied from its order\nfolder, under reprint names beside their originals (in the machine folder a routing\nrule sent them to), never over a file; the order folder gets a job ticket marked\nREPRINT and the manifest a record (docs/operations.md#reprint-files).")
+	var k orderKeyFlags
+	k.add(fs)
+	line := fs.Int("line", 0, "order line to reprint, from 1 (default: every line)")
+	view := fs.String("view", "", "view id or name to reprint (default: every view)")
+	copies := fs.Int("copies", 1, "copies of each file")
+	date := fs.String("date", "", "the order's date folder, yyyy-mm-dd (default: from the order's state; needed once it expired)")
+	rf := addRedisFlags(fs)
+	key, err := k.parse(fs, e, args)
+	if err != nil {
+		return helpOK(err)
+	}
+	switch {
+	case *line < 0:
+		return usageError("--line: want 1 or more")
+	case *copies < 1 || *copies > jobs.MaxCopies:
+		return usageError(fmt.Sprintf("--copies: want 1 to %d", jobs.MaxCopies))
+	}
+	enq, closeFn, err := rf.enqueuer(ctx, cliLogger(e))
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	q, n, err := enq.Reprint(ctx, jobs.Reprint{OrderKey: key, Date: *date, Line: *line, View: *view, Copies: *copies})
+	if err != nil {
+		return fmt.Errorf("enqueue reprint: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "order %s reprint %d\n", key.OrderID, n)
+	printEnqueued(e, q)
 	return nil
 }
 

@@ -36,6 +36,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{[]string{"serve", "--help"}, 0, "PRINTWORKER_SHOPIFY_SECRET"},
 		{[]string{"demo", "--help"}, 0, "PRINTWORKER_REDIS_URL"},
 		{[]string{"enqueue", "--help"}, 0, "reexport"},
+		{[]string{"enqueue", "reprint", "--help"}, 0, "--copies"},
 		{[]string{"enqueue", "order", "--help"}, 0, "--op"},
 		{[]string{"templates", "--help"}, 0, "--prune"},
 		{[]string{"templates", "sync", "--help"}, 0, "--dry-run"},
@@ -279,6 +280,21 @@ func TestEnqueueCommands(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, env, "enqueue", "export", "--store", "s1", "--domain", "d", "--order", "o", "--ref", "12"); exitOf(err) != 2 {
 		t.Errorf("bad ref: %v", err)
+	}
+	// A reprint gets the order's next number and its own task; bad counts are usage
+	// errors that enqueue nothing.
+	for i, want := range []string{"reprint 1", "reprint 2"} {
+		out, _, err = runCLI(t, env, "enqueue", "reprint", "--store", "s1", "--domain", "shop.example.com", "--order", "A-1",
+			"--line", "1", "--view", "front", "--copies", "2")
+		if err != nil || !strings.Contains(out, want) || !strings.Contains(out, jobs.ReprintTaskID(jobs.OrderKey{Store: "s1", Domain: "shop.example.com", OrderID: "A-1"}, int64(i+1))) {
+			t.Errorf("enqueue reprint: %v\n%s", err, out)
+		}
+	}
+	for _, bad := range [][]string{{"--copies", "0"}, {"--copies", "101"}, {"--line", "-1"}, {"--date", "14.3.2024"}} {
+		args := append([]string{"enqueue", "reprint", "--store", "s1", "--domain", "shop.example.com", "--order", "A-1"}, bad...)
+		if _, _, err := runCLI(t, env, args...); err == nil {
+			t.Errorf("reprint %v accepted", bad)
+		}
 	}
 	// An unreachable Redis is one line, exit 1.
 	_, _, err = runCLI(t, map[string]string{"PRINTWORKER_REDIS_URL": "redis://" + freeAddr(t)}, "enqueue", "cancel", "--store", "s", "--domain", "d", "--order", "o")

@@ -17,7 +17,7 @@ type routingFlags struct{ file string }
 
 func addRoutingFlags(fs *flag.FlagSet) *routingFlags {
 	r := &routingFlags{}
-	fs.StringVar(&r.file, "routing-rules", "", "JSON file of routing rules sending files by product, type, quantity, rush or store to a key prefix or bucket (docs/routing.md)")
+	fs.StringVar(&r.file, "routing-rules", "", "JSON file of routing rules copying print files by product, type, quantity, rush or store into machine folders (a prefix or bucket) a RIP watches (docs/routing.md)")
 	return r
 }
 

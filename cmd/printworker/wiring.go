@@ -555,8 +555,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.Var(&w.modes, "store-mode", "store=mode, repeatable: the export mode of one store")
 	fs.Float64Var(&w.ratePerMinute, "hub-rate-per-minute", worker.DefaultRateLimit().PerMinute, "hub calls a minute per store, shared by the whole fleet (0: unlimited)")
 	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit().Burst, "hub calls a store may make at once")
-	fs.StringVar(&w.filenamePattern, "filename-pattern", "", "file name pattern with [id] [date] [title] [product] (default: each view's own export filename)")
-	fs.StringVar(&w.fileDate, "filename-date", "design", "[date] in file names: design (its creation day) or order")
+	fs.StringVar(&w.filenamePattern, "filename-pattern", defaultFilenamePattern, "file name pattern of the order folder with [order] [line] [qty] [id] [design] [date] [created] [title] [product] [store]; hub: each view's own export filename (docs/storage.md#file-names)")
+	fs.StringVar(&w.fileDate, "filename-date", "order", "[date] in file names: order (its day) or design (its creation day, as [created])")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
 	fs.DurationVar(&w.backoffMax, "retry-max", 10*time.Minute, "longest retry delay")
 	fs.DurationVar(&w.retryWindow, "export-retry-window", worker.DefaultExportRetryWindow, "a design export is retried until this long after its first failure, then archived (an operator retry gets the whole window again)")
@@ -584,7 +584,7 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		MemoryBudget: int64(w.budget), Mode: w.mode, Modes: w.modes,
 		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
 		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
-		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: w.filenamePattern},
+		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: filenamePattern(w.filenamePattern)},
 		FileDate: w.fileDate, Logger: log, GangLease: w.gangLease, GangTick: w.gangTick,
 		Polling: w.polling,
 	}
@@ -679,4 +679,18 @@ func tracedHTTP(tr *telemetry.Tracing) *http.Client {
 		return nil
 	}
 	return &http.Client{Transport: tr.Transport(http.DefaultTransport)}
+}
+
+// defaultFilenamePattern names an order folder's files: the order number first, so a
+// file copied out of its folder still says whose it is, and one pattern for every
+// view, so an order's files read alike (docs/storage.md#file-names).
+const defaultFilenamePattern = "[order]-[id]-[title]"
+
+// filenamePattern turns --filename-pattern into the worker's: "hub" names each view
+// by its own export filename pattern from the hub (the worker's empty pattern).
+func filenamePattern(flag string) string {
+	if flag == "hub" {
+		return ""
+	}
+	return flag
 }
