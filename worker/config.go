@@ -61,6 +61,11 @@ type Config struct {
 	// ShutdownTimeout bounds the wait for running tasks on shutdown; tasks still
 	// running then are abandoned and asynq hands them to another worker. Default 60s.
 	ShutdownTimeout time.Duration
+	// PollInterval is how often an idle worker looks for new tasks, and how often due
+	// retries and scheduled tasks are moved onto their queues; default 1s (a 429's
+	// Retry-After of a few seconds should not wait for asynq's 5 s). Tests set it
+	// small so a chain of tasks and retries does not wait a second per step.
+	PollInterval time.Duration
 	// Timeouts bound one attempt per task type (the tighter of this and the task's
 	// own timeout wins); defaults: push 1m, export 10m, complete 1m, sync 20m.
 	Timeouts map[string]time.Duration
@@ -118,6 +123,7 @@ type Config struct {
 const (
 	DefaultConcurrency     = 10
 	DefaultShutdownTimeout = 60 * time.Second
+	DefaultPollInterval    = time.Second
 	DefaultMemoryBudget    = 1 << 30
 )
 
@@ -146,6 +152,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = DefaultPollInterval
 	}
 	t := DefaultTimeouts()
 	for k, v := range c.Timeouts {

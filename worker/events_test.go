@@ -60,6 +60,7 @@ func verifyStandardWebhook(secret string, h http.Header, body []byte) string {
 }
 
 func TestVerifierMatchesSpecVector(t *testing.T) {
+	t.Parallel()
 	h := http.Header{}
 	h.Set("webhook-id", "msg_p5jXN8AQM9LWM0D4loKWxJek")
 	h.Set("webhook-timestamp", "1614265330")
@@ -161,6 +162,7 @@ func archivedEvents(t *testing.T, e *env) []*asynq.TaskInfo {
 }
 
 func TestEventsEndToEnd(t *testing.T) {
+	t.Parallel()
 	secrets := []string{
 		"whsec_" + base64.StdEncoding.EncodeToString([]byte("flaky-receiver-key-0123456789")),
 		"whsec_" + base64.StdEncoding.EncodeToString([]byte("down-receiver-key-01234567890")),

@@ -172,18 +172,17 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	}
 
 	w.srv = asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{
-		Concurrency:     cfg.Concurrency,
-		Queues:          cfg.Queues,
-		StrictPriority:  cfg.StrictPriority,
-		ShutdownTimeout: cfg.ShutdownTimeout,
-		RetryDelayFunc:  cfg.Backoff.retryDelay,
-		IsFailure:       isFailure,
-		Logger:          asynqLogger{cfg.Logger},
-		LogLevel:        asynq.WarnLevel,
-		ErrorHandler:    asynq.ErrorHandlerFunc(w.reportError),
-		// Retries and scheduled tasks become due promptly: a 429's Retry-After of a
-		// few seconds should not wait for a 5 s poll.
-		DelayedTaskCheckInterval: time.Second,
+		Concurrency:              cfg.Concurrency,
+		Queues:                   cfg.Queues,
+		StrictPriority:           cfg.StrictPriority,
+		ShutdownTimeout:          cfg.ShutdownTimeout,
+		RetryDelayFunc:           cfg.Backoff.retryDelay,
+		IsFailure:                isFailure,
+		Logger:                   asynqLogger{cfg.Logger},
+		LogLevel:                 asynq.WarnLevel,
+		ErrorHandler:             asynq.ErrorHandlerFunc(w.reportError),
+		TaskCheckInterval:        cfg.PollInterval,
+		DelayedTaskCheckInterval: cfg.PollInterval,
 	})
 	return w, nil
 }
