@@ -38,6 +38,7 @@ import (
 // opens only once the worker has logged that it is stopping, so whatever it then
 // finishes was in flight when the signal came.
 func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fleet test: builds the binary and runs two worker processes (about 30 s)")
 	}
@@ -212,7 +213,6 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 		countDone(doneA), countDone(doneB), gateA.served.Load(), gateB.served.Load(), orders)
 }
 
-// buildPrintworker builds the command into a temporary directory.
 // hubGate stands in front of the hub simulator for one worker. It counts the
 // worker's hub calls and, while closed, holds them: a task waiting here is in flight
 // and cannot finish until the gate opens.

@@ -35,6 +35,7 @@ import (
 // The orphaned tasks of the killed worker come back through asynq's lease expiry:
 // the new worker's recoverer finds them about a minute after the kill.
 func TestWorkCrashRecovery(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("crash test: builds the binary and waits for lease recovery (about 90 s)")
 	}
