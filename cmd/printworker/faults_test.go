@@ -175,7 +175,7 @@ func TestWorkRedisKilledWithAOF(t *testing.T) {
 		"--mode", "download", "--concurrency", "4", "--hub-rate-per-minute", "0",
 		"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json"))
 	dump := func() { w.dumpLog(t) }
-	waitUntil(t, time.Minute, "the batch is under way", dump, func() bool { return f.manifests(t) >= 3 })
+	waitUntil(t, 3*time.Minute, "the batch is under way", dump, func() bool { return f.manifests(t) >= 3 })
 	burst := f.enqueueOrders(t, "L", 10)
 	f.rs.Kill()
 	atKill := f.manifests(t)

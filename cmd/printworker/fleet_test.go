@@ -85,7 +85,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 
 	// Both workers join the one fleet (asynq lists each server by host and pid) and
 	// take work from the one queue.
-	waitUntil(t, 60*time.Second, "both workers are asynq servers and finish a task", dump, func() bool {
+	waitUntil(t, 3*time.Minute, "both workers are asynq servers and finish a task", dump, func() bool {
 		pids := map[int]bool{}
 		for _, s := range servers(t, insp) {
 			pids[s.PID] = s.Concurrency == concurrency
@@ -176,7 +176,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 
 	// B finishes the batch alone.
 	doneBAtExit := countDone(doneB)
-	waitUntil(t, 90*time.Second, "worker B finishes the batch", dump, func() bool { return manifests() >= orders })
+	waitUntil(t, 3*time.Minute, "worker B finishes the batch", dump, func() bool { return manifests() >= orders })
 	if err := b.stop(t, shutdownTimeout+30*time.Second, dump); err != nil {
 		dump()
 		t.Errorf("worker B did not exit cleanly on SIGTERM: %v", err)
