@@ -161,8 +161,10 @@ func archivedEvents(t *testing.T, e *env) []*asynq.TaskInfo {
 	return tasks
 }
 
+// TestEventsEndToEnd is not parallel: its receivers answer within a 500 ms delivery
+// timeout, and the other tests' load (under -race) can turn the down receiver's 503
+// into a timeout, the reason the test checks.
 func TestEventsEndToEnd(t *testing.T) {
-	t.Parallel()
 	secrets := []string{
 		"whsec_" + base64.StdEncoding.EncodeToString([]byte("flaky-receiver-key-0123456789")),
 		"whsec_" + base64.StdEncoding.EncodeToString([]byte("down-receiver-key-01234567890")),
