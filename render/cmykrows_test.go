@@ -17,6 +17,7 @@ import (
 // the same thumbnail as when they are decoded whole. The reference T-shirt's photo is
 // cropped by its area at the bottom, so the limit must leave rows out.
 func TestCMYKPDFDecodesVisibleRows(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../testdata/bench/designs/tshirt-front.json")
 	if err != nil {
 		t.Fatal(err)

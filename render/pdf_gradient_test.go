@@ -42,6 +42,7 @@ func num(v float64) string { b, _ := json.Marshal(v); return string(b) }
 // "gradient" warning is left, and poppler's rasterization matches rsvg-convert's
 // render of the same SVG (SSIM >= 0.98).
 func TestPDFGradientShadings(t *testing.T) {
+	t.Parallel()
 	rsvg := imgcheck.Tool(t, "rsvg-convert", "apt-get install librsvg2-bin")
 	ppm := imgcheck.Tool(t, "pdftoppm", "apt-get install poppler-utils")
 	qpdf := imgcheck.Tool(t, "qpdf", "apt-get install qpdf")
@@ -127,6 +128,7 @@ func rsvgPNG(t *testing.T, bin, svgPath string, w, h int) image.Image {
 // periods, out-of-range transforms, singular ones) give a valid PDF of bounded size
 // in bounded time.
 func TestPDFHostileGradients(t *testing.T) {
+	t.Parallel()
 	qpdf := imgcheck.Tool(t, "qpdf", "apt-get install qpdf")
 	var many strings.Builder
 	for i := range 5000 {

@@ -23,6 +23,7 @@ var pdfStructure = regexp.MustCompile(`/BaseFont /\S+|/Subtype /Image\s*/Width \
 // font subsetter still picks among code points sharing a glyph in map order, which
 // changes a few bytes of an embedded subset (docs/rendering.md, "Output formats").
 func TestPDFStructureReproducible(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, design, view string
 		cmyk               bool

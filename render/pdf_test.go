@@ -22,6 +22,7 @@ import (
 // JPEG (pdfimages), and the page rasterized by poppler at the export dpi looks like the
 // PNG render of the same view.
 func TestVectorPDF(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"pdfinfo", "pdffonts", "pdfimages", "pdftoppm", "qpdf"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed (apt-get install poppler-utils qpdf)", tool)

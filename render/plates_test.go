@@ -103,6 +103,7 @@ func components(g *image.Gray, thr uint8) int {
 // plates lies outside the loops. The same for the vector page and the raster page,
 // in CMYK (PDF/X-4) and in sRGB.
 func TestCutContourSeparation(t *testing.T) {
+	t.Parallel()
 	needTools(t, "gs", "qpdf")
 	const dpi = 144
 	const offset = 1.5 * mmPt
@@ -264,6 +265,7 @@ func TestCutContourPaths(t *testing.T) {
 // every ink pixel choked by exactly N px and nothing where the art is transparent;
 // pure white art is left out when asked.
 func TestWhitePlate(t *testing.T) {
+	t.Parallel()
 	const dpi = 144
 	px := func(pt float64) int { return int(math.Round(pt * dpi / 72)) }
 	// want is the plate the rectangles make at dpi, choked by n pixels.
@@ -461,6 +463,7 @@ func TestPlanPlateBytes(t *testing.T) {
 // for the vector page (whose pictures the plates' raster reads too) and the raster
 // page.
 func TestPlatesLeaveArtAlone(t *testing.T) {
+	t.Parallel()
 	needTools(t, "gs")
 	for _, name := range []string{"basic", "pictures"} {
 		for _, typ := range []string{model.ExportPDF, model.ExportPDFSimple} {

@@ -158,6 +158,7 @@ func renderShaping(t testing.TB, r *Renderer, d *model.DesignDetail) ([]byte, *R
 // checked by eye against Chromium's rendering (testdata/shaping/chromium.png, written by
 // TestShapingBrowser -update). Each non-Latin case must say which fallback font it used.
 func TestShapingGolden(t *testing.T) {
+	t.Parallel()
 	cs := loadShapingCases(t)
 	r := shapingRenderer(t, false)
 	out, res := renderShaping(t, r, shapingDesign(t, cs, model.ExportPNG))
@@ -451,6 +452,7 @@ func inkBounds(img *image.Gray, r image.Rectangle) image.Rectangle {
 // and orders a line's runs by the page's main direction, so each case gets its own
 // page and the marks are dropped before comparing.
 func TestShapingPDF(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"pdftotext", "pdffonts", "pdftocairo"} {
 		imgcheck.Tool(t, tool, "Debian poppler-utils")
 	}

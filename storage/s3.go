@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
@@ -74,6 +75,10 @@ type S3Config struct {
 	// SDK's 3. The storage itself never loops: a failed call returns a Retryable error
 	// and the job queue retries the job later.
 	MaxAttempts int
+	// RetryMaxBackoff caps the SDK's wait between two tries of one request; 0 keeps
+	// the SDK's backoff (up to 20 s). Tests of an unavailable store set it small so
+	// each failed attempt still makes every try without sleeping through the waits.
+	RetryMaxBackoff time.Duration
 	// HTTPClient replaces the SDK's HTTP client (proxies, custom TLS); optional.
 	HTTPClient *http.Client
 }
@@ -190,6 +195,9 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 		}
 		o.UsePathStyle = cfg.PathStyle
+		if cfg.RetryMaxBackoff > 0 {
+			o.Retryer = retry.AddWithMaxBackoffDelay(o.Retryer, cfg.RetryMaxBackoff)
+		}
 		if cfg.HTTPClient != nil {
 			// Set here, not through config.WithHTTPClient, which refuses a plain
 			// *http.Client when AWS_CA_BUNDLE is set.

@@ -3,8 +3,12 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -108,6 +112,30 @@ func TestS3ErrorClasses(t *testing.T) {
 		}
 		checkClass(t, "Stat", err, false)
 	})
+}
+
+// TestS3RetryMaxBackoff: a capped backoff shortens the SDK's waits, not its tries; a
+// store answering 503 still gets every try of the request.
+func TestS3RetryMaxBackoff(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	st, err := storage.NewS3(context.Background(), storage.S3Config{
+		Bucket: "b", Endpoint: srv.URL, Region: "us-east-1", AccessKey: "k", SecretKey: "s", PathStyle: true,
+		MaxAttempts: 3, RetryMaxBackoff: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Stat(context.Background(), "s/a.png")
+	checkClass(t, "Stat", err, true)
+	if got := requests.Load(); got != 3 {
+		t.Errorf("%d requests, want 3 (every try of MaxAttempts)", got)
+	}
 }
 
 func checkClass(t *testing.T, op string, err error, retry bool) {

@@ -20,6 +20,7 @@ const cmykProfile = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
 // space, profile and checksum, intent, trim, bleed and ink, and the manifest's
 // colour space sums them up.
 func TestColourSettings(t *testing.T) {
+	t.Parallel()
 	icc, err := os.ReadFile(cmykProfile)
 	if err != nil {
 		t.Skipf("%s: %v", cmykProfile, err)

@@ -16,11 +16,13 @@ import (
 // type png in the manifest, and nothing under the ….pdf name, in download mode. The
 // pdf-simple sleeve, answered correctly, keeps its name.
 func TestDownloadNamesByBytes(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, contentType string }{
 		{"content type", ""},
 		{"magic bytes", "application/octet-stream"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, withMode(worker.ModeDownload))
 			if err := e.sim.SetWrongType(hubsim.WrongType{ViewType: "pdf", Serve: "png", ContentType: tt.contentType}); err != nil {
 				t.Fatal(err)

@@ -29,8 +29,10 @@ func (h dupViewHub) GetDesign(ctx context.Context, ref model.DesignRef) (*model.
 // both modes, before any view is fetched or rendered (before, the second view's file
 // was the first view printed again).
 func TestDuplicateViewIDsArePermanent(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{worker.ModeDownload, worker.ModeRender} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, withMode(mode), func(_ *worker.Config, d *worker.Deps) {
 				inner := d.Hubs
 				d.Hubs = func(s string) (worker.Hub, error) {

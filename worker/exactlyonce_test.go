@@ -18,6 +18,7 @@ func designFetches(e *env, id string) int {
 }
 
 func TestDedupeAndReExport(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	o := e.order("D-1", 1002, 1003)
@@ -81,6 +82,7 @@ func TestDedupeAndReExport(t *testing.T) {
 }
 
 func TestCancelStopsPendingExports(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	k1 := jobs.OrderKey{Store: store, Domain: domain, OrderID: "C-1"}
@@ -133,6 +135,7 @@ func TestCancelStopsPendingExports(t *testing.T) {
 }
 
 func TestUpdateReExportsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	ctx := context.Background()
@@ -206,6 +209,7 @@ func (panicHub) GetDesign(context.Context, model.DesignRef) (*model.DesignDetail
 }
 
 func TestPanicBecomesRetryableError(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(_ *worker.Config, d *worker.Deps) {
 		d.Hubs = func(string) (worker.Hub, error) { return panicHub{}, nil }
 	})
@@ -220,6 +224,7 @@ func TestPanicBecomesRetryableError(t *testing.T) {
 }
 
 func TestPushesOutOfOrderKeepTheNewest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	ctx := context.Background()
@@ -254,6 +259,7 @@ func TestPushesOutOfOrderKeepTheNewest(t *testing.T) {
 }
 
 func TestRenderOverBudgetIsPermanent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withMode(worker.ModeRender), func(c *worker.Config, _ *worker.Deps) { c.MemoryBudget = 1 << 20 })
 	e.start()
 	ctx := context.Background()

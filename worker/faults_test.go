@@ -85,6 +85,7 @@ func matches(m *dto.Metric, labels map[string]string) bool {
 }
 
 func TestHubFaultsRecover(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		faults hubsim.Faults
@@ -105,6 +106,7 @@ func TestHubFaultsRecover(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, func(cfg *worker.Config, _ *worker.Deps) {
 				cfg.Jobs.Export.MaxRetry, cfg.Jobs.Push.MaxRetry, cfg.Jobs.Complete.MaxRetry = c.maxRetry, c.maxRetry, c.maxRetry
 			})
@@ -139,8 +141,10 @@ func TestHubFaultsRecover(t *testing.T) {
 // between the encoder and the upload: the renderer must be released when the upload
 // stops reading.
 func TestStorageOutageRecovers(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{worker.ModeDownload, worker.ModeRender} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, withMode(mode))
 			e.s3.SetFault(tests3.FaultUnavailable)
 			e.start()
@@ -173,6 +177,7 @@ func TestStorageOutageRecovers(t *testing.T) {
 }
 
 func TestPermanentErrorArchivesOnlyItsTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.start()
 	ctx := context.Background()

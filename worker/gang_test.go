@@ -129,6 +129,7 @@ func checkExactlyOnce(t *testing.T, s sheetSet, want map[string]int) {
 // exactly one sheet, each order's gang.json names the sheets of its files, and an
 // exported design's sheet pixels are its file's.
 func TestGangSheetsS3(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withGangs(t, gangTestRules))
 	e.start()
 	ctx := context.Background()
@@ -260,6 +261,7 @@ func TestGangSheetsS3(t *testing.T) {
 // the same group at once (fill, cut-off and manual tasks): one batch is built, every
 // copy once, and the other builders find nothing left.
 func TestGangRacingBuilders(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir, err := storage.NewDir(root)
 	if err != nil {
@@ -325,6 +327,7 @@ func (e *env) manifest2(dir *storage.Dir, id string) {
 // reason in each order's gang.json; no sheet is written, the batch ends and the build
 // is not retried.
 func TestGangNothingFits(t *testing.T) {
+	t.Parallel()
 	const rules = `{"gangs": {"narrow": {"width": "1in", "dpi": 150, "gap": "1mm", "margin": "1mm", "maxLength": "1in", "sheets": true}},
 "rules": [{"match": {"product": "mug-11oz", "type": "png"}, "gang": "narrow"}]}`
 	e := newEnv(t, withGangs(t, rules))

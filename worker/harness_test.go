@@ -118,12 +118,18 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 	e.cfg = worker.Config{
 		Concurrency:     6,
 		ShutdownTimeout: 5 * time.Second,
-		Mode:            worker.ModeDownload,
+		// Each step of a task chain and each retry is picked up at once, not after a
+		// second's poll; what the tests check does not depend on the interval.
+		Polling: worker.Polling{Idle: 20 * time.Millisecond, Delayed: 20 * time.Millisecond},
+		Mode:    worker.ModeDownload,
 		// Generous enough for a test's hub, small enough to be exercised.
 		RateLimit: worker.RateLimit{PerMinute: 6000, Burst: 50},
 		Backoff:   worker.Backoff{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond},
-		Jobs:      &fast,
-		Logger:    testLogger(t),
+		// In-attempt retries of hub reads as many as in production, with waits of
+		// milliseconds; 429s keep the production wait budget.
+		HubRetry: worker.HubRetry{Base: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		Jobs:     &fast,
+		Logger:   testLogger(t),
 	}
 	deps := worker.Deps{
 		Redis:    e.rdb,

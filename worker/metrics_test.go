@@ -47,6 +47,7 @@ func histogram(t *testing.T, reg *prometheus.Registry, name, label, value string
 // against what the manifest says was stored; then makes storage fail and checks
 // that each failed write is counted once.
 func TestExportMetrics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, withMode(worker.ModeRender))
 	if n, err := testutil.GatherAndCount(e.reg, "printworker_render_duration_seconds", "printworker_upload_duration_seconds",
 		"printworker_pixels_rendered_total", "printworker_storage_errors_total"); err != nil || n != 3+2+1+3 {

@@ -78,6 +78,7 @@ func withFilenamePattern(p string) envOption {
 // manifest entry's SHA-256 is that of the file stored at its key; each line links its
 // own design's file. A re-export keeps every name.
 func TestDesignsOfOneOrderNeverShareAFile(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		e.cloneDesign(2003, "Greeting Card", "1001/front.pdf")
 		e.cloneDesign(2004, "ticket", "1001/back.pdf")
@@ -151,6 +152,7 @@ func TestDesignsOfOneOrderNeverShareAFile(t *testing.T) {
 // Issue 32 item 2: one order id from two domains on one day gets two folders; neither
 // order's files are touched by the other's.
 func TestOrdersOfTwoDomainsGetTwoFolders(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		e.start()
 		ctx := context.Background()
@@ -216,6 +218,7 @@ func TestOrdersOfTwoDomainsGetTwoFolders(t *testing.T) {
 // A folder another order claimed (a layout that gives two orders one folder) is
 // refused before any file is written, permanently, naming the owner.
 func TestFolderOfAnotherOrderIsRefusedBeforeUpload(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		ctx := context.Background()
 		dir := orderDir("C-1")
@@ -241,6 +244,7 @@ func TestFolderOfAnotherOrderIsRefusedBeforeUpload(t *testing.T) {
 // Issue 32 item 7: an order id over 255 bytes is a permanent error with a readable
 // reason, not retried (it was retried for the whole retry window).
 func TestOverlongOrderIDIsPermanent(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		e.start()
 		ctx := context.Background()

@@ -23,10 +23,12 @@ type readWriter interface {
 // backends runs a test on the S3 server over HTTP (internal/tests3) and on a hot folder.
 func backends(t *testing.T, run func(t *testing.T, e *env, st readWriter), opts ...envOption) {
 	t.Run("s3", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t, opts...)
 		run(t, e, e.store)
 	})
 	t.Run("hot folder", func(t *testing.T) {
+		t.Parallel()
 		dir, err := storage.NewDir(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -59,6 +61,7 @@ func waitManifest(t *testing.T, e *env, st readWriter, key string) worker.Manife
 // ("A/1" and "A1") end in two folders with two manifests, each listing its own files.
 // Before, both wrote .../A1/manifest.json: one order's manifest was overwritten.
 func TestOrdersThatCleanAlikeGetFoldersOfTheirOwn(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		e.start()
 		ctx := context.Background()
@@ -102,6 +105,7 @@ func TestOrdersThatCleanAlikeGetFoldersOfTheirOwn(t *testing.T) {
 // files went in first and only the completion refused), and the manifest in place is
 // kept byte for byte, alone in its folder.
 func TestManifestOfAnotherOrderIsNotOverwritten(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env, st readWriter) {
 		ctx := context.Background()
 		key := orderDir("B-7") + "/" + storage.ManifestName

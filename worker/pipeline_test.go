@@ -48,8 +48,10 @@ func (e *env) checkFile(f worker.FileRecord) {
 }
 
 func TestPipelineEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{worker.ModeDownload, worker.ModeAuto} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			if mode == worker.ModeAuto && testing.Short() {
 				t.Skip("renders every view at print resolution")
 			}

@@ -131,8 +131,10 @@ func (e *env) addManyViewDesigns(n int) []int64 {
 // Before in-attempt retries every failed call cost an attempt: a 3-view design in
 // download mode needed 12 and was archived after 9.
 func TestFlakyHubEveryPathCompletes(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{worker.ModeDownload, worker.ModeRender} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, withMode(mode), productionRetries)
 			ids := e.addManyViewDesigns(6)
 			if err := e.sim.SetFaults(hubsim.Faults{FailFirst: 3}); err != nil {
@@ -209,6 +211,9 @@ func viewsOf(e *env, id int64) []model.View {
 // no more calls than the fleet-wide rate allows, in any stretch of time, and the
 // worker's call metrics count exactly what the hub saw. Before, net/http re-sent a
 // dropped GET on a reused connection by itself, past the limiter and the metrics.
+//
+// Not parallel: the check compares the hub's arrival times with the limiter's Redis
+// clock, and the other tests' load would only add jitter between the two.
 func TestDroppedConnectionsStayWithinRate(t *testing.T) {
 	const perMinute, burst = 600.0, 5
 	e := newEnv(t, func(c *worker.Config, _ *worker.Deps) {
@@ -270,6 +275,10 @@ func TestDroppedConnectionsStayWithinRate(t *testing.T) {
 // TestRateLimitNeverArchives: a 429 that comes after the export's retry window has
 // passed (what a count would call the last attempt) is waited out, not archived,
 // while a 5xx at that point archives (TestOperatorRetryRestoresWindow).
+//
+// Not parallel: the case needs a 429 to come more than the 1 s window after the first
+// failure while the simulator lets 2 calls through per 3 s; with the other tests
+// loading the machine (under -race) the attempts can miss that pattern.
 func TestRateLimitNeverArchives(t *testing.T) {
 	const window = time.Second
 	e := newEnv(t, productionRetries, func(c *worker.Config, _ *worker.Deps) {
@@ -318,8 +327,9 @@ func TestRateLimitNeverArchives(t *testing.T) {
 // again, not the single attempt asynq's kept count left; once the hub is back, a
 // retry completes the order.
 func TestOperatorRetryRestoresWindow(t *testing.T) {
-	// Retries come due through asynq's forwarder, about once a second: the window
-	// holds a few attempts.
+	t.Parallel()
+	// Retries come due within the harness's poll interval after a backoff of at most
+	// 200ms: the window holds a few attempts.
 	const window = 3 * time.Second
 	e := newEnv(t, productionRetries, func(c *worker.Config, _ *worker.Deps) {
 		c.RetryWindows = map[string]time.Duration{jobs.TypeDesignExport: window}
@@ -379,6 +389,7 @@ func TestOperatorRetryRestoresWindow(t *testing.T) {
 // export is done, while a backlog of other orders' exports still waits; it used to
 // queue behind all of them in the exports queue.
 func TestManifestNotBehindOtherOrders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *worker.Config, _ *worker.Deps) { c.Concurrency = 1 })
 	if err := e.sim.SetFaults(hubsim.Faults{Latency: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
@@ -410,6 +421,7 @@ func TestManifestNotBehindOtherOrders(t *testing.T) {
 // export completes on the production retry budget. With one try a call and 8 retries
 // (the old model) a few in a hundred were archived.
 func TestRandom5xxNothingArchived(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, productionRetries)
 	if err := e.sim.SetFaults(hubsim.Faults{ErrorRate: 0.3, Seed: 11}); err != nil {
 		t.Fatal(err)

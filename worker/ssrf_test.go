@@ -39,6 +39,7 @@ func (r redirectMedia) RoundTrip(req *http.Request) (*http.Response, error) {
 // archived at once (no retry window spent) and neither the archived reason nor the
 // job.failed event carries anything of the internal service's answer.
 func TestMediaRedirectToInternalServiceFailsPermanently(t *testing.T) {
+	t.Parallel()
 	const internalSecret = "INTERNAL-SECRET-b41c"
 	var hits atomic.Int64
 	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

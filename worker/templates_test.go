@@ -17,6 +17,7 @@ import (
 )
 
 func TestSyncTemplates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	client, err := hub.NewClient(hub.Config{Store: store, APIKey: apiKey, Secret: secret, BaseURL: e.simURL})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // TestSyncTemplatesListWithoutIDs: a hub whose template list omits _id is synced by
 // productId (get, update and delete), where it used to stop at "empty template id".
 func TestSyncTemplatesListWithoutIDs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	client, src := syncedFixtures(t, e)
@@ -42,6 +43,7 @@ func TestSyncTemplatesListWithoutIDs(t *testing.T) {
 // resumes where the last attempt stopped: no template is written twice, and the sync
 // completes.
 func TestQueuedSyncKeepsProgress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *worker.Config, _ *worker.Deps) { c.Jobs.Sync.MaxRetry = 25 })
 	ctx := context.Background()
 	_, src := syncedFixtures(t, e)

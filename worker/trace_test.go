@@ -28,6 +28,7 @@ import (
 // task's span is the parent of its hub calls, its render and its upload, and the
 // render's media fetches and the upload's S3 requests are their children.
 func TestTraceWebhookToUpload(t *testing.T) {
+	t.Parallel()
 	spans := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	defer tp.Shutdown(context.Background())

@@ -32,6 +32,7 @@ import (
 // worker's peak RSS (VmHWM) stays near the budget; before the fix all four decoded
 // at once (3.6 GB for the large ones).
 func TestWorkMemoryBudgetUsesTrueImageSize(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("process test: builds the binary, decodes gigapixel-class PNGs (about 60 s)")
 	}

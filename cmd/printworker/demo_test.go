@@ -336,6 +336,7 @@ func TestDemoRefusesForeignFolder(t *testing.T) {
 // environment, as a container would pass them), twice: the second run must not take
 // the first run's manifests for its own.
 func TestDemoS3(t *testing.T) {
+	t.Parallel()
 	s3srv := tests3.Start(t)
 	env := map[string]string{
 		"PRINTWORKER_STORAGE":       "s3",

@@ -74,6 +74,7 @@ func TestWorkRejectsBadEventSettings(t *testing.T) {
 // by "queues list" with the receiver's answer, and "queues retry" delivering it with
 // the same webhook-id once the receiver is fixed.
 func TestEventsThroughTheCommands(t *testing.T) {
+	t.Parallel()
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	rs := testredis.Start(t)
 	var healthy atomic.Bool

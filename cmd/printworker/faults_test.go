@@ -48,6 +48,7 @@ import (
 // scaled trial spends fewer task retries than the real outage would (docs/operations.md
 // works the real schedule out).
 func TestWorkSurvivesStorageOutage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault trial: builds the binary, runs a worker through a scaled 10-minute storage outage (about 40 s)")
 	}
@@ -161,6 +162,7 @@ func tally(recs []logRecord) map[string]int {
 // requires every order whose state survived to complete (tasks in flight at the kill
 // come back through lease expiry), and no order to be left with state but no tasks.
 func TestWorkRedisKilledWithAOF(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault trial: builds the binary, kills redis-server mid-batch, waits for lease recovery (about 140 s)")
 	}
@@ -173,7 +175,7 @@ func TestWorkRedisKilledWithAOF(t *testing.T) {
 		"--mode", "download", "--concurrency", "4", "--hub-rate-per-minute", "0",
 		"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json"))
 	dump := func() { w.dumpLog(t) }
-	waitUntil(t, time.Minute, "the batch is under way", dump, func() bool { return f.manifests(t) >= 3 })
+	waitUntil(t, 3*time.Minute, "the batch is under way", dump, func() bool { return f.manifests(t) >= 3 })
 	burst := f.enqueueOrders(t, "L", 10)
 	f.rs.Kill()
 	atKill := f.manifests(t)
@@ -230,6 +232,7 @@ func orderStateExists(t *testing.T, f *processFixture, id string) bool {
 // there. Right after the kill the key must hold nothing; at the end every order is
 // complete and right (verifyOrders).
 func TestWorkKilledDuringWrite(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault trial: builds the binary, kills workers mid-upload, waits for lease recovery (about 3 min)")
 	}
@@ -271,6 +274,7 @@ func TestWorkKilledDuringWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newProcessFixture(t, "kill", 0)
 			hs := httptest.NewServer(f.sim)
 			defer hs.Close()

@@ -38,6 +38,7 @@ import (
 // opens only once the worker has logged that it is stopping, so whatever it then
 // finishes was in flight when the signal came.
 func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fleet test: builds the binary and runs two worker processes (about 30 s)")
 	}
@@ -84,7 +85,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 
 	// Both workers join the one fleet (asynq lists each server by host and pid) and
 	// take work from the one queue.
-	waitUntil(t, 60*time.Second, "both workers are asynq servers and finish a task", dump, func() bool {
+	waitUntil(t, 3*time.Minute, "both workers are asynq servers and finish a task", dump, func() bool {
 		pids := map[int]bool{}
 		for _, s := range servers(t, insp) {
 			pids[s.PID] = s.Concurrency == concurrency
@@ -175,7 +176,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 
 	// B finishes the batch alone.
 	doneBAtExit := countDone(doneB)
-	waitUntil(t, 90*time.Second, "worker B finishes the batch", dump, func() bool { return manifests() >= orders })
+	waitUntil(t, 3*time.Minute, "worker B finishes the batch", dump, func() bool { return manifests() >= orders })
 	if err := b.stop(t, shutdownTimeout+30*time.Second, dump); err != nil {
 		dump()
 		t.Errorf("worker B did not exit cleanly on SIGTERM: %v", err)
@@ -212,7 +213,6 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 		countDone(doneA), countDone(doneB), gateA.served.Load(), gateB.served.Load(), orders)
 }
 
-// buildPrintworker builds the command into a temporary directory.
 // hubGate stands in front of the hub simulator for one worker. It counts the
 // worker's hub calls and, while closed, holds them: a task waiting here is in flight
 // and cannot finish until the gate opens.

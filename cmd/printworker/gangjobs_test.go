@@ -134,6 +134,7 @@ func gangTrial(t *testing.T, bin string, kill bool) (map[string][]byte, map[stri
 // every copy lands on exactly one sheet, and the sheet, its manifest, preview and PDF
 // are byte-identical to an uninterrupted build of the same orders.
 func TestGangBuilderKilled(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault trial: builds the binary, kills a builder, waits for lease recovery (about 2 min)")
 	}

@@ -3,15 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/internal/testparallel"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
 	"github.com/printworker/printworker/jobs"
@@ -132,12 +135,42 @@ func (f *processFixture) manifests(t *testing.T) int {
 	return n
 }
 
-// buildPrintworker builds the binary the process tests run.
+// TestMain runs the tests and then removes the binary the process tests share. The
+// process trials mostly wait (on lease expiry, outages, workers draining), each
+// against services of its own, so eight run at once.
+func TestMain(m *testing.M) {
+	testparallel.AtLeast(8)
+	code := m.Run()
+	if testBinary.dir != "" {
+		_ = os.RemoveAll(testBinary.dir)
+	}
+	os.Exit(code)
+}
+
+// testBinary is the printworker binary of this test run: built once, by the first
+// process test that needs it, into a directory TestMain removes.
+var testBinary struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// buildPrintworker returns the binary the process tests run, building it on the
+// first call.
 func buildPrintworker(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "printworker")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &testBinary
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "printworker-test-"); b.err != nil {
+			return
+		}
+		b.bin = filepath.Join(b.dir, "printworker")
+		if out, err := exec.Command("go", "build", "-o", b.bin, ".").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.bin
 }

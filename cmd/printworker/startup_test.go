@@ -115,6 +115,7 @@ func TestHelpDefaults(t *testing.T) {
 // line and nothing of go-redis; serve logs one clear warning and keeps its log JSON
 // (go-redis's own lines go through slog, at debug) (issues 10.8, 11.6).
 func TestRedisUnreachableLogs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -192,6 +193,7 @@ func TestRedisUnreachableLogs(t *testing.T) {
 // A worker whose Redis goes away keeps its log JSON: go-redis's and asynq's own lines
 // go through slog (issue 10.8: 116 raw go-redis lines in one outage).
 func TestWorkRedisOutageLogsStayJSON(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -134,6 +134,9 @@ func (s *Server) config() storage.S3Config {
 	return storage.S3Config{
 		Bucket: s.Bucket, Endpoint: s.Endpoint, Region: s.Region,
 		AccessKey: s.AccessKey, SecretKey: s.SecretKey, PathStyle: true,
+		// The SDK still makes all its tries against a failing server, without
+		// waiting seconds between them.
+		RetryMaxBackoff: time.Millisecond,
 	}
 }
 

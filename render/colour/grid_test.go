@@ -11,6 +11,7 @@ import (
 // every such colour must come out of the grid as the exact path gives it (±1 for the
 // double rounding through 8.8 fixed point), whichever tetrahedron the ties select.
 func TestGridNodesMatchExact(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"default_cmyk.icc", "ps_cmyk.icc"} {
 		tr, err := NewSRGBToCMYK(debianProfile(t, name), Perceptual, false)
 		if err != nil {
@@ -127,6 +128,7 @@ func TestConvertSplitsAgree(t *testing.T) {
 // intent and BPC setting. Both 8-bit results go to Lab through the profile's relative
 // colorimetric A2B table; none may be more than ΔE2000 1.0 apart.
 func TestGridWithinOneDeltaE(t *testing.T) {
+	t.Parallel()
 	var src []byte
 	for r := 0; r < 16; r++ {
 		for g := 0; g < 16; g++ {

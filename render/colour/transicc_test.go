@@ -154,6 +154,7 @@ func (s *stat) add(d float64) {
 }
 
 func TestTransiccAgreement(t *testing.T) {
+	t.Parallel()
 	bin := transiccPath(t)
 	colours := testColours()
 	rgbLines := make([]string, len(colours))
@@ -236,6 +237,7 @@ func TestTransiccAgreement(t *testing.T) {
 }
 
 func TestTransiccProofAgreement(t *testing.T) {
+	t.Parallel()
 	bin := transiccPath(t)
 	colours := proofColours()
 	lines := make([]string, len(colours))
