@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,22 +147,12 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return fmt.Errorf("encode manifest: %w", err)
-	}
-	put, err := w.upload(ctx, kindManifest, storage.Object{
-		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),
-		Metadata: map[string]string{"store": k.Store, "order": k.OrderID, "revision": strconv.FormatInt(snap.Rev, 10)},
-		IfAbsent: !exists,
-	}, &buf)
+	put, err := w.putManifest(ctx, key, m, !exists)
 	if errors.Is(err, storage.ErrExists) {
 		return errManifestRace(key, err)
 	}
 	if err != nil {
-		return fmt.Errorf("write manifest: %w", err)
+		return err
 	}
 	w.m.bytes.WithLabelValues("manifest").Add(float64(put.Bytes))
 	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", snap.Rev)

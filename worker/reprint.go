@@ -120,7 +120,7 @@ func (w *Worker) handleReprint(ctx context.Context, t *asynq.Task) error {
 		}
 	}
 	m.Reprints = addReprint(m.Reprints, rec)
-	if err := w.writeManifest(ctx, mkey, m); err != nil {
+	if _, err := w.putManifest(ctx, mkey, m, false); err != nil {
 		return err
 	}
 	w.logger(ctx).InfoContext(ctx, "files reprinted", "reprint", p.Seq, "files", len(rec.Files), "ticket", rec.Ticket)
@@ -282,20 +282,23 @@ func (w *Worker) keptReprints(ctx context.Context, key string, k jobs.OrderKey) 
 	return m.Reprints, nil
 }
 
-// writeManifest replaces the manifest at key with m.
-func (w *Worker) writeManifest(ctx context.Context, key string, m *Manifest) error {
+// putManifest writes m as the manifest at key, indented for people; ifAbsent makes
+// the write create-only (storage.ErrExists when one is there). The completion and
+// a reprint write manifests through it.
+func (w *Worker) putManifest(ctx context.Context, key string, m *Manifest, ifAbsent bool) (storage.PutResult, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(m); err != nil {
-		return fmt.Errorf("encode manifest: %w", err)
+		return storage.PutResult{}, fmt.Errorf("encode manifest: %w", err)
 	}
-	_, err := w.upload(ctx, kindManifest, storage.Object{
+	put, err := w.upload(ctx, kindManifest, storage.Object{
 		Key: key, ContentType: "application/json", Filename: storage.ManifestName, Size: int64(buf.Len()),
 		Metadata: map[string]string{"store": m.Store, "order": m.OrderID, "revision": strconv.FormatInt(m.Revision, 10)},
+		IfAbsent: ifAbsent,
 	}, &buf)
 	if err != nil {
-		return fmt.Errorf("write manifest: %w", err)
+		return put, fmt.Errorf("write manifest: %w", err)
 	}
-	return nil
+	return put, nil
 }
