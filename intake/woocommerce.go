@@ -414,17 +414,10 @@ func wooLineRef(meta []wooMetaEntry, name string) (model.DesignRef, bool, error)
 // wooTime reads a WooCommerce GMT date ("2024-03-14T13:00:00", no offset; RFC 3339
 // is read too) into the hub's strict form.
 func wooTime(field string, v nullString) (string, error) {
-	s := v.str()
-	if s == "" {
-		return "", badRequest(field + " is missing")
+	if t, err := time.ParseInLocation("2006-01-02T15:04:05", v.str(), time.UTC); err == nil {
+		return hub.FormatTimestamp(t), nil
 	}
-	t, err := time.ParseInLocation("2006-01-02T15:04:05", s, time.UTC)
-	if err != nil {
-		if t, err = time.Parse(time.RFC3339Nano, s); err != nil {
-			return "", badRequest(fmt.Sprintf("%s %q is not a date", field, s))
-		}
-	}
-	return hub.FormatTimestamp(t), nil
+	return strictTime(field, v)
 }
 
 func mapWooAddress(a *wooAddress) model.Address {
