@@ -66,20 +66,16 @@ type fetchWork struct {
 	poller  *intake.EtsyPoller
 }
 
-func (f *storeFlags) work(rdb redis.UniversalClient, enqCfg jobs.EnqueuerConfig, guard *netguard.Guard, log *slog.Logger) (*fetchWork, error) {
+func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, log *slog.Logger) (*fetchWork, error) {
 	cfg := intake.DefaultConfig()
 	f.apply(&cfg)
-	enq, err := jobs.NewEnqueuer(rdb, enqCfg)
-	if err != nil {
-		return nil, err
-	}
 	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log))
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
 	fw := &fetchWork{handler: h}
 	if cfg.Etsy.PollInterval > 0 {
-		fw.poller = intake.NewEtsyPoller(h, rdb, intake.JobsFetchEnqueuer(enq), enqCfg.KeyPrefix)
+		fw.poller = intake.NewEtsyPoller(h, rdb, intake.JobsFetchEnqueuer(enq), keyPrefix)
 	}
 	return fw, nil
 }

@@ -97,7 +97,9 @@ func workCommand() command {
 			}
 			defer rdb.Close()
 			deps.Redis = rdb
-			// The intake's store fetches (docs/intake.md, "Hidden meta keys and the store fetch") run here.
+			// The intake's order fetches and store fetches (docs/intake.md, "Order
+			// fetches" and "Hidden meta keys and the store fetch") run here, and enqueue
+			// what they read through one enqueuer.
 			fenq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator})
 			if err != nil {
 				return err
@@ -108,7 +110,7 @@ func workCommand() command {
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			deps.Registerer = reg
-			fw, err := stf.work(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator}, guard, log)
+			fw, err := stf.work(rdb, fenq, cfg.KeyPrefix, guard, log)
 			if err != nil {
 				return err
 			}
