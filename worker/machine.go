@@ -26,7 +26,9 @@ type MachineFile struct {
 	Key string `json:"key"`
 	// Bucket is the rule's bucket; empty: the default one.
 	Bucket string `json:"bucket,omitempty"`
-	// Rule is the index of the routing rule, Route its name.
+	// Rule is the index of the routing rule, Route its name; a file no rule routed
+	// that went to its production profile's route has Rule -1 and Route
+	// "profile <name>".
 	Rule  int    `json:"rule"`
 	Route string `json:"route,omitempty"`
 	// Ready is the key of the marker written after the file; absent when the rule
