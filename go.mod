@@ -14,7 +14,6 @@ require (
 	github.com/boombuler/barcode v1.1.0
 	github.com/go-text/typesetting v0.3.5
 	github.com/hibiken/asynq v0.26.0
-	github.com/hibiken/asynq/x v0.0.0-20211219150637-8dfabfccb3be
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/klauspost/compress v1.20.1
 	github.com/pkg/sftp v1.13.12

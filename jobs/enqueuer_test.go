@@ -3,8 +3,7 @@ package jobs
 import (
 	"context"
 	"testing"
-
-	"github.com/hibiken/asynq"
+	"time"
 
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/model"
@@ -34,7 +33,7 @@ func TestEnqueuerSkipsOrdersWithoutDesigns(t *testing.T) {
 	if q, err := e.PushOrder(ctx, "s", OpUpdate, plain); err != nil || !q.Duplicate {
 		t.Errorf("second update: %+v %v", q, err)
 	}
-	info, err := asynq.NewInspectorFromRedisClient(rdb).GetQueueInfo(QueueOrders)
+	info, err := ReadQueueStats(ctx, rdb, QueueOrders, time.Now())
 	if err != nil || info.Pending != 1 {
 		t.Errorf("orders queue: %+v %v", info, err)
 	}

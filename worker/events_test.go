@@ -360,7 +360,7 @@ func archivedSummary(tasks []*asynq.TaskInfo) string {
 func (e *env) waitEventsIdle() {
 	e.t.Helper()
 	waitFor(e.t, "events queue idle", func() bool {
-		info, err := e.insp.GetQueueInfo(jobs.QueueEvents)
-		return err == nil && info.Pending+info.Active+info.Scheduled+info.Retry == 0
+		info, err := jobs.ReadQueueStats(context.Background(), e.rdb, jobs.QueueEvents, time.Now())
+		return err == nil && info.Busy() == 0
 	}, e.queueReport)
 }

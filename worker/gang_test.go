@@ -83,8 +83,8 @@ func (e *env) waitGangIdle() {
 	e.t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
-		info, err := e.insp.GetQueueInfo(jobs.QueueGang)
-		if err == nil && info.Pending+info.Active+info.Scheduled+info.Retry == 0 {
+		info, err := jobs.ReadQueueStats(context.Background(), e.rdb, jobs.QueueGang, time.Now())
+		if err == nil && info.Busy() == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -358,7 +358,10 @@ func TestGangNothingFits(t *testing.T) {
 		t.Errorf("sheet objects %v, %v", infos, err)
 	}
 	st, _ := jobs.NewGangs(e.rdb, "").Status(ctx, g)
-	info, _ := e.insp.GetQueueInfo(jobs.QueueGang)
+	info, err := jobs.ReadQueueStats(ctx, e.rdb, jobs.QueueGang, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st.Batches != 1 || len(st.Open) != 0 || info.Archived != 0 || info.Retry != 0 {
 		t.Errorf("batches %d open %v; queue %+v", st.Batches, st.Open, info)
 	}

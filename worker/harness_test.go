@@ -283,11 +283,12 @@ func (e *env) object(key string) []byte {
 func (e *env) queueReport() string {
 	var b strings.Builder
 	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
-		info, err := e.insp.GetQueueInfo(q)
+		info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
 		if err != nil {
+			fmt.Fprintf(&b, "%s: %v; ", q, err)
 			continue
 		}
-		fmt.Fprintf(&b, "%s: pending %d active %d retry %d archived %d completed %d; ", q, info.Pending, info.Active, info.Retry, info.Archived, info.Completed)
+		fmt.Fprintf(&b, "%s: pending %d active %d scheduled %d retry %d archived %d completed %d; ", q, info.Pending, info.Active, info.Scheduled, info.Retry, info.Archived, info.Completed)
 		if tasks, err := e.insp.ListArchivedTasks(q); err == nil {
 			for _, t := range tasks {
 				fmt.Fprintf(&b, "archived %s: %s; ", t.ID, t.LastErr)
@@ -309,9 +310,13 @@ func (e *env) waitQueuesIdle() {
 	for {
 		busy := 0
 		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
-			if info, err := e.insp.GetQueueInfo(q); err == nil {
-				busy += info.Pending + info.Active + info.Scheduled + info.Retry
+			info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
+			if err != nil {
+				// Unknown is not idle.
+				busy++
+				continue
 			}
+			busy += info.Busy()
 		}
 		if busy == 0 {
 			return

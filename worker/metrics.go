@@ -13,7 +13,7 @@ import (
 
 // metrics are the worker's own Prometheus series. Labels take values from small
 // fixed sets (task types, outcomes, hub operations, status classes, modes). Queue
-// depths come from asynq's exporter (asynq/x/metrics), run once per fleet.
+// depths come from QueueCollector in `printworker queue-metrics`, run once per fleet.
 type metrics struct {
 	tasks       *prometheus.CounterVec
 	duration    *prometheus.HistogramVec

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hubsim"
@@ -211,10 +210,9 @@ func enqueueOrders(tb testing.TB, rdb redis.UniversalClient, refs []model.Design
 // archived fails the benchmark: a failed export is no export.
 func waitDone(tb testing.TB, rdb redis.UniversalClient, n int, within time.Duration, logs func() string) time.Time {
 	tb.Helper()
-	insp := asynq.NewInspectorFromRedisClient(rdb)
 	deadline := time.Now().Add(within)
 	for {
-		qi := queuesInfo(insp, jobs.QueueExports, jobs.QueueComplete)
+		qi := queuesInfo(tb, rdb, jobs.QueueExports, jobs.QueueComplete)
 		if qi.Archived > 0 || qi.Retry > 0 {
 			tb.Fatalf("%d archived and %d retrying tasks in the export and completion queues\n%s", qi.Archived, qi.Retry, logs())
 		}
@@ -228,14 +226,15 @@ func waitDone(tb testing.TB, rdb redis.UniversalClient, n int, within time.Durat
 	}
 }
 
-// queuesInfo sums the task counts of the distinct queues named.
-func queuesInfo(insp *asynq.Inspector, queues ...string) asynq.QueueInfo {
-	var sum asynq.QueueInfo
+// queuesInfo sums the task counts of the distinct queues named. A queue that cannot
+// be read fails the benchmark: read as empty it would end the wait early.
+func queuesInfo(tb testing.TB, rdb redis.UniversalClient, queues ...string) jobs.QueueStats {
+	tb.Helper()
+	var sum jobs.QueueStats
 	for _, q := range slices.Compact(slices.Sorted(slices.Values(queues))) {
-		qi, err := insp.GetQueueInfo(q)
+		qi, err := jobs.ReadQueueStats(context.Background(), rdb, q, time.Now())
 		if err != nil {
-			// A queue no task has reached yet does not exist.
-			continue
+			tb.Fatal(err)
 		}
 		sum.Queue += qi.Queue + " "
 		sum.Archived += qi.Archived

@@ -11,12 +11,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
-	"github.com/hibiken/asynq"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/printworker/printworker/internal/testlog"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/jobs"
 )
 
 // Bad event and link settings are reported at start, all at once, and the secret
@@ -121,10 +122,9 @@ func TestEventsThroughTheCommands(t *testing.T) {
 	if _, _, err := runCLI(t, env, "enqueue", "cancel", "--store", "s1", "--domain", "shop.example", "--order", "C-1"); err != nil {
 		t.Fatal(err)
 	}
-	in := asynq.NewInspector(asynq.RedisClientOpt{Addr: rs.Addr, DB: rs.DB})
-	defer in.Close()
+	rdb := rs.Client(t)
 	waitFor(t, func() bool {
-		info, err := in.GetQueueInfo("events")
+		info, err := jobs.ReadQueueStats(ctx, rdb, "events", time.Now())
 		return err == nil && info.Archived == 1
 	})
 	out, _, err := runCLI(t, env, "queues", "list", "--queue", "events", "--state", "archived")
@@ -142,8 +142,8 @@ func TestEventsThroughTheCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {
-		info, err := in.GetQueueInfo("events")
-		return err == nil && info.Archived == 0 && info.Retry == 0 && info.Pending == 0 && info.Active == 0
+		info, err := jobs.ReadQueueStats(ctx, rdb, "events", time.Now())
+		return err == nil && info.Archived == 0 && info.Busy() == 0
 	})
 	mu.Lock()
 	defer mu.Unlock()

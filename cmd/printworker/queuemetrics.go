@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"net"
 
-	"github.com/hibiken/asynq"
-	"github.com/hibiken/asynq/x/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/printworker/printworker/worker"
 )
 
-// queueMetricsCommand serves asynq's queue metrics (sizes by state, latency, processed
+// queueMetricsCommand serves the queue metrics under asynq's names (sizes by state, latency, processed
 // and failed counts, paused queues) from Redis. Run exactly one per cluster: every
 // scrape reads all queues from Redis, and one exporter per worker would multiply that
 // load and the series. Workers export their own task metrics themselves.
@@ -37,9 +37,8 @@ func queueMetricsCommand() command {
 				return err
 			}
 			defer rdb.Close()
-			in := asynq.NewInspectorFromRedisClient(rdb)
 			reg := prometheus.NewRegistry()
-			reg.MustRegister(metrics.NewQueueMetricsCollector(in), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+			reg.MustRegister(worker.NewQueueCollector(rdb, log), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 			ln, err := net.Listen("tcp", *addr)
 			if err != nil {

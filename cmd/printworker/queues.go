@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/jobs"
 )
 
 // queuesCommand is the operator's view of the queues, for the runbook: sizes, archived
@@ -49,7 +52,7 @@ Every action takes --redis-url (PRINTWORKER_REDIS_URL) and the Sentinel flags.
 }
 
 // inspectorFlags parses the Redis flags plus any extra ones and opens an Inspector.
-func inspector(ctx context.Context, e env, name string, args []string, extra func(fsAdder)) (*asynq.Inspector, func(), error) {
+func inspector(ctx context.Context, e env, name string, args []string, extra func(fsAdder)) (*queueAdmin, func(), error) {
 	fs := newFlagSet(e, "queues "+name, "queues "+name+" [flags]")
 	rf := addRedisFlags(fs)
 	if extra != nil {
@@ -63,7 +66,14 @@ func inspector(ctx context.Context, e env, name string, args []string, extra fun
 		return nil, nil, err
 	}
 	in := asynq.NewInspectorFromRedisClient(rdb)
-	return in, func() { in.Close(); rdb.Close() }, nil
+	return &queueAdmin{Inspector: in, rdb: rdb}, func() { in.Close(); rdb.Close() }, nil
+}
+
+// queueAdmin is asynq's Inspector with the Redis client it reads, for the counts
+// jobs.ReadQueueStats reads without asynq's failing memory estimate.
+type queueAdmin struct {
+	*asynq.Inspector
+	rdb redis.UniversalClient
 }
 
 // fsAdder is the part of a flag set the actions add their own flags to.
@@ -85,10 +95,11 @@ func queuesStats(ctx context.Context, e env, args []string) error {
 	sort.Strings(qs)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "QUEUE\tPENDING\tACTIVE\tSCHEDULED\tRETRY\tARCHIVED\tCOMPLETED\tLATENCY\tPAUSED")
+	now := time.Now()
 	for _, q := range qs {
-		info, err := in.GetQueueInfo(q)
+		info, err := jobs.ReadQueueStats(ctx, in.rdb, q, now)
 		if err != nil {
-			return fmt.Errorf("queue %s: %w", q, err)
+			return err
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%v\n", q, info.Pending, info.Active, info.Scheduled,
 			info.Retry, info.Archived, info.Completed, info.Latency.Round(time.Second), info.Paused)

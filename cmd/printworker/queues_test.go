@@ -12,6 +12,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/jobs"
 )
 
 // TestQueuesCommands drives the runbook's commands against a real Redis holding real
@@ -35,12 +36,17 @@ func TestQueuesCommands(t *testing.T) {
 	if err := srv.Start(mux); err != nil {
 		t.Fatal(err)
 	}
-	in := asynq.NewInspector(opt)
-	defer in.Close()
-	waitFor(t, func() bool {
-		info, err := in.GetQueueInfo("exports")
-		return err == nil && info.Archived == 1
-	})
+	rdb := rs.Client(t)
+	ctx := context.Background()
+	stats := func() jobs.QueueStats {
+		t.Helper()
+		info, err := jobs.ReadQueueStats(ctx, rdb, "exports", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	waitFor(t, func() bool { return stats().Archived == 1 })
 	srv.Shutdown()
 
 	out, _, err := runCLI(t, env, "queues", "stats")
@@ -54,13 +60,13 @@ func TestQueuesCommands(t *testing.T) {
 	if out, _, err = runCLI(t, env, "queues", "retry", "--queue", "exports"); err != nil || !strings.Contains(out, "1 archived task") {
 		t.Fatalf("queues retry: %v\n%s", err, out)
 	}
-	if info, _ := in.GetQueueInfo("exports"); info.Pending != 1 || info.Archived != 0 {
+	if info := stats(); info.Pending != 1 || info.Archived != 0 {
 		t.Fatalf("after retry: pending %d archived %d", info.Pending, info.Archived)
 	}
 	if _, _, err = runCLI(t, env, "queues", "pause", "--queue", "exports"); err != nil {
 		t.Fatal(err)
 	}
-	if info, _ := in.GetQueueInfo("exports"); !info.Paused {
+	if info := stats(); !info.Paused {
 		t.Fatal("queue not paused")
 	}
 	if _, _, err = runCLI(t, env, "queues", "unpause", "--queue", "exports"); err != nil {
@@ -69,6 +75,8 @@ func TestQueuesCommands(t *testing.T) {
 	if out, _, err = runCLI(t, env, "queues", "delete", "--queue", "exports", "--id", "broken-1"); err != nil || !strings.Contains(out, "deleted") {
 		t.Fatalf("queues delete: %v\n%s", err, out)
 	}
+	in := asynq.NewInspector(opt)
+	defer in.Close()
 	if _, err := in.GetTaskInfo("exports", "broken-1"); err == nil {
 		t.Fatal("task still there after delete")
 	}
