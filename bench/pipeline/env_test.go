@@ -305,6 +305,13 @@ func startWorkerLog(tb testing.TB, mode, level, redisURL, hubURL string, extra .
 		"--mode", mode, "--hub-rate-per-minute", "0",
 		"--metrics-addr", "", "--log-format", format, "--log-level", level,
 	}, extra...)
+	return startProcess(tb, args)
+}
+
+// startProcess runs the printworker binary with args, its output in a log file; it is
+// stopped (SIGTERM, then SIGKILL) when the benchmark ends.
+func startProcess(tb testing.TB, args []string) *process {
+	tb.Helper()
 	p := &process{logs: filepath.Join(tb.TempDir(), "worker.log")}
 	lf, err := os.Create(p.logs)
 	if err != nil {

@@ -1,0 +1,388 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/model"
+)
+
+// BenchmarkFleetScale runs a fleet on a three-master Redis Cluster: FLEET_WORKERS
+// (default 6) `printworker work --mode download` processes, the intake in this process
+// taking signed webhooks, the hub simulator with two stores, and a hot folder on tmpfs.
+// Two phases, FLEET_ORDERS orders in all (default 2,000, one 20 KiB view each):
+//
+//  1. the quiet store alone: FLEET_QUIET orders (default 100) paced at 5 a second;
+//  2. the same quiet traffic again while the flooding store sends the rest at once.
+//
+// Every store is limited to FLEET_RATE hub calls a minute (default 3,000), so the
+// flood queues behind its own limit. Reported: the p50/p95 latency from webhook to
+// manifest (all orders, and the quiet store's in each phase with their ratio, which
+// the fleet keeps under 2), Redis commands, network bytes and used memory per export
+// and per order summed over the masters' INFO, and the most clients connected per
+// worker. Use -benchtime 1x.
+//
+//	go test -run XXX -bench FleetScale -benchtime 1x -timeout 30m ./bench/pipeline
+func BenchmarkFleetScale(b *testing.B) {
+	n, workers, quiet := envInt(b, "FLEET_ORDERS", 2000), envInt(b, "FLEET_WORKERS", 6), envInt(b, "FLEET_QUIET", 100)
+	rate := envInt(b, "FLEET_RATE", 3000)
+	if n < 2*quiet+1 {
+		b.Fatalf("FLEET_ORDERS=%d: want more than twice FLEET_QUIET=%d", n, quiet)
+	}
+	cluster := testredis.StartCluster(b)
+	rdb := cluster.Client(b)
+
+	// Orders 0..quiet-1 are the quiet baseline, quiet..2quiet-1 the quiet store under
+	// the flood, the rest the flood.
+	storeOf := func(i int) string {
+		if i < 2*quiet {
+			return "quiet"
+		}
+		return "flood"
+	}
+	hubURL, refs := fleetHub(b, n, storeOf)
+	storesFile := filepath.Join(b.TempDir(), "stores.json")
+	stores := `[{"store":"quiet","apiKey":"quiet-key","secret":"quiet-secret","domains":["quiet.example"]},
+	{"store":"flood","apiKey":"flood-key","secret":"flood-secret","domains":["flood.example"]}]`
+	if err := os.WriteFile(storesFile, []byte(stores), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	dir, _ := tmpfsDir(b)
+	intakeURL := startIntake(b, rdb)
+	workerBinary(b)
+
+	procs := make([]*process, workers)
+	for i := range procs {
+		procs[i] = startProcess(b, append([]string{"work",
+			"--redis-url", cluster.URL(), "--hub-url", hubURL, "--hub-stores-file", storesFile,
+			"--mode", "download", "--hub-rate-per-minute", strconv.Itoa(rate),
+			"--storage", "dir", "--storage-dir", dir, "--concurrency", "4",
+			"--metrics-addr", "", "--log-format", "json", "--log-level", "info",
+		}, strings.Fields(os.Getenv("FLEET_WORKER_ARGS"))...))
+	}
+	for _, p := range procs {
+		waitLog(b, p, `"msg":"printworker work"`, time.Minute)
+	}
+	nodes := clusterNodes(b, cluster)
+	before := redisTotals(b, nodes)
+
+	b.ResetTimer()
+	start := time.Now()
+	baseline := sendFleet(b, intakeURL, refs, storeOf, 0, quiet, 5)
+	written := waitFleet(b, procs, keys(baseline), 10*time.Minute)
+
+	var flood map[string]time.Time
+	var wg sync.WaitGroup
+	wg.Go(func() { flood = sendFleet(b, intakeURL, refs, storeOf, 2*quiet, n, 0) })
+	stopClients := make(chan struct{})
+	var maxClients int64
+	wg.Go(func() { maxClients = sampleClients(b, nodes, stopClients) })
+	underFlood := sendFleet(b, intakeURL, refs, storeOf, quiet, 2*quiet, 5)
+	for id, t := range waitFleet(b, procs, keys(underFlood), 20*time.Minute) {
+		written[id] = t
+	}
+	close(stopClients)
+	wg.Wait()
+	for id, t := range waitFleet(b, procs, keys(flood), 20*time.Minute) {
+		written[id] = t
+	}
+	end := time.Now()
+	b.StopTimer()
+	// Let the debounced and retained work settle before Redis's memory is read.
+	time.Sleep(3 * time.Second)
+	after := redisTotals(b, nodes)
+
+	latencies := func(sent map[string]time.Time) []float64 {
+		var l []float64
+		for id, t0 := range sent {
+			l = append(l, written[id].Sub(t0).Seconds())
+		}
+		return l
+	}
+	all := append(append(latencies(baseline), latencies(underFlood)...), latencies(flood)...)
+	qb, qf := latencies(baseline), latencies(underFlood)
+	secs := end.Sub(start).Seconds()
+	b.ReportMetric(float64(n), "orders")
+	b.ReportMetric(float64(n)/secs*3600, "exports/h")
+	b.ReportMetric(quantile(all, 0.50), "p50-latency-s")
+	b.ReportMetric(quantile(all, 0.95), "p95-latency-s")
+	b.ReportMetric(quantile(qb, 0.50), "quiet-alone-p50-s")
+	b.ReportMetric(quantile(qb, 0.95), "quiet-alone-p95-s")
+	b.ReportMetric(quantile(qf, 0.50), "quiet-flood-p50-s")
+	b.ReportMetric(quantile(qf, 0.95), "quiet-flood-p95-s")
+	b.ReportMetric(quantile(qf, 0.95)/quantile(qb, 0.95), "quiet-p95-ratio")
+	b.ReportMetric(float64(after.commands-before.commands)/float64(n), "redis-cmds/export")
+	b.ReportMetric(float64(after.netBytes-before.netBytes)/float64(n), "redis-net-B/export")
+	b.ReportMetric(float64(after.usedMemory-before.usedMemory)/float64(n), "redis-mem-B/order")
+	// Less this benchmark's own sampling connection; the intake's few are counted.
+	b.ReportMetric(float64(maxClients-1)/float64(workers), "clients/worker")
+}
+
+// envInt is the integer in the environment variable name, else def.
+func envInt(tb testing.TB, name string, def int) int {
+	tb.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v <= 0 {
+		tb.Fatalf("%s=%q: want a positive integer", name, s)
+	}
+	return v
+}
+
+func keys(m map[string]time.Time) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// fleetHub runs the simulator with stores quiet and flood, and n one-view designs of
+// 20 KiB, design i owned by storeOf(i).
+func fleetHub(tb testing.TB, n int, storeOf func(int) string) (string, []model.DesignRef) {
+	tb.Helper()
+	sim, err := hubsim.New(hubsim.Config{
+		Stores: []hubsim.Store{
+			{ID: "quiet", Domains: []string{"quiet.example"}, Keys: []hubsim.Key{{Key: "quiet-key", Secret: "quiet-secret"}}},
+			{ID: "flood", Domains: []string{"flood.example"}, Keys: []hubsim.Key{{Key: "flood-key", Secret: "flood-secret"}}},
+		},
+		Exporter:  fixedExporter(payload(tb, 20<<10)),
+		MaxLogged: 1,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tpl := designTemplate(tb)
+	refs := make([]model.DesignRef, n)
+	for i := range refs {
+		d := tpl
+		d.ConfigurationID = int64(firstDesign + i)
+		d.ID = fmt.Sprintf("%024x", d.ConfigurationID)
+		d.Token = fmt.Sprintf("fleet-%08d", i)
+		d.Name = fmt.Sprintf("Fleet Mug %d", i)
+		d.Shop = storeOf(i)
+		if err := sim.AddDesign(d); err != nil {
+			tb.Fatal(err)
+		}
+		refs[i] = model.DesignRef{ID: d.ConfigurationID, Token: d.Token}
+	}
+	hs := httptest.NewServer(sim)
+	tb.Cleanup(hs.Close)
+	return hs.URL, refs
+}
+
+// sendFleet posts orders from..to-1 as signed orders/paid webhooks of their stores,
+// rate a second (0: at once, from 8 senders), and returns when each was sent.
+func sendFleet(tb testing.TB, url string, refs []model.DesignRef, storeOf func(int) string, from, to int, rate float64) map[string]time.Time {
+	tb.Helper()
+	senders := 8
+	if rate > 0 {
+		senders = 1
+	}
+	var mu sync.Mutex
+	sent := make(map[string]time.Time, to-from)
+	errs := make(chan error, senders)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for s := range senders {
+		wg.Go(func() {
+			client := &http.Client{Timeout: 30 * time.Second}
+			for i := from + s; i < to; i += senders {
+				if rate > 0 {
+					time.Sleep(time.Until(start.Add(time.Duration(float64(i-from) / rate * float64(time.Second)))))
+				}
+				store := storeOf(i)
+				o := order(i, refs[i])
+				o.Domain = store + ".example"
+				body, err := json.Marshal(o)
+				if err != nil {
+					errs <- err
+					return
+				}
+				req, err := http.NewRequest(http.MethodPost, url+"/webhooks/orders", bytes.NewReader(body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				now := time.Now()
+				req.Header.Set(intake.HeaderStore, store)
+				req.Header.Set(intake.HeaderTopic, intake.TopicPaid)
+				req.Header.Set(intake.HeaderDelivery, "fleet-"+o.OrderID)
+				req.Header.Set(intake.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+				req.Header.Set(intake.HeaderSignature, intake.Sign(benchWebhookSecret, now, body))
+				res, err := client.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var buf bytes.Buffer
+				_, _ = buf.ReadFrom(res.Body)
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK || !strings.Contains(buf.String(), `"enqueued"`) {
+					errs <- fmt.Errorf("webhook %s: %d %s", o.OrderID, res.StatusCode, buf.String())
+					return
+				}
+				mu.Lock()
+				sent[o.OrderID] = now
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		tb.Fatal(err)
+	}
+	return sent
+}
+
+// waitFleet reads every worker's JSON log until each of the orders has its manifest
+// written, and returns when each was. An error logged by any worker fails the run.
+func waitFleet(tb testing.TB, procs []*process, orders []string, within time.Duration) map[string]time.Time {
+	tb.Helper()
+	offsets := make([]int64, len(procs))
+	written := map[string]time.Time{}
+	deadline := time.Now().Add(within)
+	for {
+		for i, p := range procs {
+			offsets[i] = readLogFrom(tb, p.logs, offsets[i], written)
+		}
+		missing := 0
+		for _, id := range orders {
+			if _, ok := written[id]; !ok {
+				missing++
+			}
+		}
+		if missing == 0 {
+			out := make(map[string]time.Time, len(orders))
+			for _, id := range orders {
+				out[id] = written[id]
+			}
+			return out
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d of %d manifests missing after %s\n%s", missing, len(orders), within, procs[0].tail())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// readLogFrom reads the complete lines of a log from offset on into written, and
+// returns the offset of the first line not yet complete.
+func readLogFrom(tb testing.TB, path string, offset int64, written map[string]time.Time) int64 {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() <= offset {
+		return offset
+	}
+	buf := make([]byte, st.Size()-offset)
+	k, _ := f.ReadAt(buf, offset)
+	buf = buf[:k]
+	end := bytes.LastIndexByte(buf, '\n')
+	if end < 0 {
+		return offset
+	}
+	for line := range bytes.SplitSeq(buf[:end], []byte("\n")) {
+		manifestLogLine(tb, line, written)
+	}
+	return offset + int64(end) + 1
+}
+
+// clusterNodes returns a client per master of the cluster.
+func clusterNodes(tb testing.TB, c *testredis.Cluster) []*redis.Client {
+	tb.Helper()
+	var out []*redis.Client
+	for _, addr := range c.Addrs {
+		cl := redis.NewClient(&redis.Options{Addr: addr})
+		tb.Cleanup(func() { cl.Close() })
+		out = append(out, cl)
+	}
+	return out
+}
+
+// redisTotal is what the masters report together.
+type redisTotal struct {
+	commands, netBytes, usedMemory int64
+}
+
+// redisTotals sums INFO commandstats calls, network bytes in and out and used
+// memory over the nodes. The INFO calls themselves are a handful of commands.
+func redisTotals(tb testing.TB, nodes []*redis.Client) redisTotal {
+	tb.Helper()
+	var t redisTotal
+	for _, n := range nodes {
+		info, err := n.Info(context.Background(), "commandstats", "stats", "memory").Result()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for line := range strings.SplitSeq(info, "\r\n") {
+			switch {
+			case strings.HasPrefix(line, "cmdstat_"):
+				_, rest, _ := strings.Cut(line, "calls=")
+				calls, _, _ := strings.Cut(rest, ",")
+				v, _ := strconv.ParseInt(calls, 10, 64)
+				t.commands += v
+			case strings.HasPrefix(line, "total_net_input_bytes:"), strings.HasPrefix(line, "total_net_output_bytes:"):
+				_, v, _ := strings.Cut(line, ":")
+				x, _ := strconv.ParseInt(v, 10, 64)
+				t.netBytes += x
+			case strings.HasPrefix(line, "used_memory:"):
+				_, v, _ := strings.Cut(line, ":")
+				x, _ := strconv.ParseInt(v, 10, 64)
+				t.usedMemory += x
+			}
+		}
+	}
+	return t
+}
+
+// sampleClients samples the clients connected to each node every half second until
+// stop, and returns the most seen on any one node: each worker connects to every
+// master, so that is the fleet's connections per node.
+func sampleClients(tb testing.TB, nodes []*redis.Client, stop <-chan struct{}) int64 {
+	var most int64
+	for {
+		for _, n := range nodes {
+			info, err := n.Info(context.Background(), "clients").Result()
+			if err != nil {
+				continue
+			}
+			for line := range strings.SplitSeq(info, "\r\n") {
+				if v, ok := strings.CutPrefix(line, "connected_clients:"); ok {
+					if x, err := strconv.ParseInt(v, 10, 64); err == nil {
+						most = max(most, x)
+					}
+				}
+			}
+		}
+		select {
+		case <-stop:
+			return most
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
