@@ -326,6 +326,21 @@ func mapBigCommerceOrder(bo *bcOrder, ship *bcAddress, lines []bcProduct, domain
 // bcPageSize is the v2 API's largest page of order products.
 const bcPageSize = 250
 
+// bigCommerceReader reads BigCommerce orders (the v2 orders API).
+type bigCommerceReader struct{ f *Fetcher }
+
+// readOrder removes an archived order without reading it, else reads and maps it.
+func (r bigCommerceReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, error) {
+	if p.Event == jobs.FetchDelete {
+		return statePlan(&model.Order{OrderID: p.OrderID, Domain: r.f.cfg.BigCommerce.domain()}, stateCancelled), nil
+	}
+	o, st, err := r.f.bigCommerceOrder(ctx, p)
+	if err != nil {
+		return fetched{}, err
+	}
+	return statePlan(o, st), nil
+}
+
 // bigCommerceOrder reads the order, its shipping address and its products, and
 // maps them.
 func (f *Fetcher) bigCommerceOrder(ctx context.Context, p jobs.OrderFetch) (*model.Order, orderState, error) {

@@ -253,6 +253,17 @@ func (f *Fetcher) etsyShopURL() string {
 	return strings.TrimRight(f.cfg.Etsy.APIURL, "/") + "/v3/application/shops/" + url.PathEscape(f.cfg.Etsy.ShopID)
 }
 
+// etsyReader reads Etsy receipts (the v3 open API).
+type etsyReader struct{ f *Fetcher }
+
+func (r etsyReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, error) {
+	o, st, err := r.f.etsyReceipt(ctx, p)
+	if err != nil {
+		return fetched{}, err
+	}
+	return statePlan(o, st), nil
+}
+
 // etsyReceipt reads one receipt (getShopReceipt) and maps it.
 func (f *Fetcher) etsyReceipt(ctx context.Context, p jobs.OrderFetch) (*model.Order, orderState, error) {
 	cfg := f.cfg.Etsy

@@ -43,16 +43,48 @@ const maxAPIResponse = 8 << 20
 // within one attempt; a longer window ends the attempt with that Retry-After.
 const maxPacingWait = 10 * time.Second
 
-// Fetcher runs order fetch tasks (jobs.TypeOrderFetch): it reads the order from the
-// store's API with printworker's own credentials, maps it, and enqueues the same
-// push, export and cancel jobs a full webhook would. It is safe for concurrent use.
+// orderReader reads the order of one fetch task from its platform's API and maps
+// it: one per platform the Fetcher serves (BigCommerce, Etsy, WooCommerce).
+type orderReader interface {
+	readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, error)
+}
+
+// fetched is a read order and what to do with it.
+type fetched struct {
+	order *model.Order
+	plan  plan
+	// skip, when set, says why there is nothing to do.
+	skip string
+}
+
+// statePlan is what an order's state asks for, as the Shopify path does for its
+// topics: a cancelled order stops its pending exports and leaves the hub; an unpaid
+// one is pushed; a paid one is pushed and exported.
+func statePlan(o *model.Order, st orderState) fetched {
+	switch st {
+	case stateCancelled:
+		return fetched{order: &model.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []model.LineItem{}},
+			plan: plan{push: OpDelete, stop: true}}
+	case statePaid:
+		return fetched{order: o, plan: plan{push: OpUpdate, export: true}}
+	}
+	return fetched{order: o, plan: plan{push: OpUpdate}}
+}
+
+// Fetcher runs order fetch tasks (jobs.TypeOrderFetch, and jobs.TypeStoreFetch
+// queued by older versions): it reads the order from the store's API with
+// printworker's own credentials through the platform's reader, maps it, and
+// enqueues the same push, export and cancel jobs a full webhook would. It is safe
+// for concurrent use.
 type Fetcher struct {
-	cfg   Config
-	enq   Enqueuer
-	http  *http.Client
-	log   *slog.Logger
-	now   func() time.Time
-	sleep func(context.Context, time.Duration) error
+	cfg     Config
+	enq     Enqueuer
+	http    *http.Client
+	log     *slog.Logger
+	now     func() time.Time
+	sleep   func(context.Context, time.Duration) error
+	woo     *WooCommerceAPI
+	readers map[string]orderReader
 
 	mu sync.Mutex
 	// notBefore is, per store API, when its rate limit window reopens (the API
@@ -76,9 +108,14 @@ func WithFetchClock(now func() time.Time, sleep func(context.Context, time.Durat
 	return func(f *Fetcher) { f.now, f.sleep = now, sleep }
 }
 
+// WithWooCommerceAPI sets the WooCommerce site whose orders the Fetcher reads (nil:
+// none; its fetches then fail permanently with a reason naming the missing flags).
+func WithWooCommerceAPI(api *WooCommerceAPI) FetcherOption { return func(f *Fetcher) { f.woo = api } }
+
 // NewFetcher builds the fetch task handler. Requests dial through guard: the
 // configured API base URLs are trusted (operator configuration), anything else an
-// API redirects to is checked like any outbound fetch.
+// API redirects to is checked like any outbound fetch. The WooCommerce API brings
+// its own client (WithWooCommerceAPI).
 func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...FetcherOption) (*Fetcher, error) {
 	if enq == nil {
 		return nil, errors.New("intake: fetcher: no enqueuer")
@@ -97,6 +134,16 @@ func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...Fetcher
 	for _, o := range opts {
 		o(f)
 	}
+	if f.woo != nil {
+		if err := f.woo.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	f.readers = map[string]orderReader{
+		PlatformBigCommerce: bigCommerceReader{f},
+		PlatformEtsy:        etsyReader{f},
+		PlatformWooCommerce: wooReader{f.woo},
+	}
 	return f, nil
 }
 
@@ -114,7 +161,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // ProcessTask runs one fetch. A permanent failure (the order is gone, the API's
 // answer cannot be mapped) wraps asynq.SkipRetry; everything else is retried.
 func (f *Fetcher) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	p, err := jobs.Decode[jobs.OrderFetch](t.Payload())
+	p, err := jobs.DecodeOrderFetch(t.Type(), t.Payload())
 	if err != nil {
 		return err
 	}
@@ -126,64 +173,40 @@ func (f *Fetcher) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	return err
 }
 
+// fetch reads the order through its platform's reader and enqueues what it asks for.
 func (f *Fetcher) fetch(ctx context.Context, p jobs.OrderFetch) error {
-	var (
-		o   *model.Order
-		st  orderState
-		err error
-	)
-	switch p.Platform {
-	case PlatformBigCommerce:
-		if p.Event == jobs.FetchDelete {
-			o, st = &model.Order{OrderID: p.OrderID, Domain: f.cfg.BigCommerce.domain()}, stateCancelled
-			break
-		}
-		o, st, err = f.bigCommerceOrder(ctx, p)
-	case PlatformEtsy:
-		o, st, err = f.etsyReceipt(ctx, p)
-	default:
+	r, ok := f.readers[p.Platform]
+	if !ok {
 		return fmt.Errorf("%w: platform %q", jobs.ErrPayload, p.Platform)
 	}
+	got, err := r.readOrder(ctx, p)
 	if err != nil {
 		return err
 	}
-	return f.act(ctx, p, o, st)
-}
-
-// act enqueues what the order's state asks for, as the Shopify path does for its
-// topics: a cancelled order stops its pending exports and leaves the hub; an unpaid
-// one is pushed; a paid one is pushed and exported.
-func (f *Fetcher) act(ctx context.Context, p jobs.OrderFetch, o *model.Order, st orderState) error {
-	log := f.log.With("platform", p.Platform, "store", p.Store, "order", o.OrderID)
-	if st == stateCancelled {
-		del := &model.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []model.LineItem{}}
-		if err := f.enq.CancelOrder(ctx, p.Store, del); err != nil {
-			return fmt.Errorf("cancel exports: %w", err)
-		}
-		if err := f.enq.PushOrder(ctx, p.Store, OpDelete, del); err != nil {
-			return fmt.Errorf("push delete: %w", err)
-		}
-		log.InfoContext(ctx, "intake: cancelled order removed")
+	id := p.OrderID
+	if got.order != nil {
+		id = got.order.OrderID
+	}
+	log := f.log.With("platform", p.Platform, "store", p.Store, "order", id, "delivery", p.Delivery)
+	if got.skip != "" {
+		log.InfoContext(ctx, "intake: fetched order: nothing to do", "reason", got.skip)
 		return nil
 	}
-	if !hub.HasCustomizations(o) {
+	o, pl := got.order, got.plan
+	if pl.push != OpDelete && !hub.HasCustomizations(o) {
 		// The hub only takes orders with customizations (spec 1.3).
-		log.InfoContext(ctx, "intake: order skipped: no customizations")
+		log.InfoContext(ctx, "intake: fetched order: nothing to do", "reason", "no customizations")
 		return nil
 	}
-	if n := len(o.LineItems); n > f.cfg.MaxLines {
+	if n := len(o.LineItems); pl.push != OpDelete && n > f.cfg.MaxLines {
 		return &fetchError{platform: p.Platform, what: "order " + o.OrderID,
 			err: fmt.Errorf("%d personalized lines, more than the limit of %d: nothing enqueued", n, f.cfg.MaxLines)}
 	}
-	if err := f.enq.PushOrder(ctx, p.Store, OpUpdate, o); err != nil {
-		return fmt.Errorf("push update: %w", err)
+	done, err := runPlan(ctx, f.enq, p.Store, o, pl)
+	if err != nil {
+		return err
 	}
-	if st == statePaid {
-		if err := f.enq.ExportOrder(ctx, p.Store, o); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-	}
-	log.InfoContext(ctx, "intake: fetched order enqueued", "exported", st == statePaid)
+	log.InfoContext(ctx, "intake: fetched order enqueued", "jobs", done)
 	return nil
 }
 

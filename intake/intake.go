@@ -112,8 +112,8 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	cfg.Shopify.Domains = lowerKeys(cfg.Shopify.Domains)
 	cfg.WooCommerce.Stores = wooSiteKeys(cfg.WooCommerce.Stores)
 	cfg.WooCommerce.Domains = wooSiteKeys(cfg.WooCommerce.Domains)
-	if _, ok := enq.(storeFetcher); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
-		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue store fetches")
+	if _, ok := enq.(FetchEnqueuer); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
+		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue order fetches")
 	}
 	s := &Server{cfg: cfg, enq: enq, deliveries: deliveries, ready: ready, log: slog.Default(), now: time.Now}
 	for _, o := range opts {
@@ -215,7 +215,7 @@ type plan struct {
 	export, stop bool
 	// fetch, when set, is all there is to do: read the order from the store's API
 	// in a task, which decides the rest.
-	fetch *jobs.StoreFetch
+	fetch *jobs.OrderFetch
 	// restore lifts an earlier deletion first (the store brought the order back).
 	restore bool
 }
@@ -317,11 +317,11 @@ func (s *Server) enqueue(ctx context.Context, ev event, p plan) ([]string, error
 func runPlan(ctx context.Context, enq Enqueuer, store string, o *model.Order, p plan) ([]string, error) {
 	var jobs []string
 	if p.fetch != nil {
-		f, ok := enq.(storeFetcher)
+		f, ok := enq.(FetchEnqueuer)
 		if !ok {
-			return nil, errors.New("fetch: the enqueuer cannot enqueue store fetches")
+			return nil, errors.New("fetch: the enqueuer cannot enqueue order fetches")
 		}
-		if err := f.FetchStoreOrder(ctx, *p.fetch); err != nil {
+		if err := f.FetchOrder(ctx, *p.fetch); err != nil {
 			return nil, fmt.Errorf("fetch: %w", err)
 		}
 		return []string{"fetch"}, nil

@@ -27,11 +27,6 @@ func (a jobsEnqueuer) CancelOrder(ctx context.Context, store string, o *model.Or
 	return err
 }
 
-func (a jobsEnqueuer) FetchStoreOrder(ctx context.Context, p jobs.StoreFetch) error {
-	_, err := a.e.FetchStoreOrder(ctx, p)
-	return err
-}
-
 func (a jobsEnqueuer) RestoreOrder(ctx context.Context, store string, o *model.Order) error {
 	return a.e.RestoreOrder(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
 }

@@ -20,7 +20,10 @@ import (
 	"github.com/printworker/printworker/model"
 )
 
-const endpointWix = "wix"
+// PlatformWix names Wix (its webhooks carry the whole order: no fetch).
+const PlatformWix = "wix"
+
+const endpointWix = PlatformWix
 
 // Wix eCommerce order events (eventType of the webhook envelope).
 const (

@@ -33,7 +33,7 @@ const (
 	WooTopicRestored = "order.restored"
 )
 
-// PlatformWooCommerce names WooCommerce in store fetch tasks.
+// PlatformWooCommerce names WooCommerce in order fetch tasks.
 const PlatformWooCommerce = "woocommerce"
 
 const endpointWooCommerce = "woocommerce"
@@ -50,7 +50,7 @@ type WooCommerce struct {
 	// DesignMeta is the line item meta key holding "<designId>.<designToken>"
 	// (default "design"). A key starting with "_" is hidden: WooCommerce leaves it
 	// out of webhook bodies, so each webhook is acknowledged and the order is read
-	// through the REST API by a store fetch task (the worker needs the API settings).
+	// through the REST API by an order fetch task (the worker needs the API settings).
 	DesignMeta string
 	// Stores maps a site (X-WC-Webhook-Source, e.g. "https://shop.example.com/",
 	// matched without scheme and trailing slash, case-insensitively) to the hub store
@@ -199,8 +199,9 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 		}
 		// The identity of this event: the order at this modification and status.
 		ev.order = &model.Order{OrderID: id, Domain: domain, Updated: wo.DateModifiedGMT.str(), Status: wo.Status.str(), LineItems: []model.LineItem{}}
-		ev.plan = plan{fetch: &jobs.StoreFetch{OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: id},
-			Platform: PlatformWooCommerce, Topic: topic, DesignKey: cfg.DesignMeta, Delivery: delivery, Site: site}}
+		ev.plan = plan{fetch: &jobs.OrderFetch{Platform: PlatformWooCommerce, Store: store, Shop: site, OrderID: id,
+			Event: jobs.FetchOrder, Delivery: delivery,
+			WooCommerce: &jobs.WooFetch{Domain: domain, Topic: topic, DesignKey: cfg.DesignMeta}}}
 	default:
 		o, p, skip, err := mapWooEvent(topic, &wo, wooMapping{domain: domain, designMeta: cfg.DesignMeta})
 		if err != nil {
@@ -458,10 +459,4 @@ func wooOrderURL(base, id string) string {
 // on the hub.
 type orderRestorer interface {
 	RestoreOrder(ctx context.Context, store string, o *model.Order) error
-}
-
-// storeFetcher is the optional part of an Enqueuer that enqueues store fetches
-// (*jobs.Enqueuer through JobsEnqueuer).
-type storeFetcher interface {
-	FetchStoreOrder(ctx context.Context, p jobs.StoreFetch) error
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
 )
@@ -216,15 +217,12 @@ func TestWooCommerceDuplicatesAndReordering(t *testing.T) {
 }
 
 // TestWooCommerceHiddenMetaFetch: with the reference under a hidden key the webhook
-// enqueues a store fetch; the fetch reads the order through the simulated REST API,
+// enqueues an order fetch; the fetch reads the order through the simulated REST API,
 // rides out 429 with Retry-After, 5xx and a hung answer as retryable errors, and
 // finally enqueues the order's push and exports: no order is lost.
 func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 	t.Parallel()
-	site := storesim.NewWooCommerce(wooSecret, "", "ck_test", "cs_test")
-	api := httptest.NewServer(site)
-	t.Cleanup(api.Close)
-	t.Cleanup(site.Close)
+	site, api := wooSite(t)
 	site.Source = api.URL + "/"
 	h, _ := wooHarness(t, "_design_ref", api.URL)
 	order := storesim.WooSampleOrder(801, "_design_ref", wooCreated)
@@ -240,25 +238,17 @@ func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 		}
 	}
 	ts := h.tasks()
-	if len(ts) != 1 || ts[0].Type != jobs.TypeStoreFetch {
-		t.Fatalf("tasks %q, want one store fetch", summary(t, ts))
+	if len(ts) != 1 || ts[0].Type != jobs.TypeOrderFetch {
+		t.Fatalf("tasks %q, want one order fetch", summary(t, ts))
 	}
 	fetch := ts[0]
 	if err := h.insp.DeleteTask(fetch.Queue, fetch.ID); err != nil {
 		t.Fatal(err)
 	}
 
-	enq, err := jobs.NewEnqueuer(h.rdb, jobs.EnqueuerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	woo := &intake.WooCommerceAPI{URL: api.URL, ConsumerKey: "ck_test", ConsumerSecret: "cs_test",
+	f := wooFetcher(t, h, &intake.WooCommerceAPI{URL: api.URL, ConsumerKey: "ck_test", ConsumerSecret: "cs_test",
 		// The hung answer ends at the client's timeout.
-		HTTP: &http.Client{Timeout: 300 * time.Millisecond, CheckRedirect: intake.NoRedirect}}
-	f, err := intake.NewStoreFetcher(woo, intake.JobsEnqueuer(enq), slogDiscard())
-	if err != nil {
-		t.Fatal(err)
-	}
+		HTTP: &http.Client{Timeout: 300 * time.Millisecond, CheckRedirect: intake.NoRedirect}})
 	site.Fail(storesim.WooFault{Status: 429, RetryAfter: "7"}, storesim.WooFault{Status: 502}, storesim.WooFault{Hang: true})
 	task := asynq.NewTask(fetch.Type, fetch.Payload)
 	var errs []error
@@ -282,12 +272,7 @@ func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 	if !errors.As(errs[0], &ra) || ra.RetryAfter() != 7*time.Second {
 		t.Errorf("429: %v does not carry Retry-After 7s", errs[0])
 	}
-	want := []string{
-		"export " + wooKey(801) + " " + wooRef1 + " x2",
-		"export " + wooKey(801) + " " + wooRef2 + " x1",
-		"push create " + wooKey(801),
-	}
-	if got := summary(t, h.tasks()); !slices.Equal(got, want) {
+	if got, want := summary(t, h.tasks()), wooCreatedTasks(801); !slices.Equal(got, want) {
 		t.Fatalf("tasks after the fetch\n got %q\nwant %q", got, want)
 	}
 	reqs := site.Requests()
@@ -301,7 +286,7 @@ func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 		t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 	}
 	for _, tk := range h.tasks() {
-		if tk.Type != jobs.TypeStoreFetch {
+		if tk.Type != jobs.TypeOrderFetch {
 			continue
 		}
 		err := f.ProcessTask(context.Background(), asynq.NewTask(tk.Type, tk.Payload))
@@ -328,6 +313,61 @@ func TestWooCommerceHiddenMetaFetch(t *testing.T) {
 		if err == nil || !errors.As(err, &r) || r.Retryable() {
 			t.Errorf("%s: %v, want a permanent error", tc.name, err)
 		}
+	}
+}
+
+// TestWooCommerceLegacyStoreFetch: a store:fetch task an older version enqueued
+// (payload version 1, its own layout) still runs: the order fetch handler reads it
+// as an order fetch, fetches the order and enqueues its push and exports.
+func TestWooCommerceLegacyStoreFetch(t *testing.T) {
+	t.Parallel()
+	site, api := wooSite(t)
+	h, _ := wooHarness(t, "_design_ref", api.URL)
+	site.Put(storesim.WooSampleOrder(802, "_design_ref", wooCreated))
+	f := wooFetcher(t, h, &intake.WooCommerceAPI{URL: api.URL, ConsumerKey: "ck_test", ConsumerSecret: "cs_test"})
+	// The payload as jobs.StoreFetch wrote it.
+	legacy := `{"v":1,"store":"` + wooStore + `","domain":"` + hubDomain + `","orderId":"802","platform":"woocommerce",` +
+		`"topic":"order.created","designKey":"_design_ref","delivery":"d-802"}`
+	if err := f.ProcessTask(context.Background(), asynq.NewTask(jobs.TypeStoreFetch, []byte(legacy))); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summary(t, h.tasks()), wooCreatedTasks(802); !slices.Equal(got, want) {
+		t.Fatalf("tasks after the legacy fetch\n got %q\nwant %q", got, want)
+	}
+}
+
+// wooSite is a simulated WooCommerce site with its REST API served.
+func wooSite(t *testing.T) (*storesim.WooCommerce, *httptest.Server) {
+	t.Helper()
+	site := storesim.NewWooCommerce(wooSecret, "", "ck_test", "cs_test")
+	api := httptest.NewServer(site)
+	t.Cleanup(api.Close)
+	t.Cleanup(site.Close)
+	return site, api
+}
+
+// wooFetcher is the order fetch handler over the site's API woo, enqueueing into
+// the harness's Redis.
+func wooFetcher(t *testing.T, h *harness, woo *intake.WooCommerceAPI) *intake.Fetcher {
+	t.Helper()
+	enq, err := jobs.NewEnqueuer(h.rdb, jobs.EnqueuerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := intake.NewFetcher(intake.DefaultConfig(), intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"),
+		intake.WithWooCommerceAPI(woo), intake.WithFetchLogger(slogDiscard()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// wooCreatedTasks are the tasks of storesim.WooSampleOrder id, created and paid.
+func wooCreatedTasks(id int64) []string {
+	return []string{
+		"export " + wooKey(id) + " " + wooRef1 + " x2",
+		"export " + wooKey(id) + " " + wooRef2 + " x1",
+		"push create " + wooKey(id),
 	}
 }
 

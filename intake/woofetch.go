@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,9 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hibiken/asynq"
-
-	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 )
 
@@ -175,33 +171,6 @@ func apiReason(body []byte) string {
 // as it is (an error), never followed with the credentials.
 func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// StoreFetcher runs store fetch tasks (jobs.TypeStoreFetch): it reads the order
-// from the store's API, maps it as the webhook would have been, and enqueues its
-// work.
-type StoreFetcher struct {
-	woo      *WooCommerceAPI
-	enq      Enqueuer
-	maxLines int
-	log      *slog.Logger
-}
-
-// NewStoreFetcher builds the task handler over the WooCommerce API woo (nil: no
-// WooCommerce site; its tasks fail permanently) and enq (JobsEnqueuer).
-func NewStoreFetcher(woo *WooCommerceAPI, enq Enqueuer, log *slog.Logger) (*StoreFetcher, error) {
-	if woo != nil {
-		if err := woo.Validate(); err != nil {
-			return nil, err
-		}
-	}
-	if enq == nil {
-		return nil, errors.New("store fetcher: no enqueuer")
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &StoreFetcher{woo: woo, enq: enq, maxLines: DefaultMaxLines, log: log}, nil
-}
-
 // permanentError is a fetched order that no retry can map.
 type permanentError struct{ err error }
 
@@ -209,53 +178,36 @@ func (e *permanentError) Error() string   { return e.err.Error() }
 func (e *permanentError) Unwrap() error   { return e.err }
 func (e *permanentError) Retryable() bool { return false }
 
-// ProcessTask handles one store fetch task.
-func (f *StoreFetcher) ProcessTask(ctx context.Context, t *asynq.Task) error {
-	p, err := jobs.Decode[jobs.StoreFetch](t.Payload())
-	if err != nil {
-		return err
+// wooReader reads WooCommerce orders through the site's REST API (nil: no site
+// configured on this worker) and maps them as their webhook would have been.
+type wooReader struct{ api *WooCommerceAPI }
+
+func (r wooReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, error) {
+	w := p.WooCommerce
+	if w == nil {
+		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s: no woocommerce fields in the payload", p.OrderID)}
 	}
-	if p.Platform != PlatformWooCommerce {
-		return &permanentError{fmt.Errorf("store fetch: platform %q: this worker reads woocommerce", p.Platform)}
+	if r.api == nil {
+		return fetched{}, &permanentError{errors.New("woocommerce fetch: no woocommerce api configured (--woocommerce-url and its key pair on the worker)")}
 	}
-	if f.woo == nil {
-		return &permanentError{errors.New("store fetch: no woocommerce api configured (--woocommerce-url and its key pair on the worker)")}
-	}
-	if site := wooSiteKey(f.woo.URL); p.Site != "" && p.Site != site {
+	if site := wooSiteKey(r.api.URL); p.Shop != "" && p.Shop != site {
 		// The same order id on another site is another order.
-		return &permanentError{fmt.Errorf("store fetch: order %s comes from site %q, the worker's --woocommerce-url is %q", p.OrderID, p.Site, site)}
+		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s comes from site %q, the worker's --woocommerce-url is %q", p.OrderID, p.Shop, site)}
 	}
-	body, err := f.woo.Order(ctx, p.OrderID)
+	body, err := r.api.Order(ctx, p.OrderID)
 	if err != nil {
-		return err
+		return fetched{}, err
 	}
 	var wo wooOrder
 	if err := decodeJSON(body, &wo); err != nil {
-		return &permanentError{fmt.Errorf("store fetch: order %s: %w", p.OrderID, err)}
+		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s: %w", p.OrderID, err)}
 	}
 	if id, _ := wooID(wo.ID); id != p.OrderID {
-		return &permanentError{fmt.Errorf("store fetch: asked for order %s, the api answered order %q", p.OrderID, wo.ID)}
+		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: asked for order %s, the api answered order %q", p.OrderID, wo.ID)}
 	}
-	o, pl, skip, err := mapWooEvent(p.Topic, &wo, wooMapping{domain: p.Domain, designMeta: p.DesignKey})
+	o, pl, skip, err := mapWooEvent(w.Topic, &wo, wooMapping{domain: w.Domain, designMeta: w.DesignKey})
 	if err != nil {
-		return &permanentError{fmt.Errorf("store fetch: order %s: %w", p.OrderID, err)}
+		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s: %w", p.OrderID, err)}
 	}
-	log := f.log.With("store", p.Store, "order", p.OrderID, "topic", p.Topic, "delivery", p.Delivery)
-	if skip != "" {
-		log.InfoContext(ctx, "store fetch: nothing to do", "reason", skip)
-		return nil
-	}
-	if pl.push != OpDelete && !hub.HasCustomizations(o) {
-		log.InfoContext(ctx, "store fetch: nothing to do", "reason", "no customizations")
-		return nil
-	}
-	if n := len(o.LineItems); pl.push != OpDelete && n > f.maxLines {
-		return &permanentError{fmt.Errorf("store fetch: order %s: %d personalized lines, more than the limit of %d: nothing enqueued", p.OrderID, n, f.maxLines)}
-	}
-	done, err := runPlan(ctx, f.enq, p.Store, o, pl)
-	if err != nil {
-		return err
-	}
-	log.InfoContext(ctx, "store fetch: order enqueued", "jobs", done)
-	return nil
+	return fetched{order: o, plan: pl, skip: skip}, nil
 }

@@ -8,6 +8,8 @@
 // headers), 5xx, or held until the client gives up (a timeout); webhooks can be sent
 // twice (a duplicate, as the platforms do) and in any order (Deliver).
 //
-// Tests use it in process (Handler on an httptest server); a demo or staging setup
-// can serve it as a stand-in store. Nothing in it is for production.
+// Tests use it in process (Handler on an httptest server); `printworker demo
+// --platform` serves one as the demo's store (docs/demo.md, "Orders from another
+// platform"), and a staging setup can serve it as a stand-in store. Nothing in it is
+// for production.
 package storesim

@@ -10,12 +10,13 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
 	"github.com/printworker/printworker/worker"
 )
 
-// TestStoreFetchThroughTheWorker: a store fetch task (a WooCommerce order whose
+// TestStoreFetchThroughTheWorker: a WooCommerce order fetch task (an order whose
 // design references sit under a hidden meta key) runs in the worker through
 // Deps.Handlers: the simulated site answers 429 with Retry-After, then 502, then
 // the order; the worker retries, and the order ends pushed, exported and with its
@@ -32,11 +33,12 @@ func TestStoreFetchThroughTheWorker(t *testing.T) {
 		}
 		woo := &intake.WooCommerceAPI{URL: api.URL, ConsumerKey: "ck", ConsumerSecret: "cs",
 			HTTP: &http.Client{Timeout: 10 * time.Second, CheckRedirect: intake.NoRedirect}}
-		f, err := intake.NewStoreFetcher(woo, intake.JobsEnqueuer(enq), testLogger(t))
+		f, err := intake.NewFetcher(intake.DefaultConfig(), intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"),
+			intake.WithWooCommerceAPI(woo), intake.WithFetchLogger(testLogger(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.Handlers = map[string]asynq.Handler{jobs.TypeStoreFetch: f}
+		d.Handlers = map[string]asynq.Handler{jobs.TypeOrderFetch: f}
 	})
 	var ids []int64
 	for id := range e.refs {
@@ -53,9 +55,9 @@ func TestStoreFetchThroughTheWorker(t *testing.T) {
 	site.Put(o)
 	site.Fail(storesim.WooFault{Status: http.StatusTooManyRequests, RetryAfter: "1"}, storesim.WooFault{Status: http.StatusBadGateway})
 
-	if _, err := e.enq.FetchStoreOrder(context.Background(), jobs.StoreFetch{
-		OrderKey: jobs.OrderKey{Store: store, Domain: domain, OrderID: "7001"},
-		Platform: intake.PlatformWooCommerce, Topic: intake.WooTopicCreated, DesignKey: "_design", Delivery: "d1",
+	if _, err := e.enq.FetchOrder(context.Background(), jobs.OrderFetch{
+		Platform: intake.PlatformWooCommerce, Store: store, OrderID: "7001", Event: jobs.FetchOrder, Delivery: "d1",
+		WooCommerce: &jobs.WooFetch{Domain: domain, Topic: intake.WooTopicCreated, DesignKey: "_design"},
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -79,6 +79,7 @@ type demoOptions struct {
 	keep       bool
 	intakeAddr string
 	topic      string
+	platform   string
 	redis      *redisFlags
 	hub        *hubFlags
 	storage    *storageFlags
@@ -94,7 +95,7 @@ func demoCommand() command {
 		name:    "demo",
 		summary: "run the whole flow on embedded defaults and show the print files",
 		run: func(ctx context.Context, e env, args []string) error {
-			fs := newFlagSet(e, "demo", "demo [flags]\n\nStarts Redis (embedded unless --redis-url), the hub simulator (unless --hub-url), the intake\nand a worker in one process, sends signed sample Shopify orders to the intake, waits for\nevery order's manifest and prints what was produced. See docs/demo.md.")
+			fs := newFlagSet(e, "demo", "demo [flags]\n\nStarts Redis (embedded unless --redis-url), the hub simulator (unless --hub-url), the intake\nand a worker in one process, sends signed sample orders to the intake (Shopify's, or --platform's\nstore simulator's), waits for every order's manifest and prints what was produced. See docs/demo.md.")
 			o := demoOptions{
 				redis: addRedisFlags(fs), hub: addHubFlags(fs), storage: addStorageFlags(fs),
 				render: addRenderFlags(fs), worker: addWorkerFlags(fs), log: addLogFlags(fs),
@@ -104,6 +105,7 @@ func demoCommand() command {
 			fs.BoolVar(&o.keep, "keep", false, "keep the services running after the demo (until Ctrl-C) to send your own webhooks")
 			fs.StringVar(&o.intakeAddr, "intake-addr", "127.0.0.1:0", "listen address of the demo's intake (port 0: any free port)")
 			fs.StringVar(&o.topic, "topic", intake.TopicPaid, "Shopify topic the sample orders are sent with (it is also the production topic)")
+			fs.StringVar(&o.platform, "platform", demoPlatformShopify, "store platform the sample orders come from: "+strings.Join(demoPlatforms, ", ")+"; all but shopify start that store's simulator, which sends the webhooks and serves the order API")
 			fs.Var(flagAlias{fs.Lookup("storage-dir")}, "out", "folder receiving the print files, emptied on each run (same as --storage-dir)")
 			for name, v := range map[string]string{
 				"redis-url":           "",
@@ -170,7 +172,9 @@ type demoRun struct {
 	// receiver is the demo's own event receiver; nil when --events-url or
 	// --events-file names real ones.
 	receiver *demoReceiver
-	cleanup  []func()
+	// sim is the store simulator of --platform; nil for Shopify.
+	sim     *demoSim
+	cleanup []func()
 }
 
 // demoStorage is what the demo needs of a storage backend.
@@ -214,6 +218,9 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 			return err
 		}
 		o.events.url = d.receiver.url
+	}
+	if d.sim, err = d.startStore(ctx); err != nil {
+		return err
 	}
 	if err := d.startWorker(ctx, hubs); err != nil {
 		return err
@@ -461,6 +468,9 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 		}
 		deps.Renderer = r
 	}
+	if deps.Handlers, err = d.sim.fetchHandlers(d.intakeConfig(), intake.JobsEnqueuer(d.enq), d); err != nil {
+		return usageError("demo: " + err.Error())
+	}
 	w, err := worker.New(cfg, deps)
 	if err != nil {
 		return usageError("demo: " + err.Error())
@@ -478,7 +488,9 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 	return nil
 }
 
-func (d *demoRun) startIntake(ctx context.Context) error {
+// intakeConfig is the demo intake's configuration: the Shopify shop, or the
+// simulated store of --platform.
+func (d *demoRun) intakeConfig() intake.Config {
 	cfg := intake.DefaultConfig()
 	cfg.Shopify.Secrets = []string{demoShopifySecret}
 	cfg.Shopify.Stores = map[string]string{demoShop: d.hubStore}
@@ -486,6 +498,18 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 	// The samples are sent with --topic; making it the production topic too means
 	// every run prints, whichever topic is chosen.
 	cfg.ProductionTopic = d.o.topic
+	// The embedded Redis runs in this process, beside four renders: a store's 5 s
+	// enqueue bound (answered 503, the store sends again) would turn a busy laptop
+	// into failed demo orders.
+	cfg.EnqueueTimeout = 30 * time.Second
+	if d.sim != nil {
+		d.sim.intakeConfig(&cfg, d.hubStore, d.domain)
+	}
+	return cfg
+}
+
+func (d *demoRun) startIntake(ctx context.Context) error {
+	cfg := d.intakeConfig()
 	deliveries := intake.NewRedisDeliveries(d.rdb, "")
 	srv, err := intake.New(cfg, intake.JobsEnqueuer(d.enq), deliveries, deliveries.Ping, intake.WithLogger(d.log), intake.WithTracing(d.tr.Provider, d.tr.Propagator))
 	if err != nil {
@@ -500,7 +524,7 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 	go func() { done <- serveHTTP(ictx, ln, srv.Handler(), 5*time.Second, d.log) }()
 	d.cleanup = append(d.cleanup, func() { stop(); <-done })
 	d.intake = "http://" + ln.Addr().String()
-	fmt.Fprintf(d.e.stdout, "intake   %s/webhooks/shopify\n", d.intake)
+	fmt.Fprintf(d.e.stdout, "intake   %s/webhooks/%s\n", d.intake, d.o.platform)
 	return nil
 }
 
@@ -521,17 +545,17 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 	}
 	slices.Sort(files)
 	var out []demoOrder
-	fmt.Fprintf(d.e.stdout, "\nsending %d signed Shopify orders (%s)\n", len(files), d.o.topic)
+	if d.sim != nil {
+		fmt.Fprintf(d.e.stdout, "\nsending %d orders through the %s simulator\n", len(files), d.o.platform)
+	} else {
+		fmt.Fprintf(d.e.stdout, "\nsending %d signed Shopify orders (%s)\n", len(files), d.o.topic)
+	}
 	for _, f := range files {
 		body, err := demoOrders.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		var so struct {
-			ID        json.Number `json:"id"`
-			Name      string      `json:"name"`
-			CreatedAt time.Time   `json:"created_at"`
-		}
+		var so demoSample
 		if err := json.Unmarshal(body, &so); err != nil {
 			return nil, fmt.Errorf("demo: %s: %w", f, err)
 		}
@@ -545,7 +569,7 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 		if err := d.store.Delete(ctx, manifest); err != nil {
 			d.log.Debug("previous manifest not deleted", "key", manifest, "err", err)
 		}
-		res, err := d.post(ctx, body, f)
+		res, err := d.deliver(ctx, body, f, &so)
 		if err != nil {
 			return nil, err
 		}
@@ -565,6 +589,36 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 	}
 	return out, nil
 }
+
+// deliver sends one sample order, as Shopify or through the store simulator, and
+// sends it again after a moment while the intake answers "unavailable" (503), as
+// the stores do: on a busy machine the embedded Redis can miss the intake's
+// enqueue timeout while the worker renders.
+func (d *demoRun) deliver(ctx context.Context, body []byte, name string, so *demoSample) (intakeAnswer, error) {
+	for try := 1; ; try++ {
+		var (
+			res intakeAnswer
+			err error
+		)
+		if d.sim != nil {
+			res, err = d.sim.send(ctx, d.intake, so)
+		} else {
+			res, err = d.post(ctx, body, name)
+		}
+		if err != nil || res.Status != "unavailable" || try == demoSendTries {
+			return res, err
+		}
+		d.log.Warn("intake unavailable, sending the order again", "order", so.Name, "try", try)
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// demoSendTries bounds deliver's tries of one order.
+const demoSendTries = 5
 
 type intakeAnswer struct {
 	Status string   `json:"status"`

@@ -71,35 +71,10 @@ func TestDemo(t *testing.T) {
 	}
 	checkNamesAgree(t, checkDemoOutput(t, hubNamed, stdout))
 
-	// What the sample orders hold (cmd/printworker/demodata).
-	want := map[string]map[int64]int{ // order -> design -> quantity
-		"6100000000001": {1001: 2, 1002: 1},
-		"6100000000002": {1003: 5},
-		"6100000000003": {1002: 3, 1004: 10},
-	}
+	checkDemoOrders(t, manifests)
 	types := map[string]bool{}
 	views := map[string]bool{}
-	for id, qty := range want {
-		m := manifests[id]
-		if m == nil {
-			t.Errorf("no manifest for order %s", id)
-			continue
-		}
-		got := map[int64]int{}
-		for _, l := range m.LineItems {
-			got[l.DesignID] += l.Quantity
-			if len(l.Files) == 0 {
-				t.Errorf("order %s design %d: no files listed", id, l.DesignID)
-			}
-		}
-		if len(got) != len(qty) {
-			t.Errorf("order %s lines %v, want %v", id, got, qty)
-		}
-		for d, q := range qty {
-			if got[d] != q {
-				t.Errorf("order %s design %d quantity %d, want %d", id, d, got[d], q)
-			}
-		}
+	for _, m := range manifests {
 		for _, f := range m.Files {
 			types[f.Type] = true
 			views[strconv.FormatInt(f.DesignID, 10)+"/"+f.ViewID] = true

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/intake"
@@ -58,18 +59,19 @@ func (f *storeFlags) apply(c *intake.Config) {
 	c.Etsy.Secrets = f.etsySecrets
 }
 
-// fetchWork builds the order fetch handler (registered with the worker whatever is
-// configured: a fetch for a store not set up then ends with a clear error instead of
-// waiting for a handler) and, with --etsy-poll-interval, the Etsy poller.
+// fetchWork builds the order fetch handler of every platform (registered with the
+// worker whatever is configured: a fetch for a store not set up then ends with a
+// clear error instead of waiting for a handler) and, with --etsy-poll-interval, the
+// Etsy poller.
 type fetchWork struct {
 	handler *intake.Fetcher
 	poller  *intake.EtsyPoller
 }
 
-func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, log *slog.Logger) (*fetchWork, error) {
+func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, woo *intake.WooCommerceAPI, log *slog.Logger) (*fetchWork, error) {
 	cfg := intake.DefaultConfig()
 	f.apply(&cfg)
-	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log))
+	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log), intake.WithWooCommerceAPI(woo))
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
@@ -88,4 +90,11 @@ func (fw *fetchWork) start(ctx context.Context) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = fw.poller.Run(ctx) })
 	return wg.Wait
+}
+
+// handlers are the fetch handler under both its task types: jobs.TypeStoreFetch is
+// what older versions enqueued WooCommerce fetches as (docs/intake.md, "Order
+// fetches").
+func (fw *fetchWork) handlers() map[string]asynq.Handler {
+	return map[string]asynq.Handler{jobs.TypeOrderFetch: fw.handler, jobs.TypeStoreFetch: fw.handler}
 }

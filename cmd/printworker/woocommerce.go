@@ -2,15 +2,11 @@ package main
 
 import (
 	"flag"
-	"log/slog"
 	"net/http"
 	"time"
 
-	"github.com/hibiken/asynq"
-
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/netguard"
-	"github.com/printworker/printworker/jobs"
 )
 
 // wooFlags are the WooCommerce webhook settings of serve (docs/intake.md,
@@ -42,7 +38,7 @@ func (f *wooFlags) apply(c *intake.Config) {
 	c.WooCommerce.Domains = f.domains
 }
 
-// wooAPIFlags are the WooCommerce REST settings of work: the store fetch tasks run
+// wooAPIFlags are the WooCommerce REST settings of work: the order fetch tasks run
 // there.
 type wooAPIFlags struct {
 	url, key, secret string
@@ -59,18 +55,18 @@ func addWooCommerceAPIFlags(fs *flag.FlagSet) *wooAPIFlags {
 	return f
 }
 
-// handlers returns the store fetch handler for the worker. Fetch tasks are handled
-// even without a site configured: they then fail permanently with a reason that
-// names the missing flags, rather than waiting in the queue unseen.
-func (f *wooAPIFlags) handlers(enq *jobs.Enqueuer, guard *netguard.Guard, log *slog.Logger) (map[string]asynq.Handler, error) {
-	var api *intake.WooCommerceAPI
-	if f.url != "" {
-		api = &intake.WooCommerceAPI{URL: f.url, ConsumerKey: f.key, ConsumerSecret: f.secret,
-			HTTP: &http.Client{Transport: guard.Transport(nil), Timeout: f.timeout, CheckRedirect: intake.NoRedirect}}
+// api returns the WooCommerce site the worker's order fetches read, nil when
+// --woocommerce-url is empty: WooCommerce fetch tasks are still handled then, and
+// fail permanently with a reason that names the missing flags rather than waiting
+// in the queue unseen.
+func (f *wooAPIFlags) api(guard *netguard.Guard) (*intake.WooCommerceAPI, error) {
+	if f.url == "" {
+		return nil, nil
 	}
-	sf, err := intake.NewStoreFetcher(api, intake.JobsEnqueuer(enq), log)
-	if err != nil {
+	api := &intake.WooCommerceAPI{URL: f.url, ConsumerKey: f.key, ConsumerSecret: f.secret,
+		HTTP: &http.Client{Transport: guard.Transport(nil), Timeout: f.timeout, CheckRedirect: intake.NoRedirect}}
+	if err := api.Validate(); err != nil {
 		return nil, usageError("--woocommerce-url: " + err.Error())
 	}
-	return map[string]asynq.Handler{jobs.TypeStoreFetch: sf}, nil
+	return api, nil
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -97,27 +96,24 @@ func workCommand() command {
 			}
 			defer rdb.Close()
 			deps.Redis = rdb
-			// The intake's order fetches and store fetches (docs/intake.md, "Order
-			// fetches" and "Hidden meta keys and the store fetch") run here, and enqueue
-			// what they read through one enqueuer.
+			// The intake's order fetches (docs/intake.md, "Order fetches") run here,
+			// and enqueue what they read through one enqueuer.
 			fenq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator})
 			if err != nil {
 				return err
 			}
-			if deps.Handlers, err = woof.handlers(fenq, guard, log); err != nil {
+			woo, err := woof.api(guard)
+			if err != nil {
 				return err
 			}
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			deps.Registerer = reg
-			fw, err := stf.work(rdb, fenq, cfg.KeyPrefix, guard, log)
+			fw, err := stf.work(rdb, fenq, cfg.KeyPrefix, guard, woo, log)
 			if err != nil {
 				return err
 			}
-			if deps.Handlers == nil {
-				deps.Handlers = map[string]asynq.Handler{}
-			}
-			deps.Handlers[jobs.TypeOrderFetch] = fw.handler
+			deps.Handlers = fw.handlers()
 			w, err := worker.New(cfg, deps)
 			if err != nil {
 				return usageError(err.Error())
