@@ -165,15 +165,20 @@ func (s *State) ReserveName(ctx context.Context, k OrderKey, owner, slot, reques
 }
 
 // folderClaimScript claims a folder for an order. KEYS[1]: the folder's claim. ARGV: ttl
-// ms, the order's key (OrderKey.String), its JSON (what the previous version wrote).
-// Returns the owner (the caller when the folder was free or already its own).
+// ms, the order's key (OrderKey.String), its JSON (what the previous version wrote,
+// rewritten as the key). Returns the owner (the caller when the folder was free or
+// already its own).
 var folderClaimScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then
   redis.call('SET', KEYS[1], ARGV[2])
   cur = ARGV[2]
 end
-if cur == ARGV[2] or cur == ARGV[3] then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
+if cur == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[2])
+  cur = ARGV[2]
+end
+if cur == ARGV[2] then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
 return cur
 `)
 

@@ -376,12 +376,15 @@ func (s *State) Settle(ctx context.Context, k OrderKey, rev int64, manifestKey s
 		return false, nil
 	}
 	var pairs []any
+	if d, err := hex.DecodeString(str(1)); err == nil && len(d) == sha256.Size {
+		pairs = append(pairs, "digest", string(d[:16])) // the previous version's (Begin)
+	}
 	if b := str(2); b != "" {
 		var o model.Order
 		if err := json.Unmarshal([]byte(b), &o); err != nil {
 			return false, fmt.Errorf("order state: settle %s: stored order: %w", k, err)
 		}
-		pairs = slimOrder(&o)
+		pairs = append(pairs, slimOrder(&o)...)
 	}
 	var moved []any
 	for f, v := range names.Val() {
