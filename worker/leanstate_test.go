@@ -237,3 +237,36 @@ func TestSettledStateOfThePreviousVersion(t *testing.T) {
 		t.Errorf("folder claimed by %v, %v; want %v", owner, err, k)
 	}
 }
+
+// TestSettledOrderWithoutItsManifest: the order data a settled state no longer keeps
+// is in the manifest; with the manifest deleted, a re-export's completion fails
+// permanently, saying so, rather than writing a manifest without the customer.
+func TestSettledOrderWithoutItsManifest(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	ctx := context.Background()
+	o := e.order("LEAN-2", 1003)
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	e.manifest("LEAN-2", 1)
+	e.waitQueuesIdle()
+	k := jobs.OrderKey{Store: store, Domain: domain, OrderID: "LEAN-2"}
+	if snap, err := e.enq.State().Snapshot(ctx, k); err != nil || !snap.OrderSlim {
+		t.Fatalf("not settled: %+v, %v", snap, err)
+	}
+	if err := e.store.Delete(ctx, orderDir("LEAN-2")+"/manifest.json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.enq.ReExport(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	e.waitQueuesIdle()
+	archived, err := e.insp.ListArchivedTasks(jobs.QueueComplete)
+	if err != nil || len(archived) != 1 || !strings.Contains(archived[0].LastErr, "holding the order's data") {
+		t.Fatalf("archived completions %v, %v; want one whose error names the missing manifest", archived, err)
+	}
+	if _, err := e.readManifest(orderDir("LEAN-2") + "/manifest.json"); err == nil {
+		t.Error("a manifest was written without the order's data")
+	}
+}
