@@ -179,3 +179,71 @@ func BenchmarkReserveName(b *testing.B) {
 		}
 	})
 }
+
+// TestReserveNamePreviousVersion: names the previous version reserved (claims,
+// slot records and next numbers in full) are honoured as they are, and after the
+// order is settled (converted to the compact form, names.go) just the same.
+func TestReserveNamePreviousVersion(t *testing.T) {
+	t.Parallel()
+	rs := testredis.Start(t)
+	rdb := rs.Client(t)
+	s := NewState(rdb, "t", 0)
+	ctx := context.Background()
+	k := OrderKey{Store: "s", Domain: "d.example", OrderID: "o-1"}
+	if _, err := s.Begin(ctx, k, testOrder("1.a", "2.b"), []string{"1.a", "2.b"}); err != nil {
+		t.Fatal(err)
+	}
+	// What the previous version wrote for "1.a|front" taking Mug.png and "2.b|front"
+	// then taking MUG-2.png for the request MUG.png.
+	if err := rdb.HSet(ctx, s.keys(k).names,
+		"n|mug.png", "1.a|front", "n|mug.thumb.jpg", "1.a|front", "slot|png|1.a|front", "Mug.png\nMug.png", "next|mug.png", "3",
+		"n|mug-2.png", "2.b|front", "n|mug-2.thumb.jpg", "2.b|front", "slot|png|2.b|front", "MUG.png\nMUG-2.png",
+	).Err(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, tt := range []struct {
+			owner, request string
+			first          int
+			c              []NameChoice
+			want           string
+			next           int
+		}{
+			{"2.b|front", "MUG.png", 1, choices("MUG", 1, 1), "MUG-2.png", 0},
+			{"1.a|front", "Mug.png", 1, choices("Mug", 1, 1), "Mug.png", 0},
+			{"3.c|front", "Mug.png", 1, choices("Mug", 1, 1), "", 3},
+			{"3.c|front", "mug-2.png", 1, choices("mug-2", 1, 1), "", 2},
+		} {
+			got, next, err := s.ReserveName(ctx, k, tt.owner, "png", tt.request, tt.first, tt.c)
+			if err != nil || got != tt.want || next != tt.next {
+				t.Errorf("%s: %s asking for %s: %q, next %d, %v; want %q, next %d", when, tt.owner, tt.request, got, next, err, tt.want, tt.next)
+			}
+		}
+	}
+	check("previous version")
+	for _, ref := range []string{"1.a", "2.b"} {
+		if _, _, err := s.MarkDone(ctx, k, ref, 0, []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := s.Settle(ctx, k, 1, "m.json"); err != nil || !ok {
+		t.Fatalf("settle: %v, %v", ok, err)
+	}
+	if n, _ := rdb.Exists(ctx, s.keys(k).names).Result(); n != 0 {
+		t.Errorf("names kept beside the settled meta: %q", rdb.HGetAll(ctx, s.keys(k).names).Val())
+	}
+	for f := range rdb.HGetAll(ctx, s.keys(k).meta).Val() {
+		if strings.Contains(f, "|front") || strings.HasPrefix(f, "n|") || strings.HasPrefix(f, "next|") {
+			t.Errorf("settled meta keeps %q in full", f)
+		}
+	}
+	check("settled")
+	// A new reservation after the settle: a re-export's file.
+	if got, _, err := s.ReserveName(ctx, k, "3.c|front", "png", "Mug.png", 3, choices("Mug", 3, 1)); err != nil || got != "Mug-3.png" {
+		t.Errorf("after the settle: %q, %v", got, err)
+	}
+	if got, _, err := s.ReserveName(ctx, k, "4.d|front", "png", "Mug.png", 3, choices("Mug", 3, 2)); err != nil || got != "Mug-4.png" {
+		t.Errorf("after the settle, another owner: %q, %v", got, err)
+	}
+}

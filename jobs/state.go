@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -69,10 +71,34 @@ const expireAll = `
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
 `
 
+// settledLua is prepended to the scripts that read or write expected and done. A
+// settled order (Settle) keeps neither key: meta's "settled" field says every
+// expected design is done, and its "l|<ref>" fields (the order's lines) name those
+// designs. unsettle writes the two keys back (each design done with SettledResult)
+// before a script changes them.
+const settledLua = `
+local function settledRefs(meta)
+  local refs = {}
+  for _, f in ipairs(redis.call('HKEYS', meta)) do
+    if string.sub(f, 1, 2) == 'l|' then table.insert(refs, string.sub(f, 3)) end
+  end
+  return refs
+end
+local function unsettle(meta, exp, done)
+  if redis.call('HGET', meta, 'settled') ~= '1' then return end
+  for _, r in ipairs(settledRefs(meta)) do
+    redis.call('SADD', exp, r)
+    redis.call('HSET', done, r, '` + SettledResult + `')
+  end
+  redis.call('HDEL', meta, 'settled')
+end
+`
+
 // beginScript records a revision of an order. KEYS: meta, expected, done, views, names.
-// ARGV: ttl ms, digest, order JSON, date, refs...
+// ARGV: ttl ms, digest, order JSON, date, the digest as the previous version wrote it
+// (equal too), refs...
 // Returns {rev, gen, changed, pending refs...}, or {-1, gen, 0} when cancelled.
-var beginScript = redis.NewScript(`
+var beginScript = redis.NewScript(settledLua + `
 local meta, exp, done = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('HGET', meta, 'cancelled') == '1' then
   return {-1, tonumber(redis.call('HGET', meta, 'gen') or '0'), 0}
@@ -81,16 +107,23 @@ redis.call('HSETNX', meta, 'date', ARGV[4])
 redis.call('HSETNX', meta, 'gen', 0)
 redis.call('HSETNX', meta, 'rev', 0)
 local changed = 0
-if redis.call('HGET', meta, 'digest') ~= ARGV[2] then
+local digest = redis.call('HGET', meta, 'digest')
+if digest ~= ARGV[2] and digest ~= ARGV[5] then
+  unsettle(meta, exp, done)
+  redis.call('HDEL', meta, 'lines', 'status')
+  for _, r in ipairs(settledRefs(meta)) do redis.call('HDEL', meta, 'l|' .. r) end
   redis.call('HINCRBY', meta, 'rev', 1)
   redis.call('HSET', meta, 'digest', ARGV[2], 'order', ARGV[3])
   redis.call('DEL', exp)
-  for i = 5, #ARGV do redis.call('SADD', exp, ARGV[i]) end
+  for i = 6, #ARGV do redis.call('SADD', exp, ARGV[i]) end
   changed = 1
 end
+local settled = redis.call('HGET', meta, 'settled') == '1'
 local res = {tonumber(redis.call('HGET', meta, 'rev')), tonumber(redis.call('HGET', meta, 'gen')), changed}
-for i = 5, #ARGV do
-  if redis.call('HEXISTS', done, ARGV[i]) == 0 then table.insert(res, ARGV[i]) end
+for i = 6, #ARGV do
+  local isdone
+  if settled then isdone = redis.call('HEXISTS', meta, 'l|' .. ARGV[i]) else isdone = redis.call('HEXISTS', done, ARGV[i]) end
+  if isdone == 0 then table.insert(res, ARGV[i]) end
 end
 ` + expireAll + `
 return res
@@ -100,16 +133,18 @@ return res
 // (ARGV[4] empty). KEYS: meta, expected, done, views, names. ARGV: ttl ms, ref, gen, result.
 // Returns the current revision when every expected design is done, 0 when some are
 // not, -1 when the order is cancelled, -2 when gen is older than the order's.
-var doneScript = redis.NewScript(`
+var doneScript = redis.NewScript(settledLua + `
 local meta, exp, done = KEYS[1], KEYS[2], KEYS[3]
 if redis.call('HGET', meta, 'cancelled') == '1' then return -1 end
 if redis.call('EXISTS', meta) == 0 then return 0 end
 local gen = tonumber(redis.call('HGET', meta, 'gen') or '0')
 if tonumber(ARGV[3]) < gen then return -2 end
 if ARGV[4] ~= '' then
+  unsettle(meta, exp, done)
   redis.call('HSET', done, ARGV[2], ARGV[4])
 ` + expireAll + `
 end
+if redis.call('HGET', meta, 'settled') == '1' then return tonumber(redis.call('HGET', meta, 'rev')) end
 for _, r in ipairs(redis.call('SMEMBERS', exp)) do
   if redis.call('HEXISTS', done, r) == 0 then return 0 end
 end
@@ -119,9 +154,10 @@ return tonumber(redis.call('HGET', meta, 'rev'))
 // reexportScript starts a new export generation. KEYS: meta, expected, done, views, names.
 // ARGV: ttl ms, refs... (none: every expected design). Returns {rev, gen, refs...}
 // or {-3} for an unknown order.
-var reexportScript = redis.NewScript(`
+var reexportScript = redis.NewScript(settledLua + `
 local meta, exp, done = KEYS[1], KEYS[2], KEYS[3]
-if redis.call('EXISTS', meta) == 0 or redis.call('HEXISTS', meta, 'order') == 0 then return {-3} end
+if redis.call('EXISTS', meta) == 0 or (redis.call('HEXISTS', meta, 'order') == 0 and redis.call('HEXISTS', meta, 'lines') == 0) then return {-3} end
+unsettle(meta, exp, done)
 redis.call('HDEL', meta, 'cancelled')
 local gen = redis.call('HINCRBY', meta, 'gen', 1)
 local rev = redis.call('HINCRBY', meta, 'rev', 1)
@@ -145,12 +181,14 @@ return res
 // cancelScript sets the cancelled flag, creating the order's state when needed so a
 // later export request for it is refused. KEYS: meta, expected, done, views, names.
 // ARGV: ttl ms. Returns {gen, expected refs...}.
-var cancelScript = redis.NewScript(`
+var cancelScript = redis.NewScript(settledLua + `
 local meta, exp = KEYS[1], KEYS[2]
+local refs
+if redis.call('HGET', meta, 'settled') == '1' then refs = settledRefs(meta) else refs = redis.call('SMEMBERS', exp) end
 redis.call('HSET', meta, 'cancelled', '1')
 redis.call('HSETNX', meta, 'gen', 0)
 local res = {tonumber(redis.call('HGET', meta, 'gen'))}
-for _, r in ipairs(redis.call('SMEMBERS', exp)) do table.insert(res, r) end
+for _, r in ipairs(refs) do table.insert(res, r) end
 ` + expireAll + `
 return res
 `)
@@ -181,7 +219,9 @@ func (s *State) Begin(ctx context.Context, k OrderKey, o *model.Order, refs []st
 		return Begin{}, fmt.Errorf("order state: encode order %s: %w", k, err)
 	}
 	sum := sha256.Sum256(body)
-	args := []any{s.ttlArg(), hex.EncodeToString(sum[:]), body, orderDate(o, s.now())}
+	// The digest is 128 bits of the order JSON's sha256, raw: it only tells a
+	// changed order from a repeated one, and a settled order keeps it.
+	args := []any{s.ttlArg(), string(sum[:16]), body, orderDate(o, s.now()), hex.EncodeToString(sum[:])}
 	for _, r := range refs {
 		args = append(args, r)
 	}
@@ -267,19 +307,46 @@ func (s *State) Cancel(ctx context.Context, k OrderKey) (gen int64, refs []strin
 	return toInt(res[0]), refs, nil
 }
 
-// settleScript slims a complete order's state once its manifest is written: the
-// view records go (a finished generation is never resumed), and each design's result
-// becomes SettledResult, its files being listed in the manifest (named in meta's
-// "manifest"). Only for the revision the manifest is of and an order not cancelled:
-// a newer revision in flight keeps everything. KEYS: meta, expected, done, views,
-// names. ARGV: ttl ms, rev, manifest key. Returns 1 when settled.
+// settleScript slims a complete order's state once its manifest is written, to what
+// a re-export, an update, a reprint and duplicate detection read (docs/operations.md
+// "Redis sizing"); the rest is in the manifest (named in meta's "manifest"). Only for
+// the revision the manifest is of, the order data it was read with (digest) and an
+// order not cancelled: a newer revision in flight keeps everything.
+//
+// What goes: the view records (a finished generation is never resumed), each
+// design's result (its files are in the manifest), the expected and done keys (meta's
+// "settled" and "l|<ref>" fields stand for them, settledLua), the order JSON (its
+// lines and status stay: "lines", "status", "l|<ref>"; Snapshot.OrderSlim) and the
+// names hash (its fields move into meta in the compact form, names.go). meta is
+// written anew, so Redis stores it as a listpack again (hash-max-listpack-entries
+// and -value) after the long values that made it a hash table are gone.
+//
+// KEYS: meta, expected, done, views, names. ARGV: ttl ms, rev, manifest key, digest,
+// the number of (field, value) pairs for meta, the pairs, then the names fields that
+// moved (deleted from names; a field written since the caller read them stays).
+// Returns 1 when settled.
 var settleScript = redis.NewScript(`
-local meta, done, views = KEYS[1], KEYS[3], KEYS[4]
+local meta, exp, done, views, names = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 if redis.call('HGET', meta, 'cancelled') == '1' then return 0 end
 if redis.call('HGET', meta, 'rev') ~= ARGV[2] then return 0 end
-redis.call('DEL', views)
-for _, r in ipairs(redis.call('HKEYS', done)) do redis.call('HSET', done, r, '` + SettledResult + `') end
-redis.call('HSET', meta, 'manifest', ARGV[3])
+if redis.call('HGET', meta, 'digest') ~= ARGV[4] then return 0 end
+if redis.call('HGET', meta, 'settled') ~= '1' then
+  for _, r in ipairs(redis.call('SMEMBERS', exp)) do
+    if redis.call('HEXISTS', done, r) == 0 then return 0 end
+  end
+end
+local n = tonumber(ARGV[5])
+for i = 6, 5 + 2 * n, 2 do
+  if ARGV[i] == 'lines' then redis.call('HDEL', meta, 'order') end
+  redis.call('HSET', meta, ARGV[i], ARGV[i + 1])
+end
+if redis.call('HEXISTS', meta, 'lines') == 0 then return 0 end
+for i = 6 + 2 * n, #ARGV do redis.call('HDEL', names, ARGV[i]) end
+redis.call('HSET', meta, 'manifest', ARGV[3], 'settled', '1')
+redis.call('DEL', views, exp, done)
+local all = redis.call('HGETALL', meta)
+redis.call('DEL', meta)
+for i = 1, #all, 2 do redis.call('HSET', meta, all[i], all[i + 1]) end
 ` + expireAll + `
 return 1
 `)
@@ -292,11 +359,133 @@ const SettledResult = "0"
 // manifestKey (settleScript). It reports whether it did: a cancelled order or a newer
 // revision keeps its state.
 func (s *State) Settle(ctx context.Context, k OrderKey, rev int64, manifestKey string) (bool, error) {
-	n, err := settleScript.Run(ctx, s.rdb, s.keys(k).all(), s.ttlArg(), rev, manifestKey).Int()
+	ks := s.keys(k)
+	var meta *redis.SliceCmd
+	var names *redis.MapStringStringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		meta = p.HMGet(ctx, ks.meta, "rev", "digest", "order")
+		names = p.HGetAll(ctx, ks.names)
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("order state: settle %s: %w", k, err)
+	}
+	v := meta.Val()
+	str := func(i int) string { s, _ := v[i].(string); return s }
+	if str(0) != strconv.FormatInt(rev, 10) {
+		return false, nil
+	}
+	var pairs []any
+	if d, err := hex.DecodeString(str(1)); err == nil && len(d) == sha256.Size {
+		pairs = append(pairs, "digest", string(d[:16])) // the previous version's (Begin)
+	}
+	if b := str(2); b != "" {
+		var o model.Order
+		if err := json.Unmarshal([]byte(b), &o); err != nil {
+			return false, fmt.Errorf("order state: settle %s: stored order: %w", k, err)
+		}
+		pairs = append(pairs, slimOrder(&o)...)
+	}
+	var moved []any
+	for f, v := range names.Val() {
+		cf, cv, ok, known := compactName(f, v)
+		if !known {
+			continue
+		}
+		moved = append(moved, f)
+		if ok {
+			pairs = append(pairs, cf, cv)
+		}
+	}
+	args := append([]any{s.ttlArg(), rev, manifestKey, str(1), len(pairs) / 2}, pairs...)
+	n, err := settleScript.Run(ctx, s.rdb, ks.all(), append(args, moved...)...).Int()
 	if err != nil {
 		return false, fmt.Errorf("order state: settle %s: %w", k, err)
 	}
 	return n == 1, nil
+}
+
+// slimOrder are the meta fields a settled order keeps of o: "lines" (how many),
+// "status" (rush routing reads it) and, for each design, "l|<ref>" -> its lines as
+// "index:quantity:price" joined by ','. The rest of the order is in its manifest.
+func slimOrder(o *model.Order) []any {
+	out := []any{"lines", len(o.LineItems), "status", o.Status}
+	var refs []string
+	lines := map[string][]string{}
+	for i, li := range o.LineItems {
+		r := li.Ref()
+		if r.Validate() != nil {
+			continue
+		}
+		ref := r.String()
+		if _, ok := lines[ref]; !ok {
+			refs = append(refs, ref)
+		}
+		lines[ref] = append(lines[ref], strconv.Itoa(i)+":"+strconv.Itoa(li.Quantity)+":"+strconv.FormatFloat(li.Price, 'g', -1, 64))
+	}
+	for _, ref := range refs {
+		out = append(out, "l|"+ref, strings.Join(lines[ref], ","))
+	}
+	return out
+}
+
+// slimOrderOf is the order a settled state keeps (slimOrder): its lines and status.
+func slimOrderOf(k OrderKey, m map[string]string) (*model.Order, error) {
+	n, err := strconv.Atoi(m["lines"])
+	if err != nil || n < 0 || n > 1<<16 {
+		return nil, fmt.Errorf("order state: %s: stored lines %q", k, m["lines"])
+	}
+	o := &model.Order{Domain: k.Domain, OrderID: k.OrderID, Status: m["status"], LineItems: make([]model.LineItem, n)}
+	for f, v := range m {
+		ref, ok := strings.CutPrefix(f, "l|")
+		if !ok {
+			continue
+		}
+		r, err := model.ParseDesignRef(ref)
+		if err != nil {
+			return nil, fmt.Errorf("order state: %s: stored line %q: %w", k, ref, err)
+		}
+		for _, e := range strings.Split(v, ",") {
+			var i, q int
+			var p float64
+			if c, err := fmt.Sscanf(strings.ReplaceAll(e, ":", " "), "%d %d %g", &i, &q, &p); err != nil || c != 3 || i < 0 || i >= n {
+				return nil, fmt.Errorf("order state: %s: stored line %q of %d", k, e, r.ID)
+			}
+			o.LineItems[i] = model.LineItem{ID: r.ID, Token: r.Token, Quantity: q, Price: p}
+		}
+	}
+	return o, nil
+}
+
+// compactName is the compact form (names.go) of one field of an order's names hash:
+// the field itself when it is compact already, the previous version's claims, slot
+// records and next numbers converted, dropped (ok false) where the compact form
+// writes nothing. known is false for a field it does not know, which stays.
+func compactName(f, v string) (field, value string, ok, known bool) {
+	if isNameField(f) {
+		return f, v, true, true
+	}
+	kind, rest, _ := strings.Cut(f, "|")
+	switch kind {
+	case "n":
+		return claimField(rest), h8(v), true, true
+	case "slot":
+		slot, owner, okf := strings.Cut(rest, "|")
+		req, name, okv := strings.Cut(v, "\n")
+		if !okf || !okv {
+			return "", "", false, false
+		}
+		if name == req {
+			return "", "", false, true
+		}
+		return slotField(slot, owner), h8(req) + name, true, true
+	case "next":
+		if n, err := strconv.Atoi(v); err == nil && n >= 3 {
+			return nextField(rest), v, true, true
+		}
+		return "", "", false, true
+	}
+	return "", "", false, false
 }
 
 // Snapshot is a consistent read of an order's state.
@@ -313,6 +502,9 @@ type Snapshot struct {
 	Done map[string]json.RawMessage
 	// Manifest is the key of the order's last manifest once the order was settled.
 	Manifest string
+	// OrderSlim: Order holds only what a settled state keeps of it (slimOrder): its
+	// lines (quantity, price) and status. The rest is in the manifest.
+	OrderSlim bool
 }
 
 // Snapshot reads the order's state in one transaction.
@@ -341,15 +533,33 @@ func (s *State) Snapshot(ctx context.Context, k OrderKey) (Snapshot, error) {
 	}
 	snap.Rev, _ = strconv.ParseInt(m["rev"], 10, 64)
 	snap.Gen, _ = strconv.ParseInt(m["gen"], 10, 64)
-	if b := m["order"]; b != "" {
+	switch {
+	case m["order"] != "":
 		var o model.Order
-		if err := json.Unmarshal([]byte(b), &o); err != nil {
+		if err := json.Unmarshal([]byte(m["order"]), &o); err != nil {
 			return Snapshot{}, fmt.Errorf("order state: %s: stored order: %w", k, err)
 		}
 		snap.Order = &o
+	case m["lines"] != "":
+		o, err := slimOrderOf(k, m)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Order, snap.OrderSlim = o, true
 	}
 	for ref, r := range done.Val() {
 		snap.Done[ref] = json.RawMessage(r)
+	}
+	if m["settled"] == "1" {
+		// Every expected design is done, its files in the manifest (settleScript).
+		snap.Expected = snap.Expected[:0]
+		for f := range m {
+			if ref, ok := strings.CutPrefix(f, "l|"); ok {
+				snap.Expected = append(snap.Expected, ref)
+				snap.Done[ref] = json.RawMessage(SettledResult)
+			}
+		}
+		slices.Sort(snap.Expected)
 	}
 	return snap, nil
 }
@@ -427,11 +637,12 @@ type DesignStatus struct {
 func (s *State) DesignStatus(ctx context.Context, k OrderKey, ref string) (DesignStatus, error) {
 	ks := s.keys(k)
 	var meta *redis.SliceCmd
-	var exp, done *redis.BoolCmd
+	var exp, done, settled *redis.BoolCmd
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		meta = p.HMGet(ctx, ks.meta, "cancelled", "rev", "gen", "date")
+		meta = p.HMGet(ctx, ks.meta, "cancelled", "rev", "gen", "date", "settled")
 		exp = p.SIsMember(ctx, ks.expected, ref)
 		done = p.HExists(ctx, ks.done, ref)
+		settled = p.HExists(ctx, ks.meta, "l|"+ref)
 		return nil
 	})
 	if err != nil {
@@ -445,6 +656,9 @@ func (s *State) DesignStatus(ctx context.Context, k OrderKey, ref string) (Desig
 		Date:      str(3),
 		Expected:  exp.Val(),
 		Done:      done.Val(),
+	}
+	if str(4) == "1" {
+		st.Expected, st.Done = settled.Val(), settled.Val()
 	}
 	st.Rev, _ = strconv.ParseInt(str(1), 10, 64)
 	st.Gen, _ = strconv.ParseInt(str(2), 10, 64)

@@ -121,13 +121,18 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return &PermanentError{Reason: fmt.Sprintf("manifest key: %v", err)}
 	}
-	prev, err := w.settledResults(ctx, k, snap)
+	prev, last, err := w.settledResults(ctx, k, snap)
 	if err != nil {
 		return err
 	}
 	m, err := w.buildManifest(k, snap, prev)
 	if err != nil {
 		return err
+	}
+	if snap.OrderSlim {
+		// A settled state keeps the order's lines and status; the rest of the order
+		// is in its last manifest.
+		m.OrderCreated, m.OrderUpdated, m.Customer, m.Shipping = last.OrderCreated, last.OrderUpdated, last.Customer, last.Shipping
 	}
 	if err := w.refreshLinks(ctx, m); err != nil {
 		return err
@@ -175,34 +180,40 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 }
 
 // settledResults are the results of the designs of a settled order (those whose
-// result in the state is jobs.SettledResult), read from its manifest by design id.
-func (w *Worker) settledResults(ctx context.Context, k jobs.OrderKey, snap jobs.Snapshot) (map[int64]DesignResult, error) {
-	settled := false
+// result in the state is jobs.SettledResult), read from its manifest by design id,
+// and that manifest. The manifest is read too when the state keeps only the order's
+// lines (Snapshot.OrderSlim): the rest of the order is in it.
+func (w *Worker) settledResults(ctx context.Context, k jobs.OrderKey, snap jobs.Snapshot) (map[int64]DesignResult, *Manifest, error) {
+	settled := snap.OrderSlim
 	for _, ref := range snap.Expected {
 		if string(snap.Done[ref]) == jobs.SettledResult {
 			settled = true
 		}
 	}
 	if !settled {
-		return nil, nil
+		return nil, nil, nil
 	}
 	missing := &PermanentError{Reason: fmt.Sprintf(
 		"order %s: the manifest %s listing the files of its designs exported before is missing or unreadable; re-export the whole order (printworker enqueue reexport)", k, snap.Manifest)}
+	if snap.OrderSlim {
+		missing.Reason = fmt.Sprintf(
+			"order %s: the manifest %s holding the order's data and the files of its designs exported before is missing or unreadable; once the store sends an update of the order, re-export the whole order (printworker enqueue reexport)", k, snap.Manifest)
+	}
 	r, ok := w.deps.Storage.(objectReader)
 	if !ok || snap.Manifest == "" {
-		return nil, missing
+		return nil, nil, missing
 	}
 	rc, _, err := r.Get(ctx, snap.Manifest)
 	if errors.Is(err, storage.ErrNotFound) {
-		return nil, missing
+		return nil, nil, missing
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the manifest of the designs exported before: %w", err)
+		return nil, nil, fmt.Errorf("read the manifest of the designs exported before: %w", err)
 	}
 	defer rc.Close()
 	var m Manifest
 	if err := json.NewDecoder(io.LimitReader(rc, maxManifestBytes)).Decode(&m); err != nil || m.OrderID != k.OrderID {
-		return nil, missing
+		return nil, nil, missing
 	}
 	byKey := map[string]FileRecord{}
 	for _, f := range m.Files {
@@ -221,7 +232,7 @@ func (w *Worker) settledResults(ctx context.Context, k jobs.OrderKey, snap jobs.
 		}
 		out[li.DesignID] = r
 	}
-	return out, nil
+	return out, &m, nil
 }
 
 // buildManifest assembles the manifest from the order and the designs' results:
