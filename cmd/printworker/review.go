@@ -231,7 +231,7 @@ func reviewAct(ctx context.Context, e env, action string, args []string) error {
 		map[bool]string{true: " [--reason text]"}[action == jobs.ReviewReject]+"\n\n"+what+" A worker does it;\nthe revision's one release or reject is queued once, whoever asks.")
 	var k orderKeyFlags
 	k.add(fs)
-	date := fs.String("date", "", "the order's date folder, yyyy-mm-dd (review list shows it; default: from the order's state)")
+	date := fs.String("date", "", "the order's date folder, yyyy-mm-dd, as review list shows it (default: from the order's state)")
 	var reason *string
 	if action == jobs.ReviewReject {
 		reason = fs.String("reason", "", "why the order is rejected (kept in its review manifest)")
