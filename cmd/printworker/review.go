@@ -44,9 +44,13 @@ func reviewCommand() command {
 		summary: "list, release or reject orders held for review",
 		run: func(ctx context.Context, e env, args []string) error {
 			return subcommand(ctx, e, "review", args, map[string]func(context.Context, env, []string) error{
-				"list":    reviewList,
-				"release": func(ctx context.Context, e env, args []string) error { return reviewAct(ctx, e, jobs.ReviewRelease, args) },
-				"reject":  func(ctx context.Context, e env, args []string) error { return reviewAct(ctx, e, jobs.ReviewReject, args) },
+				"list": reviewList,
+				"release": func(ctx context.Context, e env, args []string) error {
+					return reviewAct(ctx, e, jobs.ReviewRelease, args)
+				},
+				"reject": func(ctx context.Context, e env, args []string) error {
+					return reviewAct(ctx, e, jobs.ReviewReject, args)
+				},
 			}, reviewHelp)
 		},
 	}
