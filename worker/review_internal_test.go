@@ -71,8 +71,8 @@ func TestRekeyedRoundTrip(t *testing.T) {
 	t.Parallel()
 	m := &Manifest{OrderID: "o", Ticket: "s/o/ticket.pdf",
 		LineItems: []ManifestLine{{Files: []string{"s/o/a.png"}}},
-		Files: []FileRecord{{Key: "s/o/a.png", Thumbnail: "s/o/a.thumb.jpg", Sidecars: []SidecarRecord{{Key: "s/o/a-white.png"}}}},
-		Warnings: []ManifestWarning{{Key: "s/o/a.png"}}}
+		Files:     []FileRecord{{Key: "s/o/a.png", Thumbnail: "s/o/a.thumb.jpg", Sidecars: []SidecarRecord{{Key: "s/o/a-white.png"}}}},
+		Warnings:  []ManifestWarning{{Key: "s/o/a.png"}}}
 	h := rekeyed(m, toReview)
 	if h.Files[0].Key != "review/s/o/a.png" || h.Files[0].Thumbnail != "review/s/o/a.thumb.jpg" || h.Files[0].Sidecars[0].Key != "review/s/o/a-white.png" ||
 		h.LineItems[0].Files[0] != "review/s/o/a.png" || h.Warnings[0].Key != "review/s/o/a.png" || h.Ticket != "review/s/o/ticket.pdf" {
