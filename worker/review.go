@@ -411,6 +411,19 @@ func (w *Worker) handleReview(ctx context.Context, t *asynq.Task) error {
 		writeResult(ctx, w.logger(ctx), t, []byte(rkey))
 		return nil
 	}
+	// The order's state, while Redis still has it, says whether the held revision is
+	// still the order's: a release must not write over a newer export's files, nor
+	// produce a cancelled order.
+	snap, err := w.state.Snapshot(ctx, k)
+	if err != nil {
+		return err
+	}
+	switch {
+	case snap.Exists && snap.Cancelled:
+		return &PermanentError{Reason: fmt.Sprintf("order %s is cancelled: not released", k)}
+	case snap.Exists && snap.Rev > hm.Revision:
+		return &PermanentError{Reason: fmt.Sprintf("order %s: revision %d was exported after the held revision %d; its own completion decides (printworker review list)", k, snap.Rev, hm.Revision)}
+	}
 	return w.release(ctx, t, k, hm, mkey, day)
 }
 

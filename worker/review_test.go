@@ -276,3 +276,57 @@ func TestReviewReject(t *testing.T) {
 		t.Errorf("rejected order: folder %q, %d files-ready events", got, len(rcv.ofType(jobs.EventFilesReady)))
 	}
 }
+
+// TestReviewReexportHeldAgain: a re-export of a held order that still fails is held
+// again as the new revision; a release of the old revision is refused for good, the
+// new one's goes through.
+func TestReviewReexportHeldAgain(t *testing.T) {
+	t.Parallel()
+	e, rcv := reviewEnv(t)
+	ctx := context.Background()
+	if _, err := e.enq.ExportOrder(ctx, store, e.order("RV-3", 1903)); err != nil {
+		t.Fatal(err)
+	}
+	first := e.held("RV-3")
+	k := jobs.OrderKey{Store: store, Domain: domain, OrderID: "RV-3"}
+	res, err := e.enq.ReExport(ctx, k)
+	if err != nil || res.Rev <= first.Revision {
+		t.Fatalf("re-export: %+v, %v", res, err)
+	}
+	rkey := worker.ReviewPrefix + orderDir("RV-3") + "/manifest.json"
+	waitFor(t, "the re-export held", func() bool { m, err := e.readManifest(rkey); return err == nil && m.Revision == res.Rev }, e.queueReport)
+	e.waitQueuesIdle()
+	again, err := e.readManifest(rkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Review == nil || again.Review.Status != worker.ReviewHeld || len(again.Review.Findings) == 0 {
+		t.Fatalf("re-exported order's review %+v", again.Review)
+	}
+	old, err := jobs.NewReviewTask(jobs.Review{OrderKey: k, Date: "2024-06-01", Rev: first.Revision, Action: jobs.ReviewRelease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.w.Handler().ProcessTask(ctx, old)
+	var cls interface{ Retryable() bool }
+	if !errors.As(err, &cls) || cls.Retryable() {
+		t.Errorf("release of the superseded held revision: %v, want a permanent error", err)
+	}
+	if _, err := e.readManifest(orderDir("RV-3") + "/manifest.json"); err == nil {
+		t.Fatal("the old revision's release wrote a manifest")
+	}
+	if _, err := e.enq.Review(ctx, jobs.Review{OrderKey: k, Date: "2024-06-01", Rev: again.Revision, Action: jobs.ReviewRelease}); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manifest("RV-3", again.Revision)
+	e.waitQueuesIdle()
+	e.waitEventsSettled()
+	for i, f := range m.Files {
+		if sha(e.object(f.Key)) != again.Files[i].SHA256 {
+			t.Errorf("%s is not the re-export's held file", f.Key)
+		}
+	}
+	if n := len(rcv.ofType(jobs.EventFilesReady)); n != 1 {
+		t.Errorf("%d files-ready events, want 1 (the released revision's)", n)
+	}
+}
