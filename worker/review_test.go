@@ -330,3 +330,40 @@ func TestReviewReexportHeldAgain(t *testing.T) {
 		t.Errorf("%d files-ready events, want 1 (the released revision's)", n)
 	}
 }
+
+// TestReviewReexportFixed: once the design is fixed, a re-export of a held order
+// completes as usual and marks the earlier hold superseded.
+func TestReviewReexportFixed(t *testing.T) {
+	t.Parallel()
+	e, rcv := reviewEnv(t)
+	ctx := context.Background()
+	if _, err := e.enq.ExportOrder(ctx, store, e.order("RV-4", 1903)); err != nil {
+		t.Fatal(err)
+	}
+	held := e.held("RV-4")
+	fixed, ok := e.sim.Design(1003)
+	if !ok {
+		t.Fatal("no design 1003")
+	}
+	fixed.ConfigurationID, fixed.Token = 1903, e.refs[1903].Token
+	if err := e.sim.AddDesign(fixed); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.enq.ReExport(ctx, jobs.OrderKey{Store: store, Domain: domain, OrderID: "RV-4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := e.manifest("RV-4", res.Rev)
+	e.waitQueuesIdle()
+	e.waitEventsSettled()
+	if m.Review != nil || len(m.Files) == 0 {
+		t.Errorf("fixed order: review %+v, %d files", m.Review, len(m.Files))
+	}
+	rm, err := e.readManifest(worker.ReviewPrefix + orderDir("RV-4") + "/manifest.json")
+	if err != nil || rm.Review == nil || rm.Review.Status != worker.ReviewSuperseded || rm.Revision != held.Revision {
+		t.Errorf("earlier hold: %+v, %v (want superseded)", rm.Review, err)
+	}
+	if n := len(rcv.ofType(jobs.EventFilesReady)); n != 1 {
+		t.Errorf("%d files-ready events, want 1", n)
+	}
+}
