@@ -131,11 +131,12 @@ func (w *Worker) reviewFindings(m *Manifest) []ManifestWarning {
 	return out
 }
 
-// approved says whether the order's manifest in place (old) was released from
-// review with the very files findings name (same key, same checksum): an update of
-// a released order is not held again, a re-export whose files changed is.
+// approved says whether the order's manifest in place (old) already lists the very
+// files findings name (same key, same checksum): released from review, or completed
+// before (the policy came later). Those bytes went to production already; an update
+// of the order that keeps them is not held, a re-export whose files changed is.
 func approved(old, m *Manifest, findings []ManifestWarning) bool {
-	if old == nil || old.Review == nil || old.Review.Status != ReviewReleased {
+	if old == nil {
 		return false
 	}
 	sums := map[string]string{}
