@@ -147,6 +147,8 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 		o = FetchOptions()
 	case TypeReprint:
 		o = ReprintOptions()
+	case TypeReview:
+		o = ReviewOptions()
 	default:
 		return t
 	}

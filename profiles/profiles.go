@@ -52,6 +52,10 @@ type Profile struct {
 	FileName string `json:"fileName,omitempty"`
 	// Route is where the profile's files go when no routing rule routes them.
 	Route *Route `json:"route,omitempty"`
+	// Review lists the preflight findings that hold an order with a file of this
+	// profile for review (ReviewKinds, or "none"); empty: the store's policy
+	// (docs/shop-floor.md "Review holds").
+	Review Strings `json:"review,omitempty"`
 }
 
 // Colour is a profile's colour conversion.
@@ -203,6 +207,11 @@ func (p Profile) Validate() error {
 	}
 	if !(p.MinDPI >= 0 && p.MinDPI <= maxDPI) {
 		bad("minDpi", "%g: want 0 (no check) to %d", p.MinDPI, maxDPI)
+	}
+	if len(p.Review) > 0 {
+		if _, err := ParseReview(p.Review); err != nil {
+			bad("review", "%v", err)
+		}
 	}
 	switch strings.ToLower(p.Colour.Intent) {
 	case "", "perceptual", "relative", "saturation", "absolute":
@@ -438,10 +447,12 @@ func Resolve(p Profile, o Options) (*Resolved, error) {
 
 // digest is the SHA-256 of the resolved profile's canonical JSON: the profile's
 // fields in their declared order (encoding/json's order is fixed) and the ICC
-// file's checksum, without the description, which changes no output.
+// file's checksum, without the description and the review policy, which change no
+// output.
 func digest(r *Resolved) string {
 	p := r.Profile
 	p.Description = ""
+	p.Review = nil // holds no file differently
 	b, _ := json.Marshal(struct {
 		Profile   Profile `json:"profile"`
 		ICCSHA256 string  `json:"iccSha256,omitempty"`

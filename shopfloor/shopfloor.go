@@ -79,6 +79,22 @@ type Order struct {
 	Ticket string
 	// Reprint marks the ticket of an order printed again: "REPRINT" stands on it.
 	Reprint bool
+	// Review, when set, is the hold of an order waiting for review: its staff page
+	// says why and how to release it instead of "complete".
+	Review *Review
+}
+
+// Review is what the staff page of a held order shows (docs/shop-floor.md "Review
+// holds").
+type Review struct {
+	// Status is held or rejected.
+	Status string
+	// Findings are the findings that hold the order, as "file: code: message".
+	Findings []string
+	// Reason is a rejection's reason.
+	Reason string
+	// Commands are the operator's commands (release, reject), shown to copy.
+	Commands []string
 }
 
 // Line is one order line.

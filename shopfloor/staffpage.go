@@ -28,9 +28,13 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 </style></head>
 <body>
 <h1>Order {{.O.ID}}</h1>
-<div class="meta">Store {{.O.Store}} · {{.O.Domain}} · revision {{.O.Revision}} · <span class="status">complete</span>
+<div class="meta">Store {{.O.Store}} · {{.O.Domain}} · revision {{.O.Revision}} · {{if .O.Review}}<span class="status" style="background:#e65100">{{if eq .O.Review.Status "held"}}held for review{{else}}{{.O.Review.Status}}{{end}}</span>{{else}}<span class="status">complete</span>{{end}}
 {{with .O.Status}}· order status {{.}}{{end}} · generated {{.O.GeneratedAt}}</div>
-<p>{{with .Ticket}}<a href="{{.}}">Job ticket (PDF)</a> · {{end}}<a href="{{.Manifest}}">Manifest (JSON)</a></p>
+{{with .O.Review}}<div class="warn"><p><strong>{{if eq .Status "held"}}Held for review: no machine folder copy and no files-ready event until it is released.{{else}}Rejected{{with .Reason}}: {{.}}{{end}}. Its files stay here; a re-export makes new ones.{{end}}</strong></p>
+<ul>{{range .Findings}}<li>{{.}}</li>{{end}}</ul></div>
+{{if eq .Status "held"}}<p>Release (moves these files into place, nothing is rendered again) or reject:</p>
+{{range .Commands}}<pre>{{.}}</pre>
+{{end}}{{end}}{{end}}<p>{{with .Ticket}}<a href="{{.}}">Job ticket (PDF)</a> · {{end}}<a href="{{.Manifest}}">Manifest (JSON)</a></p>
 {{if .O.Warnings}}<p class="warn"><strong>{{.O.Warnings}} warning(s)</strong> — see the files below.</p>{{end}}
 <table>
 <tr><th>Preview</th><th>Qty</th><th>Design / product / view</th><th>File</th><th>Warnings</th></tr>

@@ -51,6 +51,9 @@ type Manifest struct {
 	// Reprints are the order's reprints (docs/operations.md "Reprint files"), kept
 	// when the manifest is written again.
 	Reprints []ReprintRecord `json:"reprints,omitempty"`
+	// Review is the order's review hold (docs/shop-floor.md "Review holds"): in a
+	// review manifest while held or rejected, in the final one once released.
+	Review *ReviewRecord `json:"review,omitempty"`
 	// Reprint marks the copy of a manifest a reprint's job ticket is drawn from: the
 	// ticket then says REPRINT.
 	Reprint bool `json:"-"`
@@ -134,6 +137,47 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		// is in its last manifest.
 		m.OrderCreated, m.OrderUpdated, m.Customer, m.Shipping = last.OrderCreated, last.OrderUpdated, last.Customer, last.Shipping
 	}
+	// Machine folder copies wait for the order's completion when it may be held
+	// (docs/shop-floor.md "Review holds").
+	var old *Manifest
+	review := w.reviewActive(k.Store)
+	if review || slices.ContainsFunc(m.Files, func(f FileRecord) bool { return f.MachinePlan != nil }) {
+		if old, err = w.findManifest(ctx, key, k); err != nil {
+			return err
+		}
+	}
+	if review {
+		if f := w.reviewFindings(m); len(f) > 0 {
+			if !approved(old, m, f) {
+				return w.holdOrder(ctx, t, k, snap.Date, m, key, f)
+			}
+			m.Review = old.Review
+		}
+	}
+	if err := w.deliverPlanned(ctx, m, old); err != nil {
+		return err
+	}
+	if review {
+		if err := w.supersedeReview(ctx, toReview(key), k); err != nil {
+			return err
+		}
+	}
+	if err := w.finishOrder(ctx, t, k, m, key, date); err != nil {
+		return err
+	}
+	// The manifest lists every file: the state keeps only what a re-export, an
+	// update and duplicate detection need (docs/operations.md, "Redis sizing"). A
+	// failure costs memory, not correctness, so it does not repeat the completion.
+	if _, err := w.state.Settle(ctx, k, snap.Rev, key); err != nil {
+		w.logger(ctx).WarnContext(ctx, "order state kept whole", "err", err)
+	}
+	return nil
+}
+
+// finishOrder writes the shop floor and the manifest m of order k at key, lists the
+// order on its day page and raises files-ready: the end of a completion, and of a
+// release from review.
+func (w *Worker) finishOrder(ctx context.Context, t *asynq.Task, k jobs.OrderKey, m *Manifest, key string, date time.Time) error {
 	if err := w.refreshLinks(ctx, m); err != nil {
 		return err
 	}
@@ -160,23 +204,14 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		return err
 	}
 	w.m.bytes.WithLabelValues("manifest").Add(float64(put.Bytes))
-	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", snap.Rev)
+	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", m.Revision)
 	// The day page lists the order before its completion ends: a failure here retries
 	// the completion, which writes the same manifest again (docs/shop-floor.md).
 	if err := w.updateDayPage(ctx, m, key, date); err != nil {
 		return err
 	}
 	writeResult(ctx, w.logger(ctx), t, []byte(key))
-	if err := w.publishFilesReady(ctx, k, key, m); err != nil {
-		return err
-	}
-	// The manifest lists every file: the state keeps only what a re-export, an
-	// update and duplicate detection need (docs/operations.md, "Redis sizing"). A
-	// failure costs memory, not correctness, so it does not repeat the completion.
-	if _, err := w.state.Settle(ctx, k, snap.Rev, key); err != nil {
-		w.logger(ctx).WarnContext(ctx, "order state kept whole", "err", err)
-	}
-	return nil
+	return w.publishFilesReady(ctx, k, key, m)
 }
 
 // settledResults are the results of the designs of a settled order (those whose

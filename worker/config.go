@@ -122,6 +122,10 @@ type Config struct {
 	GangLease, GangTick time.Duration
 	// Events are the order events' endpoints and delivery settings; none: no events.
 	Events events.Config
+	// Review is which preflight findings hold an order for review (docs/shop-floor.md
+	// "Review holds"); the zero value holds nothing (printworker work holds on
+	// profiles.DefaultReview unless told otherwise).
+	Review ReviewPolicy
 	// ShopFloor holds the thumbnail, job ticket and staff page settings
 	// (docs/shop-floor.md); the zero value makes all three.
 	ShopFloor ShopFloor
@@ -149,6 +153,7 @@ func DefaultTimeouts() map[string]time.Duration {
 		jobs.TypeTemplatesSync: 20 * time.Minute,
 		jobs.TypeGangBuild:     25 * time.Minute,
 		jobs.TypeReprint:       10 * time.Minute,
+		jobs.TypeReview:        10 * time.Minute,
 	}
 }
 
@@ -265,6 +270,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Events.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if err := c.Review.validate(); err != nil {
+		bad("%v", err)
 	}
 	if c.Jobs != nil {
 		if err := c.Jobs.Validate(); err != nil {

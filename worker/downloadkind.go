@@ -7,6 +7,7 @@ import (
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )
@@ -47,7 +48,7 @@ func (w *Worker) followKind(ctx context.Context, x viewExport, dl *hub.Download,
 	// The planned sizes describe the view as it would have been rendered, not this file.
 	rec.WidthPx, rec.HeightPx, rec.PageWidthPt, rec.PageHeightPt = 0, 0, 0, 0
 	obj.Key, obj.Filename, obj.ContentType = key, name, ct
-	rec.Warnings = append(rec.Warnings, render.Warning{Code: "type-mismatch", ViewID: x.v.ID,
+	rec.Warnings = append(rec.Warnings, render.Warning{Code: profiles.WarnTypeMismatch, ViewID: x.v.ID,
 		Message: fmt.Sprintf("the hub sent a %s file for a %s view; stored as %s", dl.Kind, x.v.Export.Type, name)})
 	return nil
 }

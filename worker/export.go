@@ -70,6 +70,9 @@ type FileRecord struct {
 	// Machine is the file's copy in the machine folder a routing rule sent it to
 	// (docs/routing.md "Machine folders"); absent when no rule did.
 	Machine *MachineFile `json:"machine,omitempty"`
+	// MachinePlan is the machine folder copy still to make, at the order's
+	// completion or its release from review (docs/shop-floor.md "Review holds").
+	MachinePlan *MachinePlan `json:"machinePlan,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.

@@ -73,41 +73,89 @@ func (w *Worker) machineKey(x viewExport, t routing.Target, rec *FileRecord) (st
 	return key, nil
 }
 
-// deliverMachine copies the stored file rec from its order folder into the machine
-// folder of t, then writes the ready marker when the rule asks for one.
+// MachinePlan is a machine folder copy decided when a file is exported and made
+// when its order completes (or, for an order held for review, when it is released:
+// docs/shop-floor.md "Review holds"), so that no RIP sees a file of an order that
+// may be held.
+type MachinePlan struct {
+	Key    string `json:"key"`
+	Bucket string `json:"bucket,omitempty"`
+	Rule   int    `json:"rule"`
+	Route  string `json:"route,omitempty"`
+	Ready  bool   `json:"ready,omitempty"`
+}
+
+// deliverMachine sends the stored file rec into the machine folder of t: at once,
+// or, when the store's orders may be held for review, as a plan made at the order's
+// completion (deliverPlanned).
 func (w *Worker) deliverMachine(ctx context.Context, x viewExport, t routing.Target, rec *FileRecord) error {
 	key, err := w.machineKey(x, t, rec)
 	if err != nil {
 		return err
 	}
-	mf := &MachineFile{Key: key, Bucket: t.Bucket, Rule: t.Rule, Route: t.Name}
-	if err := w.copyToMachine(ctx, rec, key, t); err != nil {
+	plan := &MachinePlan{Key: key, Bucket: t.Bucket, Rule: t.Rule, Route: t.Name, Ready: t.Ready}
+	if w.reviewActive(x.p.Store) {
+		rec.MachinePlan = plan
+		return nil
+	}
+	return w.deliverPlan(ctx, rec, plan)
+}
+
+// deliverPlan copies the stored file rec (and its sidecars) into the machine folder
+// plan names, then writes the ready marker when the rule asks for one.
+func (w *Worker) deliverPlan(ctx context.Context, rec *FileRecord, plan *MachinePlan) error {
+	key := plan.Key
+	mf := &MachineFile{Key: key, Bucket: plan.Bucket, Rule: plan.Rule, Route: plan.Route}
+	if err := w.copyObject(ctx, rec, storage.Object{Key: key, ContentType: rec.ContentType, Filename: path.Base(key)}, w.storageOf(plan.Bucket)); err != nil {
 		return err
 	}
 	// A plate or cut file is a print file too: the RIP takes it beside its artwork.
 	for _, sc := range rec.Sidecars {
 		sk := sidecarMachineKey(key, rec.Filename, sc.Filename)
 		src := &FileRecord{Key: sc.Key, Bucket: rec.Bucket, ContentType: sc.ContentType, Bytes: sc.Bytes, SHA256: sc.SHA256}
-		if err := w.copyObject(ctx, src, storage.Object{Key: sk, ContentType: sc.ContentType, Filename: path.Base(sk)}, w.storageOf(t.Bucket)); err != nil {
+		if err := w.copyObject(ctx, src, storage.Object{Key: sk, ContentType: sc.ContentType, Filename: path.Base(sk)}, w.storageOf(plan.Bucket)); err != nil {
 			return err
 		}
 		mf.Sidecars = append(mf.Sidecars, sk)
 	}
-	if t.Ready {
-		mf.Ready, err = w.putReady(ctx, t.Bucket, key)
-		if err != nil {
+	if plan.Ready {
+		var err error
+		if mf.Ready, err = w.putReady(ctx, plan.Bucket, key); err != nil {
 			return err
 		}
 	}
-	rec.Machine = mf
-	w.logger(ctx).InfoContext(ctx, "file delivered to its machine folder", "view", rec.ViewID, "rule", t.Rule, "route", t.Name, "key", key, "bucket", t.Bucket)
+	rec.Machine, rec.MachinePlan = mf, nil
+	w.logger(ctx).InfoContext(ctx, "file delivered to its machine folder", "view", rec.ViewID, "rule", plan.Rule, "route", plan.Route, "key", key, "bucket", plan.Bucket)
 	return nil
 }
 
-// copyToMachine copies the order folder's file rec to key in the storage of t's
-// bucket, checked against the file's length and checksum.
-func (w *Worker) copyToMachine(ctx context.Context, rec *FileRecord, key string, t routing.Target) error {
-	return w.copyObject(ctx, rec, storage.Object{Key: key, ContentType: rec.ContentType, Filename: path.Base(key)}, w.storageOf(t.Bucket))
+// deliverPlanned makes the machine folder copies planned for m's files. A file the
+// order's manifest in place (old, nil for none) already lists as delivered, the same
+// bytes to the same machine key, is not copied again: a completion that runs again,
+// or an update of the order, never hands a RIP the file twice.
+func (w *Worker) deliverPlanned(ctx context.Context, m, old *Manifest) error {
+	done := map[string]*MachineFile{}
+	if old != nil {
+		for _, f := range old.Files {
+			if f.Machine != nil {
+				done[f.Key+"\x00"+f.SHA256] = f.Machine
+			}
+		}
+	}
+	for i := range m.Files {
+		f := &m.Files[i]
+		if f.MachinePlan == nil {
+			continue
+		}
+		if mf := done[f.Key+"\x00"+f.SHA256]; mf != nil && mf.Key == f.MachinePlan.Key && mf.Bucket == f.MachinePlan.Bucket {
+			f.Machine, f.MachinePlan = mf, nil
+			continue
+		}
+		if err := w.deliverPlan(ctx, f, f.MachinePlan); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyObject streams the order folder's file rec into obj of dst; obj gets the

@@ -175,6 +175,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeTemplatesSync, w.handleSync)
 	w.mux.HandleFunc(jobs.TypeGangBuild, w.sheets.HandleBuild)
 	w.mux.HandleFunc(jobs.TypeReprint, w.handleReprint)
+	w.mux.HandleFunc(jobs.TypeReview, w.handleReview)
 	if err := w.registerEvents(); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,7 @@ func workCommand() command {
 			ef := addEventFlags(fs)
 			stf := addStoreFlags(fs)
 			woof := addWooCommerceAPIFlags(fs)
+			rvf := addReviewFlags(fs)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -58,6 +59,8 @@ func workCommand() command {
 			}
 			var eventsErr error
 			cfg.Events, eventsErr = ef.config()
+			var reviewErr error
+			cfg.Review, reviewErr = rvf.config()
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			sf.s3.HTTPClient = tracedHTTP(tr)
@@ -72,7 +75,7 @@ func workCommand() command {
 			if needsRenderer(cfg) {
 				deps.Renderer, renderErr = renf.renderer()
 			}
-			if err := joinErrors(cfgErr, printErr, eventsErr, sf.validate(), routeErr, hubErr, renderErr); err != nil {
+			if err := joinErrors(cfgErr, printErr, eventsErr, reviewErr, sf.validate(), routeErr, hubErr, renderErr); err != nil {
 				return err
 			}
 			st, undoStorage, err := sf.openForStart(ctx)

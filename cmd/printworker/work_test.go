@@ -247,6 +247,9 @@ func TestWorkRejectsBadSettings(t *testing.T) {
 		{"bad layout", []string{"--hub-store", "s", "--mode", "download", "--storage-layout", "{nope}/{filename}"}, "unknown variable {nope}"},
 		{"bad storage", []string{"--hub-store", "s", "--mode", "download", "--storage", "ftp"}, "ftp"},
 		{"bad redis url", []string{"--hub-store", "s", "--mode", "download", "--redis-url", "http://x"}, "--redis-url"},
+		{"bad review hold", []string{"--hub-store", "s", "--mode", "download", "--review-hold", "missing-font,blurry"}, `--review-hold: "blurry"`},
+		{"none among kinds", []string{"--hub-store", "s", "--mode", "download", "--review-hold", "none,missing-font"}, "none stands alone"},
+		{"bad store review hold", []string{"--hub-store", "s", "--mode", "download", "--store-review-hold", "s=missing-font;t=blurry"}, `"blurry"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
