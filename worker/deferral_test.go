@@ -1,0 +1,164 @@
+package worker_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/printworker/printworker/hub"
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/worker"
+)
+
+// gateHub is a store's hub whose order pushes wait for gate (nil: none) and count
+// how many run at once.
+type gateHub struct {
+	worker.Hub // only PushOrder is called
+	gate       chan struct{}
+	in, most   atomic.Int32
+	entered    chan string
+	done       chan string
+}
+
+func newGateHub(gated bool) *gateHub {
+	g := &gateHub{entered: make(chan string, 100), done: make(chan string, 100)}
+	if gated {
+		g.gate = make(chan struct{})
+	}
+	return g
+}
+
+func (g *gateHub) PushOrder(ctx context.Context, o *model.Order) (hub.PushResult, error) {
+	n := g.in.Add(1)
+	defer g.in.Add(-1)
+	for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
+	}
+	g.entered <- o.OrderID
+	if g.gate != nil {
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+			return hub.PushResult{}, ctx.Err()
+		}
+	}
+	g.done <- o.OrderID
+	return hub.PushResult{Op: "create"}, nil
+}
+
+func receive(t *testing.T, ch <-chan string, n int, what string) {
+	t.Helper()
+	bound := time.After(waitBound)
+	for i := range n {
+		select {
+		case <-ch:
+		case <-bound:
+			t.Fatalf("%s: %d of %d", what, i, n)
+		}
+	}
+}
+
+// TestStoreShareKeepsSlotsForOthers: one store floods a worker of 4 slots with
+// pushes that hang at the hub; at store share 0.5 it never holds more than 2 slots,
+// and a quiet store's pushes run meanwhile. The flood's tasks over the share went
+// back to the queue without counting a retry, and all ran once the hub answered.
+func TestStoreShareKeepsSlotsForOthers(t *testing.T) {
+	t.Parallel()
+	flood, quiet := newGateHub(true), newGateHub(false)
+	e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
+		c.Concurrency = 4
+		c.StoreShare = 0.5
+		c.StoreShareRetry = 20 * time.Millisecond
+		d.Hubs = func(s string) (worker.Hub, error) {
+			switch s {
+			case "flood-store":
+				return flood, nil
+			case "quiet-store":
+				return quiet, nil
+			}
+			return nil, fmt.Errorf("no store %q", s)
+		}
+	})
+	e.start()
+	ctx := context.Background()
+	var ids []string
+	for i := range 8 {
+		q, err := e.enq.PushOrder(ctx, "flood-store", jobs.OpCreate, e.order(fmt.Sprintf("F-%d", i), 1002))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, q.TaskID)
+	}
+	receive(t, flood.entered, 2, "flood pushes at the hub")
+	for i := range 2 {
+		if _, err := e.enq.PushOrder(ctx, "quiet-store", jobs.OpCreate, e.order(fmt.Sprintf("Q-%d", i), 1002)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The quiet store's pushes finish while the flood's two still hang.
+	receive(t, quiet.done, 2, "quiet pushes done")
+	if n := flood.in.Load(); n != 2 {
+		t.Errorf("%d flood pushes at the hub, want its share of 2", n)
+	}
+	close(flood.gate)
+	receive(t, flood.done, 6, "the rest of the flood") // the 2 that entered leave too
+	e.waitQueuesIdle()
+	if most := flood.most.Load(); most > 2 {
+		t.Errorf("the flood held %d slots at once, want at most 2 of 4", most)
+	}
+	if n := e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeOrderPush, "outcome": worker.OutcomeDeferred}); n == 0 {
+		t.Error("no flood task was deferred")
+	}
+	for _, id := range ids {
+		info, err := e.insp.GetTaskInfo(jobs.QueueOrders, id)
+		if err != nil {
+			t.Fatalf("task %s: %v", id, err)
+		}
+		if info.Retried != 0 {
+			t.Errorf("task %s retried %d times, want 0: deferrals count no retry", id, info.Retried)
+		}
+	}
+}
+
+// TestRateLimitDefersUncounted: pushes of a store whose next token is further than
+// RateLimitMaxWait go back to the queue and come back; with one retry allowed per
+// task, none is archived and none counts a retry, however often it was deferred.
+func TestRateLimitDefersUncounted(t *testing.T) {
+	t.Parallel()
+	h := newGateHub(false)
+	e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
+		c.RateLimit = worker.RateLimit{PerMinute: 120, Burst: 1} // a token every 500 ms
+		c.RateLimitMaxWait = 10 * time.Millisecond
+		c.Jobs.Push.MaxRetry = 1
+		d.Hubs = func(string) (worker.Hub, error) { return h, nil }
+	})
+	e.start()
+	ctx := context.Background()
+	const pushes = 6
+	var ids []string
+	for i := range pushes {
+		q, err := e.enq.PushOrder(ctx, store, jobs.OpCreate, e.order(fmt.Sprintf("R-%d", i), 1002))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, q.TaskID)
+	}
+	receive(t, h.done, pushes, "pushes done")
+	e.waitQueuesIdle()
+	deferred := e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeOrderPush, "outcome": worker.OutcomeDeferred})
+	t.Logf("%d pushes, %v deferrals", pushes, deferred)
+	if deferred == 0 {
+		t.Error("no push was deferred")
+	}
+	for _, id := range ids {
+		info, err := e.insp.GetTaskInfo(jobs.QueueOrders, id)
+		if err != nil {
+			t.Fatalf("task %s: %v", id, err)
+		}
+		if info.Retried != 0 || info.State.String() != "completed" {
+			t.Errorf("task %s %s, retried %d: want completed, no retry counted", id, info.State, info.Retried)
+		}
+	}
+}
