@@ -3,9 +3,12 @@ package worker_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
@@ -160,5 +163,63 @@ func TestRateLimitDefersUncounted(t *testing.T) {
 		if info.Retried != 0 || info.State.String() != "completed" {
 			t.Errorf("task %s %s, retried %d: want completed, no retry counted", id, info.State, info.Retried)
 		}
+	}
+}
+
+// scriptCounter is a go-redis hook counting the rate limit's script calls (the
+// commands naming a rate limit key); everything else on the client (asynq, order
+// state) is not counted.
+type scriptCounter struct{ n atomic.Int64 }
+
+func (c *scriptCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *scriptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		for _, a := range cmd.Args() {
+			if s, ok := a.(string); ok && strings.Contains(s, ":ratelimit:") {
+				c.n.Add(1)
+				break
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+func (c *scriptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestRateLimitRedisCallsPerHubCall measures what the issue asked: under a burst of
+// exports from one store, far over its rate, how many Redis calls the rate limit
+// makes per hub call, deferrals included (a deferral the worker already knows to make
+// costs none). The bound is the goal, 1.2.
+func TestRateLimitRedisCallsPerHubCall(t *testing.T) {
+	t.Parallel()
+	count := &scriptCounter{}
+	e := newEnv(t, func(c *worker.Config, d *worker.Deps) {
+		c.RateLimit = worker.RateLimit{PerMinute: 600, Burst: 2} // a token every 100 ms
+		c.RateLimitMaxWait = 100 * time.Millisecond
+	})
+	e.rdb.AddHook(count)
+	e.start()
+	ctx := context.Background()
+	const orders = 20
+	for i := range orders {
+		if _, err := e.enq.ExportOrder(ctx, store, e.order(fmt.Sprintf("B-%d", i), 1002)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range orders {
+		e.manifest(fmt.Sprintf("B-%d", i), 1)
+	}
+	e.waitQueuesIdle()
+	hubCalls := 0.0
+	for _, op := range []string{hub.OpGetDesign, hub.OpExportView} {
+		hubCalls += e.counter("printworker_hub_calls_total", map[string]string{"op": op})
+	}
+	deferred := e.counter("printworker_tasks_total", map[string]string{"outcome": worker.OutcomeDeferred})
+	calls := float64(count.n.Load())
+	t.Logf("%d orders of one store: %v hub calls, %v deferrals, %v rate limit Redis calls (%.2f per hub call)",
+		orders, hubCalls, deferred, calls, calls/hubCalls)
+	if hubCalls == 0 || calls/hubCalls > 1.2 {
+		t.Errorf("%v Redis calls for %v hub calls: want at most 1.2 per call", calls, hubCalls)
 	}
 }
