@@ -115,7 +115,10 @@ func (l *Limiter) Wait(ctx context.Context, store string) error {
 			return l.deferred(store, start, wait, interval, maxWait)
 		}
 	}
-	key := l.prefix + ":ratelimit:{" + store + "}"
+	// Not the key of the token bucket this limiter replaced (a hash under
+	// ":ratelimit:{store}"): workers of both versions running during a rolling
+	// update each keep their own limit instead of failing on the other's type.
+	key := l.prefix + ":ratelimit:{" + store + "}:gcra"
 	limit := int64(-1) // reserve whatever the wait
 	if maxWait >= 0 {
 		limit = int64(maxWait / time.Microsecond)

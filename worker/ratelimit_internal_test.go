@@ -250,7 +250,7 @@ func TestLimiterDefers(t *testing.T) {
 					}
 				}
 			})
-			if !keys["t:ratelimit:{s}"] || len(keys) != 1 {
+			if !keys["t:ratelimit:{s}:gcra"] || len(keys) != 1 {
 				t.Errorf("keys %v, want the store's one", keys)
 			}
 		})
