@@ -76,6 +76,16 @@ type Config struct {
 	// DefaultRateLimit. PerMinute <= 0 disables limiting.
 	RateLimit  RateLimit
 	RateLimits map[string]RateLimit
+	// RateLimitMaxWait is how long a task waits in its slot for its store's next hub
+	// token before its first hub call; a longer wait sends it back to the queue for
+	// about that long, counting no retry (DeferredError). Default
+	// DefaultRateLimitMaxWait; negative: always wait in the slot.
+	RateLimitMaxWait time.Duration
+	// StoreShare caps the tasks of one store at this fraction of Concurrency (at
+	// least one slot); a task over it goes back to the queue for StoreShareRetry
+	// (default DefaultStoreShareRetry), counting no retry. 0 or 1: no cap.
+	StoreShare      float64
+	StoreShareRetry time.Duration
 	// Backoff of transient failures; default 5s doubling to 10m.
 	Backoff Backoff
 	// HubRetry bounds the retries of idempotent hub reads inside one attempt;
@@ -181,6 +191,12 @@ func (c Config) withDefaults() Config {
 	if c.RateLimit == (RateLimit{}) {
 		c.RateLimit = DefaultRateLimit()
 	}
+	if c.RateLimitMaxWait == 0 {
+		c.RateLimitMaxWait = DefaultRateLimitMaxWait
+	}
+	if c.StoreShareRetry <= 0 {
+		c.StoreShareRetry = DefaultStoreShareRetry
+	}
 	if c.Backoff.Base == 0 {
 		c.Backoff.Base = 5 * time.Second
 	}
@@ -250,6 +266,9 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimit.PerMinute > 0 && c.RateLimit.Burst < 1 {
 		bad("rate limit burst %d: want >= 1", c.RateLimit.Burst)
+	}
+	if c.StoreShare < 0 || c.StoreShare > 1 {
+		bad("store share %g: want between 0 and 1", c.StoreShare)
 	}
 	if c.Backoff.Base <= 0 || c.Backoff.Max < c.Backoff.Base {
 		bad("backoff base %s max %s: want 0 < base <= max", c.Backoff.Base, c.Backoff.Max)

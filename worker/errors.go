@@ -20,6 +20,7 @@ const (
 	OutcomeSkipped     = "skipped"      // nothing to do: cancelled, superseded, duplicate
 	OutcomeRetry       = "retry"        // transient failure, retried with backoff
 	OutcomeRateLimited = "rate_limited" // 429: retried after Retry-After, not a failure
+	OutcomeDeferred    = "deferred"     // back to the queue before any work: its store's rate limit or share, not a failure
 	OutcomePermanent   = "permanent"    // archived with its reason
 	OutcomeCanceled    = "canceled"     // shutdown or timeout
 )
@@ -55,11 +56,14 @@ const defaultRateLimitWait = 30 * time.Second
 func classify(err error) (string, error) {
 	var r interface{ Retryable() bool }
 	var rl *RateLimitedError
+	var de *DeferredError
 	switch {
 	case err == nil:
 		return OutcomeSuccess, nil
 	case errors.Is(err, asynq.SkipRetry):
 		return OutcomePermanent, err
+	case errors.As(err, &de):
+		return OutcomeDeferred, err
 	case errors.As(err, &rl):
 		return OutcomeRateLimited, err
 	case hub.IsStatus(err, http.StatusTooManyRequests):
@@ -79,11 +83,13 @@ func classify(err error) (string, error) {
 	return OutcomeRetry, err
 }
 
-// isFailure tells asynq whether an error uses up a retry: a 429 does not.
+// isFailure tells asynq whether an error uses up a retry: a 429 and a deferral do
+// not.
 func isFailure(err error) bool {
 	var rl *RateLimitedError
+	var de *DeferredError
 	var busy *sheetjob.BusyError
-	return err != nil && !errors.As(err, &rl) && !errors.As(err, &busy)
+	return err != nil && !errors.As(err, &rl) && !errors.As(err, &de) && !errors.As(err, &busy)
 }
 
 // retryDelay is asynq's RetryDelayFunc: the hub's Retry-After for a 429 (and for any

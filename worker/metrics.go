@@ -34,7 +34,7 @@ func newMetrics(reg prometheus.Registerer, budget int64) (*metrics, error) {
 	m := &metrics{
 		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "printworker", Name: "tasks_total",
-			Help: "Tasks handled, by type and outcome (success, skipped, retry, rate_limited, permanent, canceled).",
+			Help: "Tasks handled, by type and outcome (success, skipped, retry, rate_limited, deferred, permanent, canceled).",
 		}, []string{"type", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "printworker", Name: "task_duration_seconds",

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -77,6 +78,7 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 		ctx = context.WithValue(ctx, ctxKey{}, log)
 		skip := &skipFlag{}
 		ctx = context.WithValue(ctx, skippedKey{}, skip)
+		ctx, att := withAttempt(ctx)
 		if d, ok := w.cfg.Timeouts[t.Type()]; ok && d > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, d)
@@ -94,8 +96,8 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 				outcome = OutcomeSkipped
 			}
 			span.SetAttributes(attribute.String("printworker.task.outcome", outcome))
-			if outcome == OutcomeSuccess || outcome == OutcomeSkipped || outcome == OutcomeRateLimited {
-				span.End() // a 429 is retried without counting as a failure
+			if outcome == OutcomeSuccess || outcome == OutcomeSkipped || outcome == OutcomeRateLimited || outcome == OutcomeDeferred {
+				span.End() // a 429 or a deferral is retried without counting as a failure
 			} else {
 				endSpan(span, out)
 			}
@@ -107,6 +109,10 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 				log.InfoContext(ctx, "task done", "outcome", outcome, "duration", elapsed)
 			case OutcomeSkipped:
 				log.InfoContext(ctx, "task skipped", "outcome", outcome, "reason", skip.reason, "duration", elapsed)
+			case OutcomeDeferred:
+				var de *DeferredError
+				errors.As(out, &de)
+				log.InfoContext(ctx, "task deferred", "outcome", outcome, "reason", de.Reason, "after", de.After, "duration", elapsed)
 			case OutcomePermanent:
 				log.ErrorContext(ctx, "task failed permanently", "outcome", outcome, "err", out, "duration", elapsed)
 			default:
@@ -114,6 +120,15 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 			}
 			err = out
 		}()
+		if ident.Store != "" {
+			// A store at its share of the slots sends its task back to the queue;
+			// one that cannot go back uncounted (its last try) runs over the share.
+			release := w.shares.acquire(ident.Store, !att.requeueable())
+			if release == nil {
+				return &DeferredError{Reason: "store " + ident.Store + " holds its share of the worker's slots", After: w.cfg.StoreShareRetry}
+			}
+			defer release()
+		}
 		return next.ProcessTask(ctx, t)
 	})
 }

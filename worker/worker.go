@@ -89,6 +89,7 @@ type Worker struct {
 	state   *jobs.State
 	enq     *jobs.Enqueuer
 	limiter *Limiter
+	shares  *storeShares
 	windows *retryWindows
 	budget  *Budget
 	gangs   *jobs.Gangs
@@ -160,6 +161,8 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		prop:   deps.Propagator,
 	}
 	w.limiter = NewLimiter(deps.Redis, cfg.KeyPrefix, cfg.rateFor)
+	w.limiter.maxWait = cfg.RateLimitMaxWait
+	w.shares = newStoreShares(cfg.StoreShare, cfg.Concurrency)
 	// Event deliveries are bounded by time as exports are (events.Config.RetryFor).
 	cfg.RetryWindows[jobs.TypeEventDeliver] = cfg.Events.RetryWindow()
 	w.windows = &retryWindows{rdb: deps.Redis, prefix: cfg.KeyPrefix, windows: cfg.RetryWindows}

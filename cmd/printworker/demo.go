@@ -114,6 +114,7 @@ func demoCommand() command {
 				"shutdown-timeout":    "5s",
 				"hub-rate-per-minute": "6000",
 				"hub-rate-burst":      "100",
+				"store-max-share":     "1", // one store: nobody to keep slots for
 				"retry-base":          "1s",
 				"retry-max":           "5s",
 				"log-level":           "warn",

@@ -39,7 +39,7 @@ var flagGroups = []flagGroup{
 		first: []string{"hub-url", "hub-store", "hub-api-key", "hub-secret", "hub-secret-file", "hub-stores-file", "hub-rate-per-minute", "hub-rate-burst", "hub-tries", "hub-timeout"}},
 	{title: "Redis", takes: []string{"redis-", "state-retention", "task-retention"},
 		first: []string{"redis-url", "redis-url-file", "redis-sentinel-master", "redis-sentinel-addrs", "redis-cluster-addrs"}},
-	{title: "Jobs and workers", takes: []string{"mode", "store-mode", "concurrency", "memory-budget", "queue-weight", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max", "poll-"},
+	{title: "Jobs and workers", takes: []string{"mode", "store-mode", "store-max-share", "concurrency", "memory-budget", "queue-weight", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max", "poll-"},
 		first: []string{"mode", "concurrency", "memory-budget", "queue-weight", "shutdown-timeout", "export-retry-window"}},
 	{title: "Storage", takes: []string{"storage", "storage-", "s3-", "sftp-", "filename-"},
 		first: []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},

@@ -525,6 +525,8 @@ type workerFlags struct {
 	modes           mapFlag
 	ratePerMinute   float64
 	rateBurst       int
+	rateMaxWait     time.Duration
+	storeShare      float64
 	filenamePattern string
 	fileDate        string
 	backoffBase     time.Duration
@@ -536,6 +538,10 @@ type workerFlags struct {
 	gangTick        time.Duration
 	polling         worker.Polling
 }
+
+// defaultStoreShare keeps half of every worker's slots for other stores than a
+// flooding one (docs/pipeline.md, "Rate limit").
+const defaultStoreShare = 0.5
 
 func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	w := &workerFlags{budget: worker.DefaultMemoryBudget}
@@ -555,6 +561,8 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.Var(&w.modes, "store-mode", "store=mode, repeatable: the export mode of one store")
 	fs.Float64Var(&w.ratePerMinute, "hub-rate-per-minute", worker.DefaultRateLimit().PerMinute, "hub calls a minute per store, shared by the whole fleet (0: unlimited)")
 	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit().Burst, "hub calls a store may make at once")
+	fs.DurationVar(&w.rateMaxWait, "hub-rate-max-wait", worker.DefaultRateLimitMaxWait, "longest wait in a slot for the store's next hub token before a task's first hub call; a longer one sends the task back to the queue, counting no retry (negative: always wait)")
+	fs.Float64Var(&w.storeShare, "store-max-share", defaultStoreShare, "fraction of a worker's slots (--concurrency) one store's tasks may hold, at least one; more go back to the queue, counting no retry (1: no cap; no cap either when the worker serves one store)")
 	fs.StringVar(&w.filenamePattern, "filename-pattern", defaultFilenamePattern, "file name pattern of the order folder with [order] [line] [qty] [id] [design] [date] [created] [title] [product] [store]; hub: each view's own export filename (docs/storage.md#file-names)")
 	fs.StringVar(&w.fileDate, "filename-date", "order", "[date] in file names: order (its day) or design (its creation day, as [created])")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
@@ -582,9 +590,10 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		Concurrency: w.concurrency, Queues: weights, StrictPriority: w.strict, ShutdownTimeout: w.shutdown,
 		Timeouts:     map[string]time.Duration{"design:export": w.exportTimeout, "order:push": w.pushTimeout},
 		MemoryBudget: int64(w.budget), Mode: w.mode, Modes: w.modes,
-		RateLimit: worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
-		Backoff:   worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
-		Layout:    storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: filenamePattern(w.filenamePattern)},
+		RateLimit:        worker.RateLimit{PerMinute: w.ratePerMinute, Burst: w.rateBurst},
+		RateLimitMaxWait: w.rateMaxWait, StoreShare: w.storeShare,
+		Backoff: worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
+		Layout:  storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: filenamePattern(w.filenamePattern)},
 		FileDate: w.fileDate, Logger: log, GangLease: w.gangLease, GangTick: w.gangTick,
 		Polling: w.polling,
 	}

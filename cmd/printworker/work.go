@@ -70,6 +70,11 @@ func workCommand() command {
 				hf.http = hubHTTP(tr, wf.concurrency, guard)
 				clients, hubErr = hf.clients(log)
 			}
+			if len(clients) == 1 {
+				// One store has nobody to keep slots for: its share would only
+				// leave the worker's other slots idle.
+				cfg.StoreShare = 0
+			}
 			deps := worker.Deps{Hubs: hubFor(clients), TracerProvider: tr.Provider, Propagator: tr.Propagator}
 			var renderErr error
 			if needsRenderer(cfg) {

@@ -1,0 +1,114 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// DeferredError sends a task back to its queue for After without doing its work and
+// without counting a retry: its store's next hub token is too far away
+// (Config.RateLimitMaxWait), or its store already holds its share of this worker's
+// slots (Config.StoreShare). The task keeps its id, payload and retry count: asynq
+// moves it to the retry set due in After, and Config.IsFailure (isFailure) tells it
+// not to count the attempt, as for a hub 429. It is only returned while the task has
+// retries left (attempt.requeue): asynq archives a task that errs on its last try,
+// counted or not.
+type DeferredError struct {
+	Reason string
+	After  time.Duration
+}
+
+func (e *DeferredError) Error() string {
+	return fmt.Sprintf("deferred for %s: %s", e.After.Round(time.Millisecond), e.Reason)
+}
+func (e *DeferredError) Retryable() bool           { return true }
+func (e *DeferredError) RetryAfter() time.Duration { return e.After }
+
+// attempt is what the limiter and the store shares know of the task attempt a
+// context belongs to.
+type attempt struct {
+	// requeue: the task can go back to its queue uncounted (run by the server, with
+	// retries left).
+	requeue bool
+	// calls counts the attempt's reserved hub tokens.
+	calls atomic.Int32
+}
+
+type attemptKey struct{}
+
+// withAttempt marks ctx as a task attempt run by the server; retried and maxRetry
+// are asynq's (ok: they were in ctx).
+func withAttempt(ctx context.Context) (context.Context, *attempt) {
+	retried, ok1 := asynq.GetRetryCount(ctx)
+	maxRetry, ok2 := asynq.GetMaxRetry(ctx)
+	a := &attempt{requeue: ok1 && ok2 && retried < maxRetry}
+	return context.WithValue(ctx, attemptKey{}, a), a
+}
+
+func attemptFrom(ctx context.Context) *attempt {
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	return a
+}
+
+// requeueable: a nil attempt (a call outside a task) cannot be requeued.
+func (a *attempt) requeueable() bool { return a != nil && a.requeue }
+
+// deferrable: the attempt may still go back to the queue without losing work (it
+// has reserved no hub token yet).
+func (a *attempt) deferrable() bool { return a.requeueable() && a.calls.Load() == 0 }
+
+func (a *attempt) reserved() {
+	if a != nil {
+		a.calls.Add(1)
+	}
+}
+
+// DefaultStoreShareRetry is how long a task over its store's share waits in the queue.
+const DefaultStoreShareRetry = 5 * time.Second
+
+// storeShares counts this worker's running tasks per store and caps each store at
+// its share of the worker's slots. The count is local: every worker of the fleet
+// keeps its own, so a store holds at most its share of the fleet's slots, with no
+// Redis call and nothing left behind by a worker that dies.
+type storeShares struct {
+	max int // per store; 0: no cap
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+// newStoreShares caps each store at share of concurrency slots (at least one);
+// share <= 0 or >= 1: no cap.
+func newStoreShares(share float64, concurrency int) *storeShares {
+	s := &storeShares{n: map[string]int{}}
+	if share > 0 && share < 1 {
+		s.max = max(1, int(math.Floor(share*float64(concurrency))))
+	}
+	return s
+}
+
+// acquire takes a slot for store; force takes it even over the cap (a task that
+// cannot be deferred). It returns the release, or nil when store is at its cap.
+func (s *storeShares) acquire(store string, force bool) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.max > 0 && s.n[store] >= s.max && !force {
+		return nil
+	}
+	s.n[store]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.n[store]--; s.n[store] <= 0 {
+				delete(s.n, store)
+			}
+		})
+	}
+}
