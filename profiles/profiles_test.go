@@ -286,3 +286,35 @@ func TestPure(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadAlso: the profiles the routing rules name are resolved at load and found
+// by Named, a file's or a built-in; an unknown one stops the load naming the rules.
+func TestLoadAlso(t *testing.T) {
+	t.Parallel()
+	f, err := Parse([]byte(`{"profiles": [{"name": "roland-cut", "output": "pdf", "cut": {}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(f, "", Options{}, "roland-cut", WebPNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"roland-cut", WebPNG} {
+		if r, ok := s.Named(name); !ok || r.Name() != name {
+			t.Errorf("Named(%q) = %v, %v", name, r.Name(), ok)
+		}
+	}
+	if _, ok := s.Named(PressPDFX4); ok {
+		t.Error("Named found a profile nothing asked for")
+	}
+	if got := s.For("shop", "sticker", "front").Name(); got != WebPNG {
+		t.Errorf("For = %s: a routing profile must not become a default", got)
+	}
+	if _, err := Load(f, "", Options{}, "nope"); err == nil || !strings.Contains(err.Error(), `routing rules: no profile "nope"`) {
+		t.Errorf("unknown routing profile: %v", err)
+	}
+	var none *Set
+	if _, ok := none.Named(WebPNG); ok {
+		t.Error("nil set found a profile")
+	}
+}
