@@ -15,8 +15,11 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/routing"
@@ -74,7 +77,24 @@ type Page struct {
 	Bleed string `json:"bleed,omitempty"`
 	// CropMarks draws trim marks in an 8 mm slug outside the bleed of PDF/X pages.
 	CropMarks bool `json:"cropMarks,omitempty"`
+	// Slug is the margin around the bleed of PDF/X pages, a length with a unit; at
+	// least the crop marks' 8 mm when they are drawn. Empty: none (8 mm with a
+	// SlugText).
+	Slug string `json:"slug,omitempty"`
+	// SlugText is the one-line job description written in the slug below the
+	// bleed: a pattern of SlugTokens.
+	SlugText string `json:"slugText,omitempty"`
 }
+
+// SlugTokens are the tokens of a slug text: the file name tokens (their values as
+// they are, not cleaned for a file name), the view and the profile.
+var SlugTokens = []string{"[order]", "[line]", "[qty]", "[id]", "[design]", "[date]", "[created]", "[title]", "[product]", "[store]", "[view]", "[profile]"}
+
+// Limits of a slug.
+const (
+	minSlugTextPt = 3 * 72 / 25.4 // a slug narrower than 3 mm has no room for a line
+	maxSlugText   = 200
+)
 
 // Cut is a profile's cut contour.
 type Cut struct {
@@ -227,6 +247,19 @@ func (p Profile) Validate() error {
 	if p.Page.CropMarks && !cmyk {
 		bad("page.cropMarks", "crop marks are drawn on PDF/X pages: give a CMYK colour.profile")
 	}
+	if sl, err := render.ParseLength(p.Page.Slug); err != nil {
+		bad("page.slug", "%v", err)
+	} else if sl > render.MaxSlugPt {
+		bad("page.slug", "%s: want at most 1in", p.Page.Slug)
+	} else if p.Page.SlugText != "" && sl > 0 && sl < minSlugTextPt {
+		bad("page.slug", "%s: a slug text needs at least 3mm", p.Page.Slug)
+	}
+	if (p.Page.Slug != "" || p.Page.SlugText != "") && !cmyk {
+		bad("page.slug", "a slug is part of PDF/X pages: give a CMYK colour.profile")
+	}
+	if len(p.Page.SlugText) > maxSlugText {
+		bad("page.slugText", "longer than %d bytes", maxSlugText)
+	}
 	if p.Cut != nil {
 		if _, err := p.Cut.plate(); err != nil {
 			bad("cut", "%v", err)
@@ -372,6 +405,31 @@ func (r *Resolved) DPI(d float64) float64 {
 	return r.Profile.DPI
 }
 
+// SlugText is the slug text of a file under the profile, its tokens replaced by the
+// file's fields and view name ("" without a slug text).
+func (r *Resolved) SlugText(f filenames.Fields, view string) string {
+	if r == nil || r.Profile.Page.SlugText == "" {
+		return ""
+	}
+	day := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.DateOnly)
+	}
+	num := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	return strings.NewReplacer(
+		"[order]", f.Order, "[line]", num(f.Line), "[qty]", num(f.Quantity), "[id]", f.ID, "[design]", f.Design,
+		"[date]", day(f.Date), "[created]", day(f.Created), "[title]", f.Title, "[product]", f.Product,
+		"[store]", f.Store, "[view]", view, "[profile]", r.Profile.Name,
+	).Replace(r.Profile.Page.SlugText)
+}
+
 // WarnBelowProfileDPI: a picture's effective resolution is below the profile's
 // lowest acceptable dpi.
 const WarnBelowProfileDPI = "below-profile-dpi"
@@ -420,12 +478,13 @@ func Resolve(p Profile, o Options) (*Resolved, error) {
 		return nil, fmt.Errorf("colour: %w", err)
 	}
 	pr := set.For("", "")
-	if cut, white := p.cutPlate(), p.whitePlate(); cut != nil || white != nil {
+	slug, _ := render.ParseLength(p.Page.Slug)
+	if cut, white := p.cutPlate(), p.whitePlate(); cut != nil || white != nil || slug > 0 {
 		var c render.Print
 		if pr != nil {
 			c = *pr
 		}
-		c.Cut, c.White = cut, white
+		c.Cut, c.White, c.SlugPt = cut, white, slug
 		pr = &c
 	}
 	r := &Resolved{Profile: p, Print: pr}

@@ -2,12 +2,15 @@ package profiles
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/render"
 )
 
@@ -154,6 +157,10 @@ func TestParseErrorsNameFields(t *testing.T) {
 		{"rule match", `{"rules": [{"match": {"sku": "mug"}, "profile": "web-png"}]}`, `rules[0]: unknown field "sku"`},
 		{"default", `{"default": "nope"}`, `default: "nope"`},
 		{"min dpi", `{"profiles": [{"name": "a", "minDpi": -1}]}`, `minDpi`},
+		{"slug needs cmyk", `{"profiles": [{"name": "a", "page": {"slugText": "[order]"}}]}`, `page.slug: a slug is part of PDF/X pages`},
+		{"slug length", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc"}, "page": {"slug": "8"}}]}`, `page.slug: length "8"`},
+		{"slug too narrow", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc"}, "page": {"slug": "2mm", "slugText": "[order]"}}]}`, `page.slug: 2mm: a slug text needs at least 3mm`},
+		{"slug too wide", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc"}, "page": {"slug": "2in"}}]}`, `page.slug: 2in: want at most 1in`},
 		{"trailing", `{} {}`, `data after`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,5 +323,37 @@ func TestLoadAlso(t *testing.T) {
 	var none *Set
 	if _, ok := none.Named(WebPNG); ok {
 		t.Error("nil set found a profile")
+	}
+}
+
+// TestSlugText: the slug text's tokens take the file's fields as they are (not
+// cleaned for a file name), the view's name and the profile's; a profile without a
+// slug text gives none; the slug reaches the renderer's settings.
+func TestSlugText(t *testing.T) {
+	t.Parallel()
+	p := Profile{Name: "press-slug", Output: "pdf", Colour: Colour{Profile: DefaultCMYK},
+		Page: Page{Bleed: "3mm", Slug: "10mm", SlugText: "Order [order] line [line] x[qty] [title] / [view] / [profile] / [date] [unknown]"}}
+	r, err := Resolve(p, cmykOpts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filenames.Fields{Order: "1001", Line: 2, Quantity: 3, Title: "Team Shirt", Date: time.Date(2024, 3, 14, 23, 0, 0, 0, time.FixedZone("", -3600))}
+	want := "Order 1001 line 2 x3 Team Shirt / Front / press-slug / 2024-03-15 [unknown]"
+	if got := r.SlugText(f, "Front"); got != want {
+		t.Errorf("SlugText = %q, want %q", got, want)
+	}
+	if got, wantPt := r.Print.SlugPt, 10*72/25.4; math.Abs(got-wantPt) > 1e-9 {
+		t.Errorf("Print.SlugPt = %g, want %g", got, wantPt)
+	}
+	press, err := Resolve(Builtins()[0], cmykOpts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := press.SlugText(f, "Front"); got != "" {
+		t.Errorf("no slug text configured: %q", got)
+	}
+	var none *Resolved
+	if none.SlugText(f, "Front") != "" {
+		t.Error("nil profile has a slug text")
 	}
 }

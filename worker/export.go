@@ -312,7 +312,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	var plan render.Plan
 	planned := false
 	if w.deps.Renderer != nil {
-		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID, x.prof); err != nil {
+		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID, x.prof, x.prof.SlugText(x.fields, viewLabel(v))); err != nil {
 			return rec, err
 		}
 		x.r = w.withThumbnails(x.r)

@@ -110,6 +110,14 @@ func (w *Worker) profileNames(choices []viewChoice, views []*model.View, names [
 	return names
 }
 
+// viewLabel is a view's name for people (its id when it has none).
+func viewLabel(v *model.View) string {
+	if n := v.Name.Pick(""); n != "" {
+		return n
+	}
+	return v.ID
+}
+
 // profileTarget is the machine folder of a profile's routing target (flat, named
 // by the default machine pattern), for a file no routing rule routed; ok is false
 // when the profile names none.
