@@ -98,10 +98,13 @@ const (
 
 // Cut is a profile's cut contour.
 type Cut struct {
-	// Source is alpha (the art's outline, default), box or area.
+	// Source is alpha (the art's outline, default), box, area or svg-id (the SVG
+	// clipart's element whose id is ID).
 	Source string `json:"source,omitempty"`
 	// Area is the view's area an area cut follows.
 	Area string `json:"area,omitempty"`
+	// ID is the id of the SVG element an svg-id cut follows.
+	ID string `json:"id,omitempty"`
 	// Offset is how far outside the art an alpha cut runs, with a unit (default
 	// 1.5mm).
 	Offset string `json:"offset,omitempty"`
@@ -299,7 +302,7 @@ func checkName(n string) error {
 
 // plate is the render cut contour of c, checked.
 func (c *Cut) plate() (*render.CutContour, error) {
-	rc := &render.CutContour{Source: c.Source, Area: c.Area, Spot: c.Spot, Perf: c.Perf, Holes: c.Holes}
+	rc := &render.CutContour{Source: c.Source, Area: c.Area, ID: c.ID, Spot: c.Spot, Perf: c.Perf, Holes: c.Holes}
 	if rc.Source == "" {
 		rc.Source = render.CutSourceAlpha
 	}

@@ -148,6 +148,7 @@ func TestParseErrorsNameFields(t *testing.T) {
 		{"output", `{"profiles": [{"name": "a", "output": "jpg"}]}`, `profiles[0] ("a"): output: "jpg"`},
 		{"marks need cmyk", `{"profiles": [{"name": "a", "page": {"cropMarks": true}}]}`, `page.cropMarks`},
 		{"cut offset", `{"profiles": [{"name": "a", "cut": {"offset": "far"}}]}`, `profiles[0] ("a"): cut: offset`},
+		{"cut svg-id", `{"profiles": [{"name": "a", "cut": {"source": "svg-id"}}]}`, `profiles[0] ("a"): cut: render: cut contour source svg-id without an element id`},
 		{"same spot", `{"profiles": [{"name": "a", "cut": {}, "white": {"spot": "CutContour"}}]}`, `white.spot`},
 		{"builtin name", `{"profiles": [{"name": "press-pdfx4"}]}`, `"press-pdfx4" is a built-in`},
 		{"twice", `{"profiles": [{"name": "a"}, {"name": "a"}]}`, `profiles[1] ("a"): name: "a" is defined twice`},
