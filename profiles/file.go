@@ -211,8 +211,10 @@ type Set struct {
 }
 
 // Load resolves the profiles f chooses, with def (when not empty) overriding the
-// file's default. f may be nil: then def alone is chosen for every file.
-func Load(f *File, def string, o Options) (*Set, error) {
+// file's default. f may be nil: then def alone is chosen for every file. also names
+// more profiles to resolve now, built-ins or the file's: those the routing rules
+// name (docs/routing.md "Profiles"), which Named returns.
+func Load(f *File, def string, o Options, also ...string) (*Set, error) {
 	if def == "" && f != nil {
 		def = f.Default
 	}
@@ -247,6 +249,9 @@ func Load(f *File, def string, o Options) (*Set, error) {
 			use(r.Profile, fmt.Sprintf("rules[%d]", i))
 		}
 	}
+	for _, name := range also {
+		use(name, "routing rules")
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -274,6 +279,16 @@ func (s *Set) For(store, product, view string) *Resolved {
 		}
 	}
 	return s.def
+}
+
+// Named returns the loaded profile of that name: the default, one a rule chooses or
+// one Load was also asked for; ok is false for any other name.
+func (s *Set) Named(name string) (r *Resolved, ok bool) {
+	if s == nil {
+		return nil, false
+	}
+	r, ok = s.resolved[name]
+	return r, ok
 }
 
 func matches(list Strings, v string) bool {

@@ -15,8 +15,11 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/routing"
@@ -78,14 +81,34 @@ type Page struct {
 	Bleed string `json:"bleed,omitempty"`
 	// CropMarks draws trim marks in an 8 mm slug outside the bleed of PDF/X pages.
 	CropMarks bool `json:"cropMarks,omitempty"`
+	// Slug is the margin around the bleed of PDF/X pages, a length with a unit; at
+	// least the crop marks' 8 mm when they are drawn. Empty: none (8 mm with a
+	// SlugText).
+	Slug string `json:"slug,omitempty"`
+	// SlugText is the one-line job description written in the slug below the
+	// bleed: a pattern of SlugTokens.
+	SlugText string `json:"slugText,omitempty"`
 }
+
+// SlugTokens are the tokens of a slug text: the file name tokens (their values as
+// they are, not cleaned for a file name), the view and the profile.
+var SlugTokens = []string{"[order]", "[line]", "[qty]", "[id]", "[design]", "[date]", "[created]", "[title]", "[product]", "[store]", "[view]", "[profile]"}
+
+// Limits of a slug.
+const (
+	minSlugTextPt = 3 * 72 / 25.4 // a slug narrower than 3 mm has no room for a line
+	maxSlugText   = 200
+)
 
 // Cut is a profile's cut contour.
 type Cut struct {
-	// Source is alpha (the art's outline, default), box or area.
+	// Source is alpha (the art's outline, default), box, area or svg-id (the SVG
+	// clipart's element whose id is ID).
 	Source string `json:"source,omitempty"`
 	// Area is the view's area an area cut follows.
 	Area string `json:"area,omitempty"`
+	// ID is the id of the SVG element an svg-id cut follows.
+	ID string `json:"id,omitempty"`
 	// Offset is how far outside the art an alpha cut runs, with a unit (default
 	// 1.5mm).
 	Offset string `json:"offset,omitempty"`
@@ -236,6 +259,19 @@ func (p Profile) Validate() error {
 	if p.Page.CropMarks && !cmyk {
 		bad("page.cropMarks", "crop marks are drawn on PDF/X pages: give a CMYK colour.profile")
 	}
+	if sl, err := render.ParseLength(p.Page.Slug); err != nil {
+		bad("page.slug", "%v", err)
+	} else if sl > render.MaxSlugPt {
+		bad("page.slug", "%s: want at most 1in", p.Page.Slug)
+	} else if p.Page.SlugText != "" && sl > 0 && sl < minSlugTextPt {
+		bad("page.slug", "%s: a slug text needs at least 3mm", p.Page.Slug)
+	}
+	if (p.Page.Slug != "" || p.Page.SlugText != "") && !cmyk {
+		bad("page.slug", "a slug is part of PDF/X pages: give a CMYK colour.profile")
+	}
+	if len(p.Page.SlugText) > maxSlugText {
+		bad("page.slugText", "longer than %d bytes", maxSlugText)
+	}
 	if p.Cut != nil {
 		if _, err := p.Cut.plate(); err != nil {
 			bad("cut", "%v", err)
@@ -275,7 +311,7 @@ func checkName(n string) error {
 
 // plate is the render cut contour of c, checked.
 func (c *Cut) plate() (*render.CutContour, error) {
-	rc := &render.CutContour{Source: c.Source, Area: c.Area, Spot: c.Spot, Perf: c.Perf, Holes: c.Holes}
+	rc := &render.CutContour{Source: c.Source, Area: c.Area, ID: c.ID, Spot: c.Spot, Perf: c.Perf, Holes: c.Holes}
 	if rc.Source == "" {
 		rc.Source = render.CutSourceAlpha
 	}
@@ -381,6 +417,31 @@ func (r *Resolved) DPI(d float64) float64 {
 	return r.Profile.DPI
 }
 
+// SlugText is the slug text of a file under the profile, its tokens replaced by the
+// file's fields and view name ("" without a slug text).
+func (r *Resolved) SlugText(f filenames.Fields, view string) string {
+	if r == nil || r.Profile.Page.SlugText == "" {
+		return ""
+	}
+	day := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.DateOnly)
+	}
+	num := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	return strings.NewReplacer(
+		"[order]", f.Order, "[line]", num(f.Line), "[qty]", num(f.Quantity), "[id]", f.ID, "[design]", f.Design,
+		"[date]", day(f.Date), "[created]", day(f.Created), "[title]", f.Title, "[product]", f.Product,
+		"[store]", f.Store, "[view]", view, "[profile]", r.Profile.Name,
+	).Replace(r.Profile.Page.SlugText)
+}
+
 // WarnBelowProfileDPI: a picture's effective resolution is below the profile's
 // lowest acceptable dpi.
 const WarnBelowProfileDPI = "below-profile-dpi"
@@ -429,12 +490,13 @@ func Resolve(p Profile, o Options) (*Resolved, error) {
 		return nil, fmt.Errorf("colour: %w", err)
 	}
 	pr := set.For("", "")
-	if cut, white := p.cutPlate(), p.whitePlate(); cut != nil || white != nil {
+	slug, _ := render.ParseLength(p.Page.Slug)
+	if cut, white := p.cutPlate(), p.whitePlate(); cut != nil || white != nil || slug > 0 {
 		var c render.Print
 		if pr != nil {
 			c = *pr
 		}
-		c.Cut, c.White = cut, white
+		c.Cut, c.White, c.SlugPt = cut, white, slug
 		pr = &c
 	}
 	r := &Resolved{Profile: p, Print: pr}

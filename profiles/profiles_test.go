@@ -2,12 +2,15 @@ package profiles
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/render"
 )
 
@@ -145,6 +148,7 @@ func TestParseErrorsNameFields(t *testing.T) {
 		{"output", `{"profiles": [{"name": "a", "output": "jpg"}]}`, `profiles[0] ("a"): output: "jpg"`},
 		{"marks need cmyk", `{"profiles": [{"name": "a", "page": {"cropMarks": true}}]}`, `page.cropMarks`},
 		{"cut offset", `{"profiles": [{"name": "a", "cut": {"offset": "far"}}]}`, `profiles[0] ("a"): cut: offset`},
+		{"cut svg-id", `{"profiles": [{"name": "a", "cut": {"source": "svg-id"}}]}`, `profiles[0] ("a"): cut: render: cut contour source svg-id without an element id`},
 		{"same spot", `{"profiles": [{"name": "a", "cut": {}, "white": {"spot": "CutContour"}}]}`, `white.spot`},
 		{"builtin name", `{"profiles": [{"name": "press-pdfx4"}]}`, `"press-pdfx4" is a built-in`},
 		{"twice", `{"profiles": [{"name": "a"}, {"name": "a"}]}`, `profiles[1] ("a"): name: "a" is defined twice`},
@@ -154,6 +158,10 @@ func TestParseErrorsNameFields(t *testing.T) {
 		{"rule match", `{"rules": [{"match": {"sku": "mug"}, "profile": "web-png"}]}`, `rules[0]: unknown field "sku"`},
 		{"default", `{"default": "nope"}`, `default: "nope"`},
 		{"min dpi", `{"profiles": [{"name": "a", "minDpi": -1}]}`, `minDpi`},
+		{"slug needs cmyk", `{"profiles": [{"name": "a", "page": {"slugText": "[order]"}}]}`, `page.slug: a slug is part of PDF/X pages`},
+		{"slug length", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc"}, "page": {"slug": "8"}}]}`, `page.slug: length "8"`},
+		{"slug too narrow", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc"}, "page": {"slug": "2mm", "slugText": "[order]"}}]}`, `page.slug: 2mm: a slug text needs at least 3mm`},
+		{"slug too wide", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc"}, "page": {"slug": "2in"}}]}`, `page.slug: 2in: want at most 1in`},
 		{"trailing", `{} {}`, `data after`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,5 +292,69 @@ func TestPure(t *testing.T) {
 		case "net", "net/http", "crypto/hmac", "github.com/printworker/printworker/hub":
 			t.Errorf("profiles depends on %s", dep)
 		}
+	}
+}
+
+// TestLoadAlso: the profiles the routing rules name are resolved at load and found
+// by Named, a file's or a built-in; an unknown one stops the load naming the rules.
+func TestLoadAlso(t *testing.T) {
+	t.Parallel()
+	f, err := Parse([]byte(`{"profiles": [{"name": "roland-cut", "output": "pdf", "cut": {}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(f, "", Options{}, "roland-cut", WebPNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"roland-cut", WebPNG} {
+		if r, ok := s.Named(name); !ok || r.Name() != name {
+			t.Errorf("Named(%q) = %v, %v", name, r.Name(), ok)
+		}
+	}
+	if _, ok := s.Named(PressPDFX4); ok {
+		t.Error("Named found a profile nothing asked for")
+	}
+	if got := s.For("shop", "sticker", "front").Name(); got != WebPNG {
+		t.Errorf("For = %s: a routing profile must not become a default", got)
+	}
+	if _, err := Load(f, "", Options{}, "nope"); err == nil || !strings.Contains(err.Error(), `routing rules: no profile "nope"`) {
+		t.Errorf("unknown routing profile: %v", err)
+	}
+	var none *Set
+	if _, ok := none.Named(WebPNG); ok {
+		t.Error("nil set found a profile")
+	}
+}
+
+// TestSlugText: the slug text's tokens take the file's fields as they are (not
+// cleaned for a file name), the view's name and the profile's; a profile without a
+// slug text gives none; the slug reaches the renderer's settings.
+func TestSlugText(t *testing.T) {
+	t.Parallel()
+	p := Profile{Name: "press-slug", Output: "pdf", Colour: Colour{Profile: DefaultCMYK},
+		Page: Page{Bleed: "3mm", Slug: "10mm", SlugText: "Order [order] line [line] x[qty] [title] / [view] / [profile] / [date] [unknown]"}}
+	r, err := Resolve(p, cmykOpts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filenames.Fields{Order: "1001", Line: 2, Quantity: 3, Title: "Team Shirt", Date: time.Date(2024, 3, 14, 23, 0, 0, 0, time.FixedZone("", -3600))}
+	want := "Order 1001 line 2 x3 Team Shirt / Front / press-slug / 2024-03-15 [unknown]"
+	if got := r.SlugText(f, "Front"); got != want {
+		t.Errorf("SlugText = %q, want %q", got, want)
+	}
+	if got, wantPt := r.Print.SlugPt, 10*72/25.4; math.Abs(got-wantPt) > 1e-9 {
+		t.Errorf("Print.SlugPt = %g, want %g", got, wantPt)
+	}
+	press, err := Resolve(Builtins()[0], cmykOpts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := press.SlugText(f, "Front"); got != "" {
+		t.Errorf("no slug text configured: %q", got)
+	}
+	var none *Resolved
+	if none.SlugText(f, "Front") != "" {
+		t.Error("nil profile has a slug text")
 	}
 }

@@ -90,12 +90,9 @@ func (r *Renderer) renderScene(ctx context.Context, d *model.DesignDetail, s *Sc
 			return nil, fmt.Errorf("render: view %s: png: %w", s.ViewID, err)
 		}
 	case ExportTIFF:
-		if r.hasPlates() {
-			s.Warnings = append(s.Warnings, Warning{Code: WarnUnsupported, ViewID: s.ViewID,
-				Message: "the tiff output carries no cut contour or white plate"})
-		}
 		res.Thumbnail = r.thumbOfScene(ctx, s)
-		if err := r.writeTIFF(ctx, cw, s); err != nil {
+		var err error
+		if res.Sidecars, err = r.writeTIFF(ctx, cw, d, s); err != nil {
 			return nil, err
 		}
 	case model.ExportPDFSimple, model.ExportPDF:

@@ -36,6 +36,10 @@ const (
 	// CutSourceArea cuts along the view's area CutContour.Area, corners rounded by
 	// CutContour.CornerRadiusPt.
 	CutSourceArea = "area"
+	// CutSourceSVGID cuts along the geometry of the SVG clipart's element whose id
+	// is CutContour.ID (and the shapes inside it); without one the cut follows the
+	// art's outline, with a warning.
+	CutSourceSVGID = "svg-id"
 )
 
 // Defaults of the plates.
@@ -74,6 +78,8 @@ type CutContour struct {
 	Source string
 	// Area is the id of the view's area the CutSourceArea cut follows.
 	Area string
+	// ID is the id of the SVG element the CutSourceSVGID cut follows.
+	ID string
 	// OffsetPt is how far outside the art the cut runs (alpha source), in points;
 	// 0 cuts along the art's edge.
 	OffsetPt float64
@@ -164,8 +170,12 @@ func (c *CutContour) Validate() error {
 		if c.Area == "" {
 			errs = append(errs, errors.New("render: cut contour source area without an area id"))
 		}
+	case CutSourceSVGID:
+		if c.ID == "" || len(c.ID) > 256 {
+			errs = append(errs, errors.New("render: cut contour source svg-id without an element id (or one over 256 bytes)"))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("render: cut contour source %q: want %q, %q or %q", c.Source, CutSourceAlpha, CutSourceBox, CutSourceArea))
+		errs = append(errs, fmt.Errorf("render: cut contour source %q: want %q, %q, %q or %q", c.Source, CutSourceAlpha, CutSourceBox, CutSourceArea, CutSourceSVGID))
 	}
 	for _, v := range []struct {
 		name string
@@ -260,7 +270,26 @@ func (r *Renderer) makePlates(ctx context.Context, s *Scene, canvas *image.RGBA)
 	}
 	ptPerPx := s.PageWidthPt / float64(w)
 	if c := r.print.Cut; c != nil {
-		switch c.Source {
+		source := c.Source
+		if source == CutSourceSVGID {
+			tol := c.TolerancePt
+			if tol == 0 {
+				tol = DefaultCutTolerancePt
+			}
+			maxPts := c.MaxPoints
+			if maxPts == 0 {
+				maxPts = contour.DefaultMaxPoints
+			}
+			var why string
+			if pl.cut, why = s.svgCut(c.ID, tol, maxPts); why != "" {
+				s.Warnings = append(s.Warnings, Warning{Code: WarnCutContour, ViewID: s.ViewID,
+					Message: why + ": the cut follows the art's outline"})
+				source = CutSourceAlpha
+			}
+		}
+		switch source {
+		case CutSourceSVGID:
+			// pl.cut holds the element's geometry.
 		case CutSourceBox, CutSourceArea:
 			r := s.Trim
 			if c.Source == CutSourceArea {
@@ -317,6 +346,44 @@ func (r *Renderer) makePlates(ctx context.Context, s *Scene, canvas *image.RGBA)
 		}
 	}
 	return pl, nil
+}
+
+// svgCut is the cut along the SVG clipart's element id: the geometry of every shape
+// it draws, in every SVG layer of the scene, mapped to page points and flattened
+// within tol, each subpath a closed loop. why says why there is none: no such
+// element (or it paints nothing), or more than maxPts points.
+func (s *Scene) svgCut(id string, tol float64, maxPts int) (cut [][]gofpdf.PointType, why string) {
+	toPage := s.ToPage()
+	n := 0
+	for i := range s.Layers {
+		l := &s.Layers[i]
+		if l.Kind != LayerSVG || l.SVG == nil || l.SVG.Doc == nil {
+			continue
+		}
+		m := toPage.Mul(l.Transform)
+		for _, p := range l.SVG.Doc.Marked(id) {
+			// Flatten's step count errs on the coarse side for cubic arcs (a 28 pt
+			// circle at the 0.1 mm tolerance is a 12-gon a point off the curve):
+			// an eighth of it keeps the chords within the tolerance.
+			for _, poly := range p.Transform(m).Flatten(tol / 8) {
+				if len(poly.Pts) < 2 {
+					continue
+				}
+				if n += len(poly.Pts); n > maxPts {
+					return nil, fmt.Sprintf("the SVG element %q has more than %d points", id, maxPts)
+				}
+				pts := make([]gofpdf.PointType, len(poly.Pts))
+				for j, q := range poly.Pts {
+					pts[j] = gofpdf.PointType{X: q.X, Y: q.Y}
+				}
+				cut = append(cut, pts)
+			}
+		}
+	}
+	if len(cut) == 0 {
+		return nil, fmt.Sprintf("no SVG element %q draws a shape in this view", id)
+	}
+	return cut, ""
 }
 
 func toPoints(p contour.Path, scale float64) []gofpdf.PointType {

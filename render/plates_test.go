@@ -501,18 +501,88 @@ func TestPlatesLeaveArtAlone(t *testing.T) {
 	}
 }
 
-// TestPlatesTIFFWarns: the tiff output has no plates, and says so.
-func TestPlatesTIFFWarns(t *testing.T) {
+// TestTIFFSpotChannel: the tiff output carries the white plate as a fifth, named
+// spot channel and the cut as a -cut.pdf sidecar. The channel is the png's white
+// plate pixel for pixel, the four process channels are the plain tiff's, the tags
+// name the ink (InkNames, NumberOfInks, ExtraSamples unspecified, Photoshop's
+// channel name and spot DisplayInfo), and libtiff's tiffinfo reads it when installed.
+func TestTIFFSpotChannel(t *testing.T) {
 	t.Parallel()
-	p := testPrint(t, 0)
-	p.RasterTIFF, p.White = true, &WhitePlate{}
-	_, res := renderPrint(t, p, stickerDetail(t, ExportTIFF), "v")
-	found := false
+	base := testPrint(t, 0)
+	base.RasterTIFF = true
+	p := *base
+	p.White, p.Cut = &WhitePlate{Spot: "RDG_WHITE"}, &CutContour{Source: CutSourceAlpha, OffsetPt: 4.25, HairlinePt: 0.25}
+	b, res := renderPrint(t, &p, stickerDetail(t, ExportTIFF), "v")
 	for _, w := range res.Warnings {
-		found = found || (w.Code == WarnUnsupported && strings.Contains(w.Message, "white plate"))
+		if w.Code == WarnUnsupported {
+			t.Errorf("warning %v: the tiff carries its plates", w)
+		}
 	}
-	if !found {
-		t.Errorf("warnings %v, want the missing plates named", res.Warnings)
+	if len(res.Sidecars) != 1 || res.Sidecars[0].Suffix != SidecarCut || !bytes.Contains(res.Sidecars[0].Data, []byte("/CutContour")) {
+		t.Errorf("sidecars %+v, want the cut as a PDF", res.Sidecars)
+	}
+	pix, w, h, spp := decodeTIFFRaw(t, b)
+	if spp != 5 {
+		t.Fatalf("%d samples per pixel, want CMYK and the spot", spp)
+	}
+	plain, _ := renderPrint(t, base, stickerDetail(t, ExportTIFF), "v")
+	cmyk := decodeCMYKTIFF(t, plain)
+	pngPrint := &Print{White: p.White}
+	_, pres := renderPrint(t, pngPrint, stickerDetail(t, model.ExportPNG), "v")
+	img, err := png.Decode(bytes.NewReader(pres.Sidecars[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	white := img.(*image.Gray)
+	if white.Rect.Dx() != w || white.Rect.Dy() != h || cmyk.Rect.Dx() != w || cmyk.Rect.Dy() != h {
+		t.Fatalf("tiff %dx%d, png plate %v, plain tiff %v", w, h, white.Rect, cmyk.Rect)
+	}
+	badInk, badWhite, inked := 0, 0, 0
+	for i := range w * h {
+		if !bytes.Equal(pix[5*i:5*i+4], cmyk.Pix[4*i:4*i+4]) {
+			badInk++
+		}
+		if pix[5*i+4] != white.Pix[i] {
+			badWhite++
+		}
+		if pix[5*i+4] == 255 {
+			inked++
+		}
+	}
+	if badInk > 0 || badWhite > 0 || inked == 0 {
+		t.Errorf("%d pixels' CMYK differ from the plain tiff, %d white samples from the png plate; %d white pixels", badInk, badWhite, inked)
+	}
+	tags := tiffArrays(t, b)
+	if es := tags[tagExtraSamples]; len(es) != 1 || es[0] != 0 {
+		t.Errorf("ExtraSamples %v, want [0] (unspecified: not alpha)", es)
+	}
+	if n := tags[tagNumberOfInks]; len(n) != 1 || n[0] != 5 {
+		t.Errorf("NumberOfInks %v", n)
+	}
+	if !bytes.Contains(b, []byte("Cyan\x00Magenta\x00Yellow\x00Black\x00RDG_WHITE\x00")) {
+		t.Error("no InkNames naming the five inks")
+	}
+	ps := photoshopSpot("RDG_WHITE")
+	if !bytes.Contains(b, ps) || !bytes.Contains(ps, []byte("8BIM\x03\xee\x00\x00\x00\x00\x00\x0a\x09RDG_WHITE")) {
+		t.Error("no Photoshop alpha name resource for the channel")
+	}
+	if _, err := exec.LookPath("tiffinfo"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tiffinfo missing (.ci/run installs libtiff-tools)")
+		}
+		return
+	}
+	out, err := exec.Command("tiffinfo", writeTemp(t, "spot.tif", b)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tiffinfo: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Samples/Pixel: 5", "Extra Samples: 1<unspecified>", "Ink Names: Cyan, Magenta, Yellow, Black, RDG_WHITE", "Photoshop Data: <present>"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("tiffinfo lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(strings.ToLower(string(out)), "warning") {
+		t.Errorf("tiffinfo warns:\n%s", out)
 	}
 }
 

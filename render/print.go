@@ -62,6 +62,13 @@ type Print struct {
 	// CropMarks draws trim marks in a slug outside the bleed of PDF/X pages
 	// (cropmarks.go); ignored for sRGB output and rasters.
 	CropMarks bool
+	// SlugPt is the slug around the bleed of PDF/X pages, in points: the MediaBox
+	// grows by it on every side (at least the crop marks' slug when they are drawn).
+	SlugPt float64
+	// SlugText is the one-line job description written in the slug below the
+	// bleed (cropmarks.go); "" none. A slug of SlugPt 0 with a text is the crop
+	// marks' 8 mm.
+	SlugText string
 	// Cut, when set, draws a cut contour on pdf and pdf-simple pages and writes one
 	// beside png views (plates.go).
 	Cut *CutContour
@@ -93,6 +100,12 @@ func (p *Print) Validate() error {
 	if p.InkLimit != 0 && !(p.InkLimit >= 100 && p.InkLimit <= 400) {
 		errs = append(errs, fmt.Errorf("render: ink limit %g%%: want 100..400 (or 0 for none)", p.InkLimit))
 	}
+	if !(p.SlugPt >= 0 && p.SlugPt <= MaxSlugPt) {
+		errs = append(errs, fmt.Errorf("render: slug %gpt: want 0..%gpt", p.SlugPt, float64(MaxSlugPt)))
+	}
+	if len(p.SlugText) > MaxSlugText {
+		errs = append(errs, fmt.Errorf("render: slug text longer than %d bytes", MaxSlugText))
+	}
 	if err := p.Cut.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -112,6 +125,12 @@ func (p *Print) Validate() error {
 
 // MaxBleedPt bounds the bleed (1 inch is far beyond any press's need).
 const MaxBleedPt = 72
+
+// MaxSlugPt bounds the slug (1 inch), MaxSlugText its text (one line).
+const (
+	MaxSlugPt   = 72
+	MaxSlugText = 500
+)
 
 // WithPrint returns a renderer sharing r's fonts and options that renders with the
 // given print settings (nil: sRGB, no bleed). It is cheap: one renderer per store

@@ -540,6 +540,19 @@ func colourOf(r, g, b uint8) color.NRGBA { return color.NRGBA{R: r, G: g, B: b, 
 // relies on.
 func decodeCMYKTIFF(t testing.TB, b []byte) *image.CMYK {
 	t.Helper()
+	pix, w, h, spp := decodeTIFFRaw(t, b)
+	if spp != 4 {
+		t.Fatalf("%d samples per pixel, want 4", spp)
+	}
+	img := image.NewCMYK(image.Rect(0, 0, w, h))
+	copy(img.Pix, pix)
+	return img
+}
+
+// decodeTIFFRaw decodes a chunky 8-bit Deflate separated TIFF into its interleaved
+// samples, spp a pixel.
+func decodeTIFFRaw(t testing.TB, b []byte) (pix []byte, w, h, spp int) {
+	t.Helper()
 	tags := tiffArrays(t, b)
 	one := func(tag uint16) int {
 		v := tags[tag]
@@ -548,14 +561,16 @@ func decodeCMYKTIFF(t testing.TB, b []byte) *image.CMYK {
 		}
 		return int(v[0])
 	}
-	if bps := tags[tagBitsPerSample]; len(bps) != 4 || bps[0] != 8 || bps[3] != 8 {
+	spp = one(tagSamplesPerPixel)
+	if bps := tags[tagBitsPerSample]; len(bps) != spp || bps[0] != 8 || bps[spp-1] != 8 {
 		t.Fatalf("BitsPerSample %v", bps)
 	}
-	if one(tagPhotometric) != 5 || one(tagSamplesPerPixel) != 4 || one(tagCompression) != 8 || one(tagPlanarConfig) != 1 {
+	if one(tagPhotometric) != 5 || spp < 4 || one(tagCompression) != 8 || one(tagPlanarConfig) != 1 {
 		t.Fatalf("not chunky Deflate CMYK: %v", tags)
 	}
-	w, h, rows := one(tagImageWidth), one(tagImageLength), one(tagRowsPerStrip)
-	img := image.NewCMYK(image.Rect(0, 0, w, h))
+	w, h = one(tagImageWidth), one(tagImageLength)
+	rows := one(tagRowsPerStrip)
+	pix = make([]byte, spp*w*h)
 	offs, counts := tags[tagStripOffsets], tags[tagStripByteCounts]
 	if len(offs) != (h+rows-1)/rows || len(counts) != len(offs) {
 		t.Fatalf("%d strips for %d rows of %d", len(offs), h, rows)
@@ -571,20 +586,20 @@ func decodeCMYKTIFF(t testing.TB, b []byte) *image.CMYK {
 			t.Fatalf("strip %d: %v", i, err)
 		}
 		n := min(rows, h-i*rows)
-		if len(raw) != n*4*w {
-			t.Fatalf("strip %d: %d bytes, want %d", i, len(raw), n*4*w)
+		if len(raw) != n*spp*w {
+			t.Fatalf("strip %d: %d bytes, want %d", i, len(raw), n*spp*w)
 		}
 		for r := range n {
-			row := raw[r*4*w : (r+1)*4*w]
+			row := raw[r*spp*w : (r+1)*spp*w]
 			if pred == 2 {
-				for x := 4; x < len(row); x++ {
-					row[x] += row[x-4]
+				for x := spp; x < len(row); x++ {
+					row[x] += row[x-spp]
 				}
 			}
-			copy(img.Pix[(i*rows+r)*img.Stride:], row)
+			copy(pix[(i*rows+r)*spp*w:], row)
 		}
 	}
-	return img
+	return pix, w, h, spp
 }
 
 // tiffArrays reads the first IFD's SHORT and LONG values, arrays included.

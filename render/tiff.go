@@ -8,9 +8,13 @@ import (
 	"image"
 	"io"
 	"math"
+	"slices"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/klauspost/compress/zlib"
+	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/render/contour"
 )
 
 // ContentTypeTIFF is the content type of the tiff export.
@@ -25,6 +29,16 @@ const ContentTypeTIFF = "image/tiff"
 //
 // The conversion runs in strips; only the compressed strips are held, because the
 // IFD at the front of the file must give every strip's offset and length.
+//
+// A white plate (Print.White) is a fifth sample per pixel, a named spot channel as
+// Photoshop writes one (docs/rendering.md "Cut contours and white plates"):
+// ExtraSamples 0 (unspecified: not alpha), the channel's name and its display as a
+// spot in the Photoshop image resources (tag 34377: 0x03EE alpha names, 0x0415
+// Unicode alpha names, 0x03EF and 0x0435 DisplayInfo with kind "spot"), which is
+// what RIPs read for TIFF spot channels (Harlequin documents exactly these), and
+// InkNames / NumberOfInks naming all five inks for TIFF 6 readers such as libtiff's.
+// InkSet stays 1 (CMYK): the first four samples are the ICC profile's CMYK. The cut
+// stays a vector sidecar (-cut.pdf): a cutter follows a path, not pixels.
 
 // TIFF tags written.
 const (
@@ -43,7 +57,13 @@ const (
 	tagResolutionUnit   = 296
 	tagPredictor        = 317
 	tagInkSet           = 332
+	tagInkNames         = 333
+	tagNumberOfInks     = 334
+	tagExtraSamples     = 338
+	tagPhotoshop        = 34377
 	tagICCProfile       = 34675
+	tiffByte            = 1
+	tiffASCII           = 2
 	tiffShort           = 3
 	tiffLong            = 4
 	tiffRational        = 5
@@ -57,33 +77,55 @@ const (
 // workers and keep little uncompressed data around, large enough for deflate.
 const tiffStripBytes = 1 << 18
 
-// writeTIFF rasterizes the scene and writes it as a CMYK TIFF.
-func (r *Renderer) writeTIFF(ctx context.Context, w io.Writer, s *Scene) error {
+// writeTIFF rasterizes the scene and writes it as a CMYK TIFF, with the white plate
+// as a spot channel and the cut as a -cut.pdf sidecar.
+func (r *Renderer) writeTIFF(ctx context.Context, w io.Writer, d *model.DesignDetail, s *Scene) ([]Sidecar, error) {
 	canvas, err := r.Rasterize(ctx, s)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var pl *plates
+	var sidecars []Sidecar
+	if r.hasPlates() {
+		// From the art's alpha, before it is flattened on paper.
+		if pl, err = r.makePlates(ctx, s, canvas); err != nil {
+			return nil, err
+		}
+		if r.print.Cut != nil {
+			b, err := r.cutPDF(d, s, pl)
+			if err != nil {
+				return nil, fmt.Errorf("render: view %s: cut: %w", s.ViewID, err)
+			}
+			sidecars = append(sidecars, Sidecar{Suffix: SidecarCut, ContentType: ContentTypePDF, Data: b})
+		}
 	}
 	flattenOnWhite(canvas)
-	strips, maxInk, err := r.tiffStrips(ctx, canvas)
+	h := tiffHeader{width: s.WidthPx, height: s.HeightPx, dpi: s.DPI, icc: r.print.Profile.ICC, samples: 4}
+	var white *contour.Mask
+	if pl != nil && pl.white != nil {
+		white, h.samples, h.spot = pl.white, 5, r.print.White.spot()
+	}
+	h.rowsPerStrip = tiffRowsPerStrip(s.WidthPx, h.samples)
+	strips, maxInk, err := r.tiffStrips(ctx, canvas, white, h.samples)
 	if err != nil {
-		return fmt.Errorf("render: view %s: tiff: %w", s.ViewID, err)
+		return nil, fmt.Errorf("render: view %s: tiff: %w", s.ViewID, err)
 	}
 	s.MaxInkPercent = max(s.MaxInkPercent, maxInk)
-	rows := tiffRowsPerStrip(s.WidthPx)
-	if err := writeTIFFFile(w, tiffHeader{width: s.WidthPx, height: s.HeightPx, rowsPerStrip: rows, dpi: s.DPI, icc: r.print.Profile.ICC}, strips); err != nil {
-		return fmt.Errorf("render: view %s: tiff: %w", s.ViewID, err)
+	if err := writeTIFFFile(w, h, strips); err != nil {
+		return nil, fmt.Errorf("render: view %s: tiff: %w", s.ViewID, err)
 	}
-	return nil
+	return sidecars, nil
 }
 
-func tiffRowsPerStrip(width int) int { return max(1, tiffStripBytes/(4*width)) }
+func tiffRowsPerStrip(width, samples int) int { return max(1, tiffStripBytes/(samples*width)) }
 
 // tiffStrips converts and compresses the canvas strip by strip on the workers; the
-// result holds the compressed strips in order and the highest ink coverage.
-func (r *Renderer) tiffStrips(ctx context.Context, canvas *image.RGBA) ([][]byte, float64, error) {
+// result holds the compressed strips in order and the highest ink coverage. With
+// white (samples 5) each pixel's fifth sample is the white plate: 255 full ink.
+func (r *Renderer) tiffStrips(ctx context.Context, canvas *image.RGBA, white *contour.Mask, samples int) ([][]byte, float64, error) {
 	b := canvas.Bounds()
 	w, h := b.Dx(), b.Dy()
-	rows := tiffRowsPerStrip(w)
+	rows := tiffRowsPerStrip(w, samples)
 	n := (h + rows - 1) / rows
 	strips := make([][]byte, n)
 	meters := make([]inkMeter, n)
@@ -92,10 +134,14 @@ func (r *Renderer) tiffStrips(ctx context.Context, canvas *image.RGBA) ([][]byte
 	var wg sync.WaitGroup
 	for range max(1, r.opts.Workers) {
 		wg.Go(func() {
-			buf := make([]byte, 4*w*rows)
+			buf := make([]byte, samples*w*rows)
+			var cmyk []byte
+			if samples != 4 {
+				cmyk = make([]byte, 4*w)
+			}
 			for i := range next {
 				meters[i].p = r.print
-				strips[i], errs[i] = tiffStrip(canvas, i*rows, min(h, (i+1)*rows), buf, &meters[i])
+				strips[i], errs[i] = tiffStrip(canvas, white, i*rows, min(h, (i+1)*rows), buf, cmyk, &meters[i])
 			}
 		})
 	}
@@ -121,19 +167,37 @@ func (r *Renderer) tiffStrips(ctx context.Context, canvas *image.RGBA) ([][]byte
 	return strips, top, nil
 }
 
-// tiffStrip converts rows y0..y1 of the (opaque) canvas to CMYK, applies the
-// horizontal predictor and deflates them.
-func tiffStrip(canvas *image.RGBA, y0, y1 int, buf []byte, ink *inkMeter) ([]byte, error) {
+// tiffStrip converts rows y0..y1 of the (opaque) canvas to CMYK, interleaves the
+// white plate's sample when there is one (cmyk is then a row of scratch), applies
+// the horizontal predictor and deflates them.
+func tiffStrip(canvas *image.RGBA, white *contour.Mask, y0, y1 int, buf, cmyk []byte, ink *inkMeter) ([]byte, error) {
 	w := canvas.Bounds().Dx()
-	row := 4 * w
+	spp := 4
+	if white != nil {
+		spp = 5
+	}
+	row := spp * w
 	out := buf[:row*(y1-y0)]
 	for y := y0; y < y1; y++ {
 		off := canvas.PixOffset(canvas.Rect.Min.X, canvas.Rect.Min.Y+y)
 		dst := out[(y-y0)*row : (y-y0+1)*row]
-		ink.row(dst, canvas.Pix[off:off+row])
+		if white == nil {
+			ink.row(dst, canvas.Pix[off:off+4*w])
+		} else {
+			ink.row(cmyk, canvas.Pix[off:off+4*w])
+			plate := white.Pix[y*white.W : (y+1)*white.W]
+			for x := range w {
+				copy(dst[5*x:5*x+4], cmyk[4*x:4*x+4])
+				if plate[x] != 0 {
+					dst[5*x+4] = 255
+				} else {
+					dst[5*x+4] = 0
+				}
+			}
+		}
 		// Predictor 2: each sample minus the same sample of the pixel to its left.
-		for i := row - 1; i >= 4; i-- {
-			dst[i] -= dst[i-4]
+		for i := row - 1; i >= spp; i-- {
+			dst[i] -= dst[i-spp]
 		}
 	}
 	var z bytes.Buffer
@@ -155,6 +219,9 @@ type tiffHeader struct {
 	width, height, rowsPerStrip int
 	dpi                         float64
 	icc                         []byte
+	// samples is 4 (CMYK) or 5 (CMYK and the spot channel named spot).
+	samples int
+	spot    string
 }
 
 // writeTIFFFile writes header, IFD, out-of-line values and strips (little endian).
@@ -185,14 +252,19 @@ func writeTIFFFile(w io.Writer, h tiffHeader, strips [][]byte) error {
 	for i, s := range strips {
 		counts[i] = uint32(len(s))
 	}
+	spp := max(4, h.samples)
+	bits := make([]uint16, spp)
+	for i := range bits {
+		bits[i] = 8
+	}
 	entries := []entry{
 		{tagImageWidth, tiffLong, 1, long(uint32(h.width))},
 		{tagImageLength, tiffLong, 1, long(uint32(h.height))},
-		{tagBitsPerSample, tiffShort, 4, short(8, 8, 8, 8)},
+		{tagBitsPerSample, tiffShort, uint32(spp), short(bits...)},
 		{tagCompression, tiffShort, 1, short(compressionDeflate)},
 		{tagPhotometric, tiffShort, 1, short(photometricSep)},
 		{tagStripOffsets, tiffLong, uint32(len(strips)), nil}, // filled below
-		{tagSamplesPerPixel, tiffShort, 1, short(4)},
+		{tagSamplesPerPixel, tiffShort, 1, short(uint16(spp))},
 		{tagRowsPerStrip, tiffLong, 1, long(uint32(h.rowsPerStrip))},
 		{tagStripByteCounts, tiffLong, uint32(len(strips)), long(counts...)},
 		{tagXResolution, tiffRational, 1, res},
@@ -201,6 +273,15 @@ func writeTIFFFile(w io.Writer, h tiffHeader, strips [][]byte) error {
 		{tagResolutionUnit, tiffShort, 1, short(2)},
 		{tagPredictor, tiffShort, 1, short(predictorHorizontal)},
 		{tagInkSet, tiffShort, 1, short(1)},
+	}
+	if spp > 4 {
+		names := "Cyan\x00Magenta\x00Yellow\x00Black\x00" + h.spot + "\x00"
+		entries = append(entries,
+			entry{tagInkNames, tiffASCII, uint32(len(names)), []byte(names)},
+			entry{tagNumberOfInks, tiffShort, 1, short(uint16(spp))},
+			entry{tagExtraSamples, tiffShort, 1, short(0)})
+		ps := photoshopSpot(h.spot)
+		entries = append(entries, entry{tagPhotoshop, tiffByte, uint32(len(ps)), ps})
 	}
 	if len(h.icc) > 0 {
 		entries = append(entries, entry{tagICCProfile, tiffUndefined, uint32(len(h.icc)), h.icc})
@@ -267,6 +348,44 @@ func writeTIFFFile(w io.Writer, h tiffHeader, strips [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// photoshopSpot is the Photoshop image resources (TIFF tag 34377) declaring the one
+// extra channel a spot channel named name, shown as white at full solidity: its
+// alpha name (0x03EE, a Pascal string), its Unicode name (0x0415), and its
+// DisplayInfo in the old (0x03EF) and the CS3 (0x0435) forms, kind 2 (spot).
+func photoshopSpot(name string) []byte {
+	be := binary.BigEndian
+	var out bytes.Buffer
+	block := func(id uint16, data []byte) {
+		out.WriteString("8BIM")
+		var b [2]byte
+		be.PutUint16(b[:], id)
+		out.Write(b[:])
+		out.Write([]byte{0, 0}) // empty resource name, padded to even
+		var n [4]byte
+		be.PutUint32(n[:], uint32(len(data)))
+		out.Write(n[:])
+		out.Write(data)
+		if len(data)%2 == 1 {
+			out.WriteByte(0)
+		}
+	}
+	pascal := append([]byte{byte(len(name))}, name...) // a spot name is ASCII, at most 63
+	block(0x03EE, pascal)
+	units := utf16.Encode([]rune(name))
+	uni := make([]byte, 4, 4+2*len(units)+2)
+	be.PutUint32(uni, uint32(len(units)+1)) // the count includes the terminating 0
+	for _, u := range units {
+		uni = be.AppendUint16(uni, u)
+	}
+	uni = be.AppendUint16(uni, 0)
+	block(0x0415, uni)
+	// Colour space 0 (RGB) white, 16 bits a component; solidity 100 %; kind 2: spot.
+	display := []byte{0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 100, 2}
+	block(0x03EF, append(slices.Clone(display), 0))       // 14 bytes: one byte of padding
+	block(0x0435, append([]byte{0, 0, 0, 1}, display...)) // version 1, then 13 bytes
+	return out.Bytes()
 }
 
 // softProof turns the canvas into the press's appearance in sRGB: every pixel goes

@@ -14,7 +14,7 @@ import (
 
 // ruleFields are the fields of a rule; matchFields those of its "match".
 var (
-	ruleFields  = []string{"name", "match", "prefix", "bucket", "gang", "layout", "filename", "ready"}
+	ruleFields  = []string{"name", "match", "prefix", "bucket", "gang", "profile", "layout", "filename", "ready"}
 	matchFields = []string{"product", "type", "minQuantity", "rush", "store"}
 )
 
@@ -65,11 +65,35 @@ func parseRule(raw json.RawMessage) (rule, []error) {
 	if hasGang && ru.gang == "" {
 		errs = append(errs, errors.New("gang: empty (name a group of \"gangs\")"))
 	}
-	if !hasPrefix && !hasBucket && !hasGang {
-		errs = append(errs, errors.New("no action: give a prefix, a bucket and/or a gang"))
+	hasProfile := field("profile", &ru.profile)
+	if hasProfile {
+		if err := checkProfileName(ru.profile); err != nil {
+			errs = append(errs, fmt.Errorf("profile %q: %w", ru.profile, err))
+		}
+	}
+	if !hasPrefix && !hasBucket && !hasGang && !hasProfile {
+		errs = append(errs, errors.New("no action: give a prefix, a bucket, a gang and/or a profile"))
 	}
 	errs = append(errs, ru.parseMachine(fields, hasPrefix || hasBucket, field)...)
 	return ru, errs
+}
+
+// checkProfileName checks the spelling of a production profile's name (lower-case
+// letters, digits, '-', '_', '.'); whether the profile exists is checked where the
+// profiles are loaded (package profiles imports this one, not the reverse).
+func checkProfileName(n string) error {
+	switch {
+	case n == "":
+		return errors.New("empty (leave profile out to keep the view's own profile)")
+	case len(n) > 64:
+		return errors.New("longer than 64 bytes")
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return errors.New("want lower-case letters, digits, '-', '_' and '.'")
+		}
+	}
+	return nil
 }
 
 // maxPattern caps a machine folder's filename pattern.

@@ -78,6 +78,9 @@ type Target struct {
 	// Ready asks for an empty "<name>.ready" marker beside each file once it is
 	// complete, for RIPs that wait for one.
 	Ready bool
+	// Profile names the production profile the file is made with ("" keeps the
+	// one the profiles file or --profile chooses; docs/routing.md "Profiles").
+	Profile string
 }
 
 // Machine reports whether the target is a machine folder: the rule gives a prefix
@@ -100,6 +103,7 @@ type rule struct {
 	prefix   string
 	bucket   string
 	gang     string
+	profile  string
 	layout   string
 	filename string
 	ready    bool
@@ -113,7 +117,7 @@ func (r *Rules) Route(f File) (t Target, ok bool) {
 	for i, ru := range r.rules {
 		if ru.matches(f) {
 			return Target{Rule: i, Name: ru.name, Prefix: ru.prefix, Bucket: ru.bucket, Gang: ru.gang,
-				Layout: ru.layout, Filename: ru.filename, Ready: ru.ready}, true
+				Layout: ru.layout, Filename: ru.filename, Ready: ru.ready, Profile: ru.profile}, true
 		}
 	}
 	return Target{}, false
@@ -139,6 +143,21 @@ func (r *Rules) Buckets() []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Profiles lists the distinct production profiles the rules name, in rule order, so
+// the caller can load and check them at start.
+func (r *Rules) Profiles() []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, ru := range r.rules {
+		if ru.profile != "" && !slices.Contains(out, ru.profile) {
+			out = append(out, ru.profile)
+		}
+	}
 	return out
 }
 

@@ -141,3 +141,44 @@ func TestLoad(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// TestRouteProfile: a rule may name a production profile, alone (the file stays in
+// its order folder, made by that profile) or with a machine folder; Profiles lists
+// the names once each, in rule order; a badly spelt name is refused at parse time.
+func TestRouteProfile(t *testing.T) {
+	r, err := Parse([]byte(`{"rules": [
+  {"name": "roland", "match": {"product": "sticker"}, "prefix": "roland", "profile": "roland-cut"},
+  {"match": {"product": "card"}, "profile": "press-pdfx4"},
+  {"match": {"product": "label"}, "prefix": "labels", "profile": "roland-cut"}
+]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    File
+		want Target
+	}{
+		{"profile and folder", File{Product: "sticker", Type: "png"},
+			Target{Rule: 0, Name: "roland", Prefix: "roland", Layout: LayoutFlat, Filename: DefaultMachinePattern, Profile: "roland-cut"}},
+		{"profile alone", File{Product: "card", Type: "pdf"}, Target{Rule: 1, Profile: "press-pdfx4"}},
+	}
+	for _, tt := range tests {
+		got, ok := r.Route(tt.f)
+		if !ok || got != tt.want {
+			t.Errorf("%s: Route = %+v, %v; want %+v", tt.name, got, ok, tt.want)
+		}
+		if ok && got.Machine() != (tt.want.Prefix != "") {
+			t.Errorf("%s: Machine() = %v", tt.name, got.Machine())
+		}
+	}
+	if got := r.Profiles(); strings.Join(got, ",") != "roland-cut,press-pdfx4" {
+		t.Errorf("Profiles = %v", got)
+	}
+	_, err = Parse([]byte(`{"rules": [{"prefix": "a", "profile": "Roland Cut"}, {"profile": ""}, {"profile": 3}]}`))
+	for _, w := range []string{`rule 0: profile "Roland Cut": want lower-case`, `rule 1: profile "": empty`, `rule 2: profile: got a JSON number, want string`} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v lacks %q", err, w)
+		}
+	}
+}

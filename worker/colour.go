@@ -3,6 +3,7 @@ package worker
 import (
 	"fmt"
 
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 )
 
@@ -18,10 +19,18 @@ type printRenderer interface {
 // rendererFor returns the renderer of a view with its production profile's
 // settings, else the store's and product's colour settings. Settings the renderer
 // cannot apply are a permanent error, never a silent sRGB file.
-func (w *Worker) rendererFor(store, product, view string) (Renderer, error) {
+//
+// slug is the file's slug text (its profile's page.slugText expanded), written on
+// a copy of the profile's settings: the renderer is per file, the profile shared.
+func (w *Worker) rendererFor(store, product string, prof *profiles.Resolved, slug string) (Renderer, error) {
 	p := w.cfg.Print.For(store, product)
 	if w.cfg.Profiles != nil {
-		p = w.cfg.Profiles.For(store, product, view).Print
+		p = prof.Print
+		if slug != "" && p != nil {
+			c := *p
+			c.SlugText = slug
+			p = &c
+		}
 	}
 	if p == nil {
 		return w.deps.Renderer, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
+	"github.com/printworker/printworker/routing"
 	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 )
@@ -146,14 +147,15 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 	if len(views) == 0 {
 		return &PermanentError{Reason: fmt.Sprintf("design %d has no views to export", ref.ID)}
 	}
-	if w.cfg.modeFor(p.Store) != ModeDownload {
-		w.applyProfiles(p.Store, d, views)
+	choices, err := w.chooseViews(ctx, p, d, views, w.cfg.modeFor(p.Store) == ModeDownload)
+	if err != nil {
+		return err
 	}
 	fields, err := w.nameFields(ctx, p, ref, d, orderDate)
 	if err != nil {
 		return err
 	}
-	names := w.profileNames(p.Store, d, views, filenames.ForDesign(w.cfg.Filenames, fields, views), fields)
+	names := w.profileNames(choices, views, filenames.ForDesign(w.cfg.Filenames, fields, views), fields)
 	ids := make([]string, len(views))
 	for i, v := range views {
 		ids[i] = v.ID
@@ -181,7 +183,7 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 			return nil
 		}
 		x := viewExport{h: h, p: p, ref: ref, d: d, v: v, name: names[i], orderDate: orderDate, mode: mode,
-			fields: fields, views: views, index: i}
+			fields: fields, views: views, index: i, prof: choices[i].prof, target: choices[i].target, routed: choices[i].routed}
 		rec, err := w.exportView(ctx, x)
 		if err != nil {
 			return fmt.Errorf("design %d view %s: %w", ref.ID, v.ID, err)
@@ -269,8 +271,11 @@ type viewExport struct {
 	mode      string
 	// r renders the view with its store's and product's colour settings.
 	r Renderer
-	// prof is the view's production profile (nil: none).
-	prof *profiles.Resolved
+	// prof is the view's production profile (nil: none); target is where the view's
+	// file goes when routed (chooseViews).
+	prof   *profiles.Resolved
+	target routing.Target
+	routed bool
 	// fields, views and index name the view's file in a machine folder: the naming
 	// fields of the design, its exported views and the view's place among them.
 	fields filenames.Fields
@@ -302,17 +307,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 		return rec, err
 	}
 	x.name, rec.Filename = name, name
-	target, routed, err := w.routeView(ctx, x)
-	if err != nil {
-		return rec, err
-	}
-	x.prof = w.profileFor(x.p.Store, x.d.ProductID, v.ID)
-	if !routed {
-		// A file no routing rule sent anywhere goes to its profile's target, if any.
-		if target, routed, err = profileTarget(x.prof); err != nil {
-			return rec, err
-		}
-	}
+	target, routed := x.target, x.routed
 	rec.Gang = target.Gang
 	rec.Key = key
 	rec.URL = w.objectURL(key)
@@ -320,7 +315,7 @@ func (w *Worker) exportView(ctx context.Context, x viewExport) (FileRecord, erro
 	var plan render.Plan
 	planned := false
 	if w.deps.Renderer != nil {
-		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID, v.ID); err != nil {
+		if x.r, err = w.rendererFor(x.p.Store, x.d.ProductID, x.prof, x.prof.SlugText(x.fields, viewLabel(v))); err != nil {
 			return rec, err
 		}
 		x.r = w.withThumbnails(x.r)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/printworker/printworker/filenames"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
@@ -40,27 +41,65 @@ func (w *Worker) profileFor(store, product, view string) *profiles.Resolved {
 	return w.cfg.Profiles.For(store, product, view)
 }
 
-// applyProfiles sets each view's file type and dpi to what its profile (or the
-// colour settings) make it.
-func (w *Worker) applyProfiles(store string, d *model.DesignDetail, views []*model.View) {
-	for _, v := range views {
-		v.Export.Type = w.exportType(store, d.ProductID, v.ID, v.Export.Type)
-		v.Export.DPI = w.profileFor(store, d.ProductID, v.ID).DPI(v.Export.DPI)
+// viewChoice is what a view is made by and where it goes, chosen once per view
+// before its type, dpi and name: its production profile and its routing target.
+type viewChoice struct {
+	prof   *profiles.Resolved
+	target routing.Target
+	routed bool
+}
+
+// chooseViews picks each view's profile and route (docs/routing.md "Profiles"). The
+// routing rules are matched with the type the view has under the profile the
+// profiles file (or --profile) chooses; a matching rule's profile then replaces that
+// choice, as the rule picks the machine and a machine's file must be made for it. A
+// file no rule routes goes to its profile's route. Unless the files are downloaded
+// (made by the hub, so no profile applies), each view's type and dpi become its
+// profile's (or the colour settings').
+func (w *Worker) chooseViews(ctx context.Context, p jobs.DesignExport, d *model.DesignDetail, views []*model.View, download bool) ([]viewChoice, error) {
+	rush, err := w.rushOf(ctx, p.OrderKey)
+	if err != nil {
+		return nil, err
 	}
+	out := make([]viewChoice, len(views))
+	for i, v := range views {
+		c := viewChoice{prof: w.profileFor(p.Store, d.ProductID, v.ID)}
+		typ := v.Export.Type
+		if !download {
+			typ = w.exportType(p.Store, d.ProductID, v.ID, v.Export.Type)
+		}
+		c.target, c.routed = w.routeView(ctx, p, d.ProductID, v, typ, rush)
+		if c.routed && c.target.Profile != "" {
+			prof, ok := w.cfg.Profiles.Named(c.target.Profile)
+			if !ok { // New checks every routing profile is loaded
+				return nil, &PermanentError{Reason: fmt.Sprintf("routing rule %d names profile %q, which is not loaded", c.target.Rule, c.target.Profile)}
+			}
+			c.prof, typ = prof, prof.ExportType(v.Export.Type)
+		}
+		if !download {
+			v.Export.Type = typ
+			v.Export.DPI = c.prof.DPI(v.Export.DPI)
+		}
+		if !c.routed {
+			// A file no routing rule sent anywhere goes to its profile's target, if any.
+			if c.target, c.routed, err = profileTarget(c.prof); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 // profileNames names the views whose profile has a file name pattern by that
 // pattern; the others keep names.
-func (w *Worker) profileNames(store string, d *model.DesignDetail, views []*model.View, names []string, f filenames.Fields) []string {
-	if w.cfg.Profiles == nil {
-		return names
-	}
+func (w *Worker) profileNames(choices []viewChoice, views []*model.View, names []string, f filenames.Fields) []string {
 	byPattern := map[string][]string{}
-	for i, v := range views {
-		pat := w.profileFor(store, d.ProductID, v.ID).Profile.FileName
-		if pat == "" {
+	for i, c := range choices {
+		if c.prof == nil || c.prof.Profile.FileName == "" {
 			continue
 		}
+		pat := c.prof.Profile.FileName
 		if _, ok := byPattern[pat]; !ok {
 			opts := w.cfg.Filenames
 			opts.Pattern = pat
@@ -69,6 +108,14 @@ func (w *Worker) profileNames(store string, d *model.DesignDetail, views []*mode
 		names[i] = byPattern[pat][i]
 	}
 	return names
+}
+
+// viewLabel is a view's name for people (its id when it has none).
+func viewLabel(v *model.View) string {
+	if n := v.Name.Pick(""); n != "" {
+		return n
+	}
+	return v.ID
 }
 
 // profileTarget is the machine folder of a profile's routing target (flat, named

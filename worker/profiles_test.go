@@ -5,9 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"image/png"
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,6 +117,115 @@ func TestProductionProfiles(t *testing.T) {
 			if c := f.Colour; c == nil || c.Space != "CMYK" || c.BleedPt < 8.5 || c.BleedPt > 8.51 {
 				t.Errorf("%s: colour %+v, want CMYK with a 3 mm bleed", f.Key, c)
 			}
+		}
+	}
+}
+
+// TestRoutingRuleProfile: a routing rule's profile wins over the profiles file's
+// choice for the files it routes (the card is a sticker-cut PDF/X-4 with its
+// CutContour in the Roland folder, though the profiles file says press-pdfx4); a file
+// no such rule routes keeps the profiles file's choice (the mug, web-png); the worker
+// refuses routing rules naming a profile it has not loaded.
+func TestRoutingRuleProfile(t *testing.T) {
+	if _, err := os.Stat(cmykProfile); err != nil {
+		t.Skipf("%s: %v", cmykProfile, err)
+	}
+	f, err := profiles.Parse([]byte(`{"rules": [{"match": {"product": "card-a6"}, "profile": "press-pdfx4"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := mustRules(t, `{"rules": [{"name": "roland", "match": {"product": "card-a6", "type": "pdf"}, "prefix": "roland", "profile": "sticker-cut"}]}`)
+	set, err := profiles.Load(f, "", profiles.Options{}, rules.Profiles()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.New(worker.Config{Routing: rules}, worker.Deps{}); err == nil || !strings.Contains(err.Error(), `routing rules name profile "sticker-cut"`) {
+		t.Errorf("New with an unloaded routing profile: %v", err)
+	}
+	e := newEnv(t, withMode(worker.ModeRender), func(c *worker.Config, _ *worker.Deps) { c.Profiles, c.Routing = set, rules })
+	e.start()
+	ctx := context.Background()
+	o := e.order("R-1", 1002, 1003)
+	if _, err := e.enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manifest("R-1", 1)
+	if len(m.Files) != 3 {
+		t.Fatalf("%d files", len(m.Files))
+	}
+	sticker, _ := set.Named(profiles.StickerCut)
+	for _, f := range m.Files {
+		e.checkFile(f)
+		switch f.DesignID {
+		case 1002:
+			if f.Profile != profiles.WebPNG || f.Machine != nil {
+				t.Errorf("%s: profile %q machine %+v, want web-png and no machine copy", f.Key, f.Profile, f.Machine)
+			}
+		case 1003:
+			if f.Profile != profiles.StickerCut || f.ProfileDigest != sticker.Digest || f.Type != "pdf" {
+				t.Errorf("%s: profile %q digest %q type %s, want the routing rule's sticker-cut", f.Key, f.Profile, f.ProfileDigest, f.Type)
+			}
+			if f.Machine == nil || !strings.HasPrefix(f.Machine.Key, "roland/") {
+				t.Fatalf("%s: machine copy %+v, want one in roland/", f.Key, f.Machine)
+			}
+			if b := e.object(f.Machine.Key); !bytes.Contains(b, []byte("/CutContour")) || !bytes.Contains(b, []byte("/GTS_PDFXVersion (PDF/X-4)")) {
+				t.Errorf("%s: not a PDF/X-4 with a CutContour", f.Machine.Key)
+			}
+		}
+	}
+}
+
+// TestProfileSlugText: a profile's slug text is written in each file's slug with the
+// file's own order, line, view and profile: pdftotext reads it in the stored PDF.
+func TestProfileSlugText(t *testing.T) {
+	if _, err := os.Stat(cmykProfile); err != nil {
+		t.Skipf("%s: %v", cmykProfile, err)
+	}
+	needShopTools(t, "pdftotext")
+	f, err := profiles.Parse([]byte(`{
+ "profiles": [{"name": "press-slug", "output": "pdf", "colour": {"profile": "default-cmyk"},
+   "page": {"bleed": "3mm", "cropMarks": true, "slugText": "[order] line [line] [view] [profile] [date]"}}],
+ "default": "press-slug"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := profiles.Load(f, "", profiles.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, withMode(worker.ModeRender), func(c *worker.Config, _ *worker.Deps) { c.Profiles = set })
+	e.start()
+	ctx := context.Background()
+	o := e.order("S-1", 1002, 1003)
+	if _, err := e.enq.PushOrder(ctx, store, jobs.OpCreate, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
+		t.Fatal(err)
+	}
+	m := e.manifest("S-1", 1)
+	if len(m.Files) != 3 {
+		t.Fatalf("%d files", len(m.Files))
+	}
+	for _, f := range m.Files {
+		line := 1
+		if f.DesignID == 1003 {
+			line = 2
+		}
+		want := fmt.Sprintf("S-1 line %d %s press-slug 2024-06-01", line, f.ViewName)
+		path := filepath.Join(t.TempDir(), "f.pdf")
+		if err := os.WriteFile(path, e.object(f.Key), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("pdftotext", path, "-").Output()
+		if err != nil {
+			t.Fatalf("pdftotext %s: %v", f.Key, err)
+		}
+		if got := strings.Join(strings.Fields(string(out)), " "); !strings.Contains(got, want) {
+			t.Errorf("%s: text %q lacks the slug %q", f.Key, got, want)
 		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/routing"
 )
 
@@ -17,6 +20,9 @@ type Router interface {
 	Buckets() []string
 	// UsesRush: some rule looks at the rush flag, so the order must be read.
 	UsesRush() bool
+	// Profiles are the production profiles the rules name; each needs to be in
+	// Config.Profiles (profiles.Load's also).
+	Profiles() []string
 }
 
 // checkBuckets reports every routed bucket without a storage.
@@ -33,29 +39,46 @@ func checkBuckets(r Router, buckets map[string]Storage) []error {
 	return errs
 }
 
-// routeView applies the routing rules to a view's file: the target of the first
-// matching rule (its machine folder and/or gang group), ok false when none matches.
-// The file itself always stays in its order folder, with its thumbnail, beside the
-// manifest; a machine folder gets a copy (machine.go).
-func (w *Worker) routeView(ctx context.Context, x viewExport) (routing.Target, bool, error) {
+// checkRoutingProfiles reports every profile the routing rules name that the
+// worker's profiles did not load.
+func checkRoutingProfiles(r Router, set *profiles.Set) []error {
+	if r == nil {
+		return nil
+	}
+	var errs []error
+	for _, name := range r.Profiles() {
+		if _, ok := set.Named(name); !ok {
+			errs = append(errs, fmt.Errorf("worker: routing rules name profile %q, which Config.Profiles did not load", name))
+		}
+	}
+	return errs
+}
+
+// rushOf reads whether the order is a rush order, when a routing rule asks.
+func (w *Worker) rushOf(ctx context.Context, k jobs.OrderKey) (bool, error) {
+	if w.cfg.Routing == nil || !w.cfg.Routing.UsesRush() {
+		return false, nil
+	}
+	snap, err := w.state.Snapshot(ctx, k)
+	if err != nil || snap.Order == nil {
+		return false, err
+	}
+	return IsRush(snap.Order.Status), nil
+}
+
+// routeView applies the routing rules to a view's file of type typ: the target of
+// the first matching rule (its machine folder, gang group and production profile),
+// ok false when none matches. The file itself always stays in its order folder,
+// with its thumbnail, beside the manifest; a machine folder gets a copy (machine.go).
+func (w *Worker) routeView(ctx context.Context, p jobs.DesignExport, product string, v *model.View, typ string, rush bool) (routing.Target, bool) {
 	if w.cfg.Routing == nil {
-		return routing.Target{}, false, nil
+		return routing.Target{}, false
 	}
-	f := routing.File{Store: x.p.Store, Product: x.d.ProductID, Type: x.v.Export.Type, Quantity: x.p.Quantity}
-	if w.cfg.Routing.UsesRush() {
-		snap, err := w.state.Snapshot(ctx, x.p.OrderKey)
-		if err != nil {
-			return routing.Target{}, false, err
-		}
-		if snap.Order != nil {
-			f.Rush = IsRush(snap.Order.Status)
-		}
-	}
-	t, ok := w.cfg.Routing.Route(f)
+	t, ok := w.cfg.Routing.Route(routing.File{Store: p.Store, Product: product, Type: typ, Quantity: p.Quantity, Rush: rush})
 	if ok {
-		w.logger(ctx).DebugContext(ctx, "view routed", "view", x.v.ID, "rule", t.Rule, "name", t.Name, "prefix", t.Prefix, "bucket", t.Bucket, "gang", t.Gang)
+		w.logger(ctx).DebugContext(ctx, "view routed", "view", v.ID, "rule", t.Rule, "name", t.Name, "prefix", t.Prefix, "bucket", t.Bucket, "gang", t.Gang, "profile", t.Profile)
 	}
-	return t, ok, nil
+	return t, ok
 }
 
 // IsRush reports whether an order status carries the word "rush" (any case), e.g.

@@ -121,6 +121,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		errs = append(errs, errors.New("worker: no storage"))
 	}
 	errs = append(errs, checkBuckets(cfg.Routing, deps.Buckets)...)
+	errs = append(errs, checkRoutingProfiles(cfg.Routing, cfg.Profiles)...)
 	if deps.Renderer == nil {
 		if cfg.Mode != ModeDownload {
 			errs = append(errs, fmt.Errorf("worker: export mode %s needs a renderer", cfg.Mode))

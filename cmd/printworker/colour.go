@@ -61,15 +61,20 @@ func (c *colourFlags) colourSet() bool {
 }
 
 // loadProfiles reads the production profiles (nil when neither --profile nor
-// --profiles is given) and resolves every profile they choose now: a bad profile
-// stops the process, naming the file and the field. The colour flags are the older
-// form of the same settings; both at once would leave one silently unused.
-func (c *colourFlags) loadProfiles() (*profiles.Set, error) {
-	if c.prodProfile == "" && c.prodProfiles == "" {
+// --profiles is given and no routing rule names a profile) and resolves every
+// profile they choose now, and the routed ones (the routing rules' "profile"): a bad
+// profile stops the process, naming the file and the field. The colour flags are the
+// older form of the same settings; both at once would leave one silently unused.
+func (c *colourFlags) loadProfiles(routed ...string) (*profiles.Set, error) {
+	if c.prodProfile == "" && c.prodProfiles == "" && len(routed) == 0 {
 		return nil, nil
 	}
 	if c.colourSet() {
-		return nil, usageError("--profile/--profiles and the colour flags (--color-profile, --color-config, --bleed, --crop-marks, --ink-limit, --rich-black, --color-intent, --color-raster) exclude each other: " +
+		who := "--profile/--profiles"
+		if c.prodProfile == "" && c.prodProfiles == "" {
+			who = "a --routing-rules rule's \"profile\""
+		}
+		return nil, usageError(who + " and the colour flags (--color-profile, --color-config, --bleed, --crop-marks, --ink-limit, --rich-black, --color-intent, --color-raster) exclude each other: " +
 			"write the colour settings as a profile's \"colour\" and \"page\" in the --profiles file (docs/profiles.md)")
 	}
 	var f *profiles.File
@@ -80,10 +85,13 @@ func (c *colourFlags) loadProfiles() (*profiles.Set, error) {
 		}
 	}
 	where := "--profile " + c.prodProfile
-	if c.prodProfiles != "" {
+	switch {
+	case c.prodProfiles != "":
 		where = "profiles file " + c.prodProfiles
+	case c.prodProfile == "":
+		where = "--routing-rules"
 	}
-	set, err := profiles.Load(f, c.prodProfile, profiles.Options{ProfileDir: c.profileDir})
+	set, err := profiles.Load(f, c.prodProfile, profiles.Options{ProfileDir: c.profileDir}, routed...)
 	if err != nil {
 		// Each problem on its line, each naming where it is.
 		lines := strings.Split(err.Error(), "\n")

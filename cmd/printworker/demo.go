@@ -447,9 +447,6 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 	if cfg.Print, err = d.o.render.colour.load(); err != nil {
 		return err
 	}
-	if cfg.Profiles, err = d.demoProfiles(); err != nil {
-		return err
-	}
 	if cfg.Events, err = d.o.events.config(); err != nil {
 		return err
 	}
@@ -459,6 +456,9 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 		return err
 	}
 	setGangs(&cfg, rules)
+	if cfg.Profiles, err = d.demoProfiles(rules.Profiles()...); err != nil {
+		return err
+	}
 	if deps.Buckets, err = openBuckets(ctx, d.o.storage, rules); err != nil {
 		return err
 	}
@@ -929,15 +929,15 @@ func copyOver(dir string, fsys fs.FS) error {
 
 // demoProfiles are the profiles --profile and --profiles give, else (unless colour
 // flags say otherwise) the demo's own: its products made as a print shop would.
-func (d *demoRun) demoProfiles() (*profiles.Set, error) {
+func (d *demoRun) demoProfiles(routed ...string) (*profiles.Set, error) {
 	c := d.o.render.colour
 	if c.prodProfile != "" || c.prodProfiles != "" || c.colourSet() {
-		return c.loadProfiles()
+		return c.loadProfiles(routed...)
 	}
 	f, err := profiles.Parse(demoProfiles)
 	if err == nil {
 		var set *profiles.Set
-		if set, err = profiles.Load(f, "", profiles.Options{ProfileDir: c.profileDir}); err == nil {
+		if set, err = profiles.Load(f, "", profiles.Options{ProfileDir: c.profileDir}, routed...); err == nil {
 			return set, nil
 		}
 	}

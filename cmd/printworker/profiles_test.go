@@ -270,6 +270,20 @@ func TestBadProfileStartup(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exclude each other") || !strings.Contains(err.Error(), "docs/profiles.md") {
 		t.Errorf("--profile with --bleed: %v", err)
 	}
+	// A routing rule's profile is loaded at start like a --profiles rule's.
+	rules := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.WriteFile(rules, []byte(`{"rules": [{"match": {"product": "card"}, "prefix": "roland", "profile": "roland-cut"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := []string{"work", "--redis-url", "redis://127.0.0.1:1", "--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x", "--storage", "dir", "--storage-dir", t.TempDir(), "--routing-rules", rules}
+	_, _, err = runCLI(t, nil, work...)
+	if err == nil || !strings.Contains(err.Error(), `--routing-rules: routing rules: no profile "roland-cut"`) {
+		t.Errorf("routing rule naming an unknown profile: %v", err)
+	}
+	_, _, err = runCLI(t, nil, append(work, "--bleed", "2mm")...)
+	if err == nil || !strings.Contains(err.Error(), `a --routing-rules rule's "profile" and the colour flags`) {
+		t.Errorf("routing profile with --bleed: %v", err)
+	}
 }
 
 // TestProfilePlateFlags: a plate flag adds its plate to the profile's, which stays:

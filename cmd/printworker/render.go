@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
@@ -147,6 +148,16 @@ func renderDesign(ctx context.Context, e env, r *render.Renderer, job renderJob)
 			p = profs[i].Print
 			v.Export.Type = profs[i].ExportType(v.Export.Type)
 			v.Export.DPI = profs[i].DPI(v.Export.DPI)
+			// Offline there is no order: the slug text has the design's fields.
+			label := v.Name.Pick("")
+			if label == "" {
+				label = v.ID
+			}
+			if slug := profs[i].SlugText(filenames.DesignFields(&d), label); slug != "" && p != nil {
+				c := *p
+				c.SlugText = slug
+				p = &c
+			}
 		} else {
 			p = job.print.For(d.Shop, d.ProductID)
 			v.Export.Type = p.ExportType(v.Export.Type)

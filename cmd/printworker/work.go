@@ -55,7 +55,7 @@ func workCommand() command {
 			var printErr error
 			cfg.Print, printErr = renf.colour.load()
 			if printErr == nil {
-				cfg.Profiles, printErr = renf.colour.loadProfiles()
+				cfg.Profiles, printErr = renf.colour.loadProfiles(rules.Profiles()...)
 			}
 			var eventsErr error
 			cfg.Events, eventsErr = ef.config()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -185,6 +186,11 @@ type parser struct {
 	visited     int // elements visited while rendering, <use> expansions included
 	useStack    []*node
 	vpW, vpH    float64 // viewport size in user units, for percentages
+	// marks are the ids of the element being rendered and its ancestors (through
+	// <use> too), outermost first: each shape emitted records them (Shape.Marks).
+	// marksSnap is a copy of marks the shapes share until marks changes (the
+	// stack's array is reused, so a shape cannot keep a slice of it).
+	marks, marksSnap []string
 }
 
 func newParser(root *node, lim Limits) *parser {
@@ -370,6 +376,10 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 	st := p.computeStyle(n, parent)
 	if st.own("display") == "none" {
 		return nil
+	}
+	if id := n.attr("id"); id != "" {
+		p.marks, p.marksSnap = append(p.marks, id), nil
+		defer func() { p.marks, p.marksSnap = p.marks[:len(p.marks)-1], nil }()
 	}
 	if v := st.own("clip-path"); v != "" && v != "none" {
 		p.unsupportedf("clipPath")
@@ -637,6 +647,12 @@ func (p *parser) emit(path Path, ctm Matrix, st *computedStyle, opacity float64)
 		LineJoin:    "miter",
 		MiterLimit:  4,
 		Opacity:     opacity,
+	}
+	if len(p.marks) > 0 {
+		if p.marksSnap == nil {
+			p.marksSnap = slices.Clone(p.marks)
+		}
+		s.Marks = p.marksSnap
 	}
 	if fill != nil {
 		s.FillGradient = fg

@@ -375,3 +375,42 @@ func BenchmarkDraw600Paths(b *testing.B) {
 		}
 	}
 }
+
+// TestMarked: Doc.Marked finds the shapes an element draws, itself or inside it,
+// through groups and <use>; an element that paints nothing or is not there has none.
+func TestMarked(t *testing.T) {
+	t.Parallel()
+	doc, err := Parse(strings.NewReader(`<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">
+  <defs><rect id="tpl" width="10" height="10" fill="red"/></defs>
+  <g id="outer" transform="translate(10 0)">
+    <path id="die" d="M0 0 L50 0 L50 50 Z" fill="blue"/>
+    <circle cx="5" cy="5" r="5" fill="green"/>
+  </g>
+  <use id="copy" xlink:href="#tpl" x="70" y="70"/>
+  <path id="ghost" d="M0 0 L9 9" fill="none" stroke="none"/>
+</svg>`), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id    string
+		n     int
+		first Point // the first point of the first path, transforms applied
+	}{
+		{"die", 1, Point{10, 0}},
+		{"outer", 2, Point{10, 0}},
+		{"copy", 1, Point{70, 70}},
+		{"tpl", 1, Point{70, 70}},
+		{"ghost", 0, Point{}},
+		{"none", 0, Point{}},
+	} {
+		got := doc.Marked(tc.id)
+		if len(got) != tc.n {
+			t.Errorf("Marked(%q): %d paths, want %d", tc.id, len(got), tc.n)
+			continue
+		}
+		if tc.n > 0 && got[0][0].Pts[0] != tc.first {
+			t.Errorf("Marked(%q) starts at %v, want %v", tc.id, got[0][0].Pts[0], tc.first)
+		}
+	}
+}

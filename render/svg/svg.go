@@ -11,6 +11,7 @@ package svg
 import (
 	"errors"
 	"math"
+	"slices"
 )
 
 // Limits caps what Parse accepts. Zero fields take the defaults.
@@ -80,6 +81,24 @@ type Shape struct {
 	// gradient's mean colour (times fill- or stroke-opacity), for backends
 	// that cannot draw gradients.
 	FillGradient, StrokeGradient *Gradient
+
+	// Marks are the ids of the element that drew the shape and of its ancestors,
+	// outermost first (nil when none has an id), for finding an element's
+	// geometry (Doc.Marked).
+	Marks []string
+}
+
+// Marked returns the paths of the shapes drawn by the element whose id is id or
+// inside it, in natural-size coordinates (their geometry, not their strokes). An
+// element that paints nothing (no fill, no stroke, display none) has no shapes.
+func (d *Doc) Marked(id string) []Path {
+	var out []Path
+	for _, s := range d.Shapes {
+		if slices.Contains(s.Marks, id) {
+			out = append(out, s.Path)
+		}
+	}
+	return out
 }
 
 // Error is a permanent failure to read an SVG: malformed input, a refused
