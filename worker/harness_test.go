@@ -129,7 +129,9 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 		// milliseconds; 429s keep the production wait budget.
 		HubRetry: worker.HubRetry{Base: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		Jobs:     &fast,
-		Logger:   testLogger(t),
+		// A completion's day page build waits a few polls, so the debounce is used.
+		ShopFloor: worker.ShopFloor{DayPageDelay: 50 * time.Millisecond},
+		Logger:    testLogger(t),
 	}
 	deps := worker.Deps{
 		Redis:    e.rdb,
@@ -308,7 +310,7 @@ func (e *env) waitQueuesIdle() {
 	deadline := time.Now().Add(waitBound)
 	for {
 		busy := 0
-		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
+		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync, jobs.QueuePages} {
 			if info, err := e.insp.GetQueueInfo(q); err == nil {
 				busy += info.Pending + info.Active + info.Scheduled + info.Retry
 			}
