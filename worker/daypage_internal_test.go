@@ -269,3 +269,40 @@ func TestDaySummary(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 }
+
+// BenchmarkDayPageBuild is one build of a day page from the day's hash of 1,000 and
+// 10,000 orders: one HGETALL, the page, one write; no listing, no manifest read.
+func BenchmarkDayPageBuild(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("orders=%d", n), func(b *testing.B) {
+			rdb := testredis.Start(b).Client(b)
+			dir, err := storage.NewDir(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			w, err := New(Config{Mode: ModeDownload}, Deps{Redis: rdb, Storage: dir, Hubs: func(string) (Hub, error) { return nil, errors.New("no hub") }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			const folder = "s/2024-06-01"
+			fields := map[string]any{dayListedField: "1"}
+			for i := range n {
+				id := fmt.Sprintf("O-%05d", i)
+				m := &Manifest{OrderID: id, Revision: 1, OrderCreated: "2024-06-01T10:00:00Z", StaffPage: folder + "/" + id + "/index.html",
+					Ticket: folder + "/" + id + "/ticket.pdf", LineItems: []ManifestLine{{Quantity: 2}},
+					Files: []FileRecord{{Key: folder + "/" + id + "/a.png", Thumbnail: folder + "/" + id + "/a.thumb.jpg"}}}
+				s, _ := json.Marshal(summarize(m, folder+"/"+id+"/manifest.json"))
+				fields[folder+"/"+id+"/manifest.json"] = s
+			}
+			if err := rdb.HSet(ctx, w.dayKey(folder, "orders"), fields).Err(); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := w.writeDayPage(ctx, folder); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
