@@ -195,6 +195,10 @@ func Plan(designs []Design, cfg Config) (*Layout, error) {
 	return l, nil
 }
 
+// Reject says why d can never be placed on a sheet of c (another dpi, nothing to
+// print, too big either way), "" if it can: Plan leaves such a design off.
+func (c Config) Reject(d Design) string { return c.reject(d) }
+
 // reject says why d can never be placed, "" if it can.
 func (c Config) reject(d Design) string {
 	if d.DPI > 0 && math.Abs(d.DPI-c.DPI) > 0.01 {

@@ -101,9 +101,11 @@ type Enqueued struct {
 	Duplicate bool `json:"duplicate"`
 }
 
-func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string) (Enqueued, error) {
+// enqueue enqueues t (TaskID id, in queue); extra options (a delay) come on top of
+// the type's own.
+func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string, extra ...asynq.Option) (Enqueued, error) {
 	t = e.withTraceContext(ctx, t, id, queue)
-	var over []asynq.Option
+	over := extra
 	if e.keep > 0 {
 		over = append(over, asynq.Retention(e.keep))
 	}
@@ -149,6 +151,8 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 		o = ReprintOptions()
 	case TypeReview:
 		o = ReviewOptions()
+	case TypeDayPage:
+		o = DayPageOptions()
 	default:
 		return t
 	}

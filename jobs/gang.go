@@ -112,6 +112,10 @@ type GangEntry struct {
 	// OrderDir is the order's folder (where its manifest goes); gang.json is
 	// written there.
 	OrderDir string `json:"orderDir"`
+	// NoFill marks a design that can never be placed on the group's sheet (too big,
+	// another dpi): it waits for a build like any other, which reports it, but does
+	// not count toward filling a sheet (GangTotals).
+	NoFill bool `json:"noFill,omitempty"`
 }
 
 // GangMember is the identity of an entry: order, design reference digest,
@@ -153,14 +157,51 @@ func (s *Gangs) keys(g GangKey) gangKeys {
 func (s *Gangs) groupsKey() string       { return s.prefix + ":gang:recent" }
 func (s *Gangs) legacyGroupsKey() string { return s.prefix + ":gang:groups" }
 
+// gangTotalsLua keeps a group's running totals over its pending designs in its meta
+// hash, so the fill check after an add reads five fields instead of every pending
+// design. Over the designs that can be placed (not GangEntry.NoFill): "pc" copies (sum of quantities), "pw" and "ph" the sums of quantity x
+// width and quantity x height, "pa" of quantity x width x height, in pixels, and
+// "pt" present once they count every pending design. The scripts that add to and
+// claim from the pending hash include it and change both in one step; a meta
+// without "pt" (written by an older version) is counted once from the hash.
+const gangTotalsLua = `
+local function gangSize(v)
+  local e = cjson.decode(v)
+  if e['noFill'] == true then return 0, 0, 0 end
+  return tonumber(e['quantity']) or 1, tonumber(e['widthPx']) or 0, tonumber(e['heightPx']) or 0
+end
+local function gangCount(meta, v, sign)
+  local q, w, h = gangSize(v)
+  redis.call('HINCRBY', meta, 'pc', string.format('%d', sign * q))
+  redis.call('HINCRBY', meta, 'pw', string.format('%d', sign * q * w))
+  redis.call('HINCRBY', meta, 'ph', string.format('%d', sign * q * h))
+  redis.call('HINCRBY', meta, 'pa', string.format('%d', sign * q * w * h))
+end
+local function gangCounted(meta, pending)
+  if redis.call('HEXISTS', meta, 'pt') == 1 then return end
+  -- An idle group without meta stays without one (no key without expiry).
+  if redis.call('HLEN', pending) == 0 and redis.call('EXISTS', meta) == 0 then return end
+  redis.call('HSET', meta, 'pt', 1, 'pc', 0, 'pw', 0, 'ph', 0, 'pa', 0)
+  for _, v in ipairs(redis.call('HVALS', pending)) do gangCount(meta, v, 1) end
+end
+local function gangTotals(meta, added)
+  local t = redis.call('HMGET', meta, 'pc', 'pw', 'ph', 'pa', 'n')
+  return {added, t[1] or '0', t[2] or '0', t[3] or '0', t[4] or '0', t[5] or '0'}
+end
+`
+
 // addScript adds a member unless it was ever added (within seenFor). KEYS: pending,
-// seen, meta. ARGV: member, entry, seen ms. Returns 1 when added. The first design
-// of an empty group sets "since" on the Redis clock: the cut-off counts from it. A
-// group with work (pending designs or open batches) keeps its meta without expiry:
-// its batch counter and "since" must outlive any pause; finishFn gives an idle
-// group's meta its expiry back.
-var addScript = redis.NewScript(`
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+// seen, meta. ARGV: member, entry, seen ms. Returns {1 when added else 0, then the
+// group's totals (gangTotalsLua) and batch counter}. The first design of an empty
+// group sets "since" on the Redis clock: the cut-off counts from it. A group with
+// work (pending designs or open batches) keeps its meta without expiry: its batch
+// counter, "since" and totals must outlive any pause; finishFn gives an idle group's
+// meta its expiry back.
+var addScript = redis.NewScript(gangTotalsLua + `
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  gangCounted(KEYS[3], KEYS[1])
+  return gangTotals(KEYS[3], 0)
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
@@ -168,8 +209,13 @@ redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
 if redis.call('HLEN', KEYS[1]) == 0 then redis.call('HSET', KEYS[3], 'since', math.floor(now / 1000)) end
 redis.call('PERSIST', KEYS[3])
+gangCounted(KEYS[3], KEYS[1])
+-- A member pending longer than seenFor is no longer seen: replaced, not counted twice.
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old then gangCount(KEYS[3], old, -1) end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return 1
+gangCount(KEYS[3], ARGV[2], 1)
+return gangTotals(KEYS[3], 1)
 `)
 
 // touchGroupScript lists a group among the recent ones. KEYS[1]: the recent groups
@@ -185,26 +231,59 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 `)
 
+// GangTotals are running sums over a group's pending designs, in pixels, kept by
+// the scripts that add and claim them (gangTotalsLua): what the fill check needs,
+// read in O(1) however many designs wait.
+type GangTotals struct {
+	// Copies is the sum of the quantities; Width and Height the sums of quantity x
+	// width and quantity x height; Pixels of quantity x width x height.
+	Copies, Width, Height, Pixels int64
+}
+
+// PaddedArea is the area the pending copies cover with gap px to the right of and
+// below each and a label band of label px under each: the sum of quantity x (width
+// + gap) x (height + label + gap), from the totals alone.
+func (t GangTotals) PaddedArea(gap, label int) int64 {
+	g, lg := int64(gap), int64(label+gap)
+	return t.Pixels + lg*t.Width + g*t.Height + g*lg*t.Copies
+}
+
+// GangAdded is what an add did and the group right after it.
+type GangAdded struct {
+	// Added is false when the member was added before (pending, claimed or built).
+	Added  bool
+	Totals GangTotals
+	// Batches is the number of batches ever claimed.
+	Batches int64
+}
+
 // Add records a design waiting for a sheet of group g. It is idempotent: a member
 // added before (pending, claimed or already on a sheet) is not added again, so a
 // retried export never puts a design on two sheets.
 func (s *Gangs) Add(ctx context.Context, g GangKey, member string, e GangEntry) (bool, error) {
+	r, err := s.AddCounted(ctx, g, member, e)
+	return r.Added, err
+}
+
+// AddCounted is Add that also returns the group's totals and batch counter as the add
+// left them, in the same script: a constant cost however many designs are pending.
+func (s *Gangs) AddCounted(ctx context.Context, g GangKey, member string, e GangEntry) (GangAdded, error) {
 	b, err := json.Marshal(e)
 	if err != nil {
-		return false, err
+		return GangAdded{}, err
 	}
 	ks := s.keys(g)
-	n, err := addScript.Run(ctx, s.rdb, []string{ks.pending, ks.seen, ks.meta}, member, b, s.seenFor.Milliseconds()).Int()
-	if err != nil {
-		return false, fmt.Errorf("gang %s: add: %w", g, err)
+	res, err := addScript.Run(ctx, s.rdb, []string{ks.pending, ks.seen, ks.meta}, member, b, s.seenFor.Milliseconds()).Int64Slice()
+	if err != nil || len(res) != 6 {
+		return GangAdded{}, fmt.Errorf("gang %s: add: %w (%d values)", g, err, len(res))
 	}
 	// A group stays listed seenFor after its last add, also once it is empty:
 	// removing it when it empties could race with an add and hide it from the
 	// cut-off scheduler. Its own hash tag: a separate command, not part of addScript.
 	if err := touchGroupScript.Run(ctx, s.rdb, []string{s.groupsKey()}, g.String(), s.seenFor.Milliseconds()).Err(); err != nil {
-		return false, fmt.Errorf("gang %s: add: %w", g, err)
+		return GangAdded{}, fmt.Errorf("gang %s: add: %w", g, err)
 	}
-	return n == 1, nil
+	return GangAdded{Added: res[0] == 1, Totals: GangTotals{Copies: res[1], Width: res[2], Height: res[3], Pixels: res[4]}, Batches: res[5]}, nil
 }
 
 // Groups lists every group with a design added within seenFor (30 days).
@@ -269,6 +348,8 @@ type GangStatus struct {
 	// finished (a builder is on them, or died on them).
 	Batches int64
 	Open    []int64
+	// Totals are the running totals over Pending the add and claim scripts keep.
+	Totals GangTotals
 }
 
 // Status reads a group's pending designs and batches.
@@ -298,6 +379,9 @@ func (s *Gangs) Status(ctx context.Context, g GangKey) (GangStatus, error) {
 		st.Since = time.Unix(v, 0).UTC()
 	}
 	st.Batches, _ = strconv.ParseInt(meta.Val()["n"], 10, 64)
+	for f, v := range map[string]*int64{"pc": &st.Totals.Copies, "pw": &st.Totals.Width, "ph": &st.Totals.Height, "pa": &st.Totals.Pixels} {
+		*v, _ = strconv.ParseInt(meta.Val()[f], 10, 64)
+	}
 	for _, o := range open.Val() {
 		n, _ := strconv.ParseInt(o, 10, 64)
 		st.Open = append(st.Open, n)
@@ -312,8 +396,10 @@ func (s *Gangs) Status(ctx context.Context, g GangKey) (GangStatus, error) {
 // date, member, entry, ...}, {"0"} when nothing is pending, or {"-1"} when the batch
 // to claim is not ARGV[1] (the group changed between the caller's read and the
 // script: it reads again). The caller names the batch key so that every key the
-// script touches is declared, as Redis Cluster requires.
-var claimScript = redis.NewScript(`
+// script touches is declared, as Redis Cluster requires. The group's totals lose
+// what moves (gangTotalsLua).
+var claimScript = redis.NewScript(gangTotalsLua + `
+gangCounted(KEYS[2], KEYS[1])
 local open = redis.call('ZRANGE', KEYS[3], 0, 0)
 local n, date
 if #open > 0 then
@@ -336,10 +422,15 @@ else
     taken = taken + 1
     redis.call('HSET', KEYS[4], m, v)
     redis.call('HDEL', KEYS[1], m)
+    gangCount(KEYS[2], v, -1)
   end
   redis.call('ZADD', KEYS[3], tonumber(n), n)
   redis.call('HSET', KEYS[2], 'date:' .. n, date)
-  if redis.call('HLEN', KEYS[1]) == 0 then redis.call('HDEL', KEYS[2], 'since') end
+  if redis.call('HLEN', KEYS[1]) == 0 then
+    redis.call('HDEL', KEYS[2], 'since')
+    -- Nothing pending: the totals are 0 whatever an older version added uncounted.
+    redis.call('HSET', KEYS[2], 'pt', 1, 'pc', 0, 'pw', 0, 'ph', 0, 'pa', 0)
+  end
 end
 local res = {n, date}
 local items = redis.call('HGETALL', KEYS[4])

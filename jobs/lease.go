@@ -18,8 +18,7 @@ var ErrLeaseLost = errors.New("lease lost")
 
 // A Lease is a lock in Redis held under a random token with an expiry: one holder at
 // a time across the fleet, and a holder that dies stops renewing, so the lock frees
-// itself. The gang builders (one per group) and the day staff page (one rebuilder
-// per day folder) both hold one.
+// itself. The gang builders (one per group) hold one.
 type Lease struct {
 	rdb   redis.UniversalClient
 	key   string

@@ -205,13 +205,18 @@ func (w *Worker) finishOrder(ctx context.Context, t *asynq.Task, k jobs.OrderKey
 	}
 	w.m.bytes.WithLabelValues("manifest").Add(float64(put.Bytes))
 	w.logger(ctx).InfoContext(ctx, "manifest written", "key", key, "files", len(m.Files), "rev", m.Revision)
-	// The day page lists the order before its completion ends: a failure here retries
-	// the completion, which writes the same manifest again (docs/shop-floor.md).
-	if err := w.updateDayPage(ctx, m, key, date); err != nil {
+	if err := w.publishFilesReady(ctx, k, key, m); err != nil {
+		return err
+	}
+	// The day page lists the order after a debounced build of its own: the
+	// completion records the order and enqueues the build, and does not wait for it
+	// (docs/shop-floor.md). A failure here retries the completion, which writes the
+	// same manifest and event again.
+	if err := w.noteDayPage(ctx, m, key, date); err != nil {
 		return err
 	}
 	writeResult(ctx, w.logger(ctx), t, []byte(key))
-	return w.publishFilesReady(ctx, k, key, m)
+	return nil
 }
 
 // settledResults are the results of the designs of a settled order (those whose

@@ -56,7 +56,8 @@ type Backoff struct {
 type Config struct {
 	// Concurrency is the number of tasks run at once; default 10.
 	Concurrency int
-	// Queues weighs the queues; default orders 6, exports 3, events 2, sync 1.
+	// Queues weighs the queues; default orders 6, exports 3, events 2, sync 1, gang 1,
+	// pages 1.
 	Queues map[string]int
 	// StrictPriority serves a queue only when every heavier one is empty.
 	StrictPriority bool
@@ -151,7 +152,7 @@ const (
 
 // DefaultQueues weighs order data before exports before events before template sync.
 func DefaultQueues() map[string]int {
-	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1, jobs.QueueGang: 1}
+	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1, jobs.QueueGang: 1, jobs.QueuePages: 1}
 }
 
 // DefaultTimeouts per task type.
@@ -164,6 +165,7 @@ func DefaultTimeouts() map[string]time.Duration {
 		jobs.TypeGangBuild:     25 * time.Minute,
 		jobs.TypeReprint:       10 * time.Minute,
 		jobs.TypeReview:        10 * time.Minute,
+		jobs.TypeDayPage:       5 * time.Minute,
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 	"io"
 	"path"
 	"slices"
+	"strconv"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/jobs"
@@ -22,36 +24,42 @@ import (
 // the order folders of one day sit in ({store}/{date} by default), listing every
 // order of that day whose manifest is stored.
 //
-// Many workers complete orders of one day at once, and a page rewritten from what one
-// completion knows would drop what another wrote meanwhile. So the page is always
-// rebuilt from a listing of the day's manifests, by one worker at a time, and a
-// completion returns only once a rebuild that started after its manifest was written
-// has finished:
+// A completion never waits for the page. It records its order's summary in the day's
+// Redis hash, raises the day's generation in the same transaction, and enqueues the
+// day's build task (daypage:build) to run after a short debounce; every completion of
+// the debounce shares that one build. The build writes the page from the hash (one
+// HGETALL, no listing) and ends its round:
 //
-//  1. the completion records its order's summary (a Redis hash of the day), then takes
-//     a ticket: INCR of the day's generation counter, after its manifest is stored;
-//  2. it returns as soon as the day's "done" generation reaches its ticket;
-//  3. otherwise it tries the day's lock (SET NX, with an expiry, so a crashed holder
-//     cannot block the day); the holder reads the generation G, lists the manifests,
-//     writes the page and raises "done" to G; the others poll and usually find their
-//     ticket covered by the holder's rebuild, so a burst of N completions costs a few
-//     rebuilds, not N.
+//  1. it reads the generation G, then the summaries: every completion counted in G
+//     wrote its summary before G was read, so the page lists it;
+//  2. it writes the page, then in one script raises "done" to G, ends the round
+//     (round+1: the next completion enqueues a task of a new id) and returns the
+//     generation now; if that moved past G, completions landed while it ran, and it
+//     enqueues the next round's build itself.
 //
-// Every order whose ticket is <= G wrote its manifest before G was read, so the
-// listing that follows sees it: no completion is ever left out. A completion that
-// cannot see its ticket covered before its task's deadline fails and is retried.
+// A completion enqueues the round it read with its summary. If that task id is
+// taken, the task either has not read the generation yet (pending, scheduled,
+// retrying) or is running and will see the counter moved at its end (active): the
+// order is covered either way. A task that will not run again (archived, or
+// finished, when the day's Redis state expired and a round number came round again)
+// ends the round by hand and the completion enqueues the next one. No completion is
+// ever left out, and the rounds never wait on each other.
+//
+// The hash holds every order of the day once it has been seeded from a listing of
+// the day folder: a marker field says so. A day without it (a new day, or a late
+// re-export after the day's keys expired) is built once from the listing, reading the
+// manifests the hash does not know, and marked.
 
 const (
-	// dayLockTTL bounds how long a crashed holder blocks a day's page (its waiting
-	// completions hold task slots meanwhile); a live holder renews the lock every
-	// dayLockTTL/3 while it rebuilds, however long the listing takes.
-	dayLockTTL = 15 * time.Second
-	// dayStateTTL keeps a day's counters and summaries in Redis after its last
-	// completion; a late re-export re-reads the manifests Redis has forgotten.
+	// dayStateTTL keeps a day's summaries and counters in Redis after its last
+	// completion; a late re-export lists the day folder again.
 	dayStateTTL = 35 * 24 * time.Hour
-	// dayPoll bounds the wait between two looks at a day's state while another
-	// worker rebuilds its page.
-	dayPollMin, dayPollMax = 20 * time.Millisecond, 250 * time.Millisecond
+	// DefaultDayPageDelay is the debounce of a day's page build
+	// (ShopFloor.DayPageDelay).
+	DefaultDayPageDelay = 2 * time.Second
+	// dayListedField marks a day hash that holds every order of the day: no manifest
+	// key is empty.
+	dayListedField = ""
 )
 
 // lister is the optional part of a Storage that lists a folder (both backends); a
@@ -90,23 +98,52 @@ func summarize(m *Manifest, manifestKey string) shopfloor.DayOrder {
 	return s
 }
 
-// dayKey is a Redis key of the day folder's state. The folder is a hash tag: the
-// summary and counter are updated in one MULTI, which a Redis Cluster allows only
-// within one slot.
+// dayKey is a Redis key of the day folder's state: "orders" (manifest key ->
+// summary) and "state" (gen, done, round). The folder is a hash tag: the summary and
+// counter are updated in one MULTI, which a Redis Cluster allows only within one
+// slot.
 func (w *Worker) dayKey(folder, what string) string {
 	return w.cfg.KeyPrefix + ":daypage:{" + folder + "}:" + what
 }
 
-// raiseDoneScript sets the day's done generation to ARGV[1] if that is higher.
-var raiseDoneScript = redis.NewScript(`
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) > cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-return 1
+// dayPageDelay is the debounce of a day's build: 0 the default, negative none.
+func (w *Worker) dayPageDelay() time.Duration {
+	switch d := w.cfg.ShopFloor.DayPageDelay; {
+	case d == 0:
+		return DefaultDayPageDelay
+	case d < 0:
+		return 0
+	default:
+		return d
+	}
+}
+
+// dayFinishScript ends a build's round. KEYS: the day's state. ARGV: the generation
+// the build read, ttl ms. Raises done to it, starts the next round and returns {the
+// generation now, the new round}.
+var dayFinishScript = redis.NewScript(`
+local done = tonumber(redis.call('HGET', KEYS[1], 'done') or '0')
+if tonumber(ARGV[1]) > done then redis.call('HSET', KEYS[1], 'done', ARGV[1]) end
+local round = redis.call('HINCRBY', KEYS[1], 'round', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {tonumber(redis.call('HGET', KEYS[1], 'gen') or '0'), round}
 `)
 
-// updateDayPage records the completed order in its day and returns once the day's
-// page lists it. The manifest at manifestKey is already stored.
-func (w *Worker) updateDayPage(ctx context.Context, m *Manifest, manifestKey string, date time.Time) error {
+// dayNextRoundScript ends round ARGV[1] when it is still the current one (its task
+// will not run again) and returns the current round. KEYS: the day's state. ARGV:
+// round, ttl ms.
+var dayNextRoundScript = redis.NewScript(`
+local cur = tonumber(redis.call('HGET', KEYS[1], 'round') or '0')
+if cur == tonumber(ARGV[1]) then
+  cur = redis.call('HINCRBY', KEYS[1], 'round', 1)
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return cur
+`)
+
+// noteDayPage records the completed order in its day and enqueues the day's page
+// build; it does not wait for the page. The manifest at manifestKey is stored.
+func (w *Worker) noteDayPage(ctx context.Context, m *Manifest, manifestKey string, date time.Time) error {
 	if w.cfg.ShopFloor.NoStaffPages {
 		return nil
 	}
@@ -121,125 +158,187 @@ func (w *Worker) updateDayPage(ctx context.Context, m *Manifest, manifestKey str
 	if err != nil {
 		return err
 	}
-	rdb := w.deps.Redis
-	ordersKey, genKey := w.dayKey(folder, "orders"), w.dayKey(folder, "gen")
-	var gen *redis.IntCmd
-	if _, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	ordersKey, stateKey := w.dayKey(folder, "orders"), w.dayKey(folder, "state")
+	var round *redis.StringCmd
+	if _, err := w.deps.Redis.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, ordersKey, manifestKey, sum)
-		p.Expire(ctx, ordersKey, dayStateTTL)
-		gen = p.Incr(ctx, genKey)
-		p.Expire(ctx, genKey, dayStateTTL)
+		p.PExpire(ctx, ordersKey, dayStateTTL)
+		p.HIncrBy(ctx, stateKey, "gen", 1)
+		p.PExpire(ctx, stateKey, dayStateTTL)
+		round = p.HGet(ctx, stateKey, "round")
 		return nil
-	}); err != nil {
+	}); err != nil && !errors.Is(err, redis.Nil) {
 		return fmt.Errorf("day page of %s: %w", folder, err)
 	}
-	return w.awaitDayPage(ctx, folder, gen.Val())
+	n, _ := strconv.ParseInt(round.Val(), 10, 64)
+	return w.enqueueDayPage(ctx, folder, n)
 }
 
-// awaitDayPage waits until the day's done generation reaches ticket, rebuilding the
-// page itself whenever the day's lock is free.
-func (w *Worker) awaitDayPage(ctx context.Context, folder string, ticket int64) error {
-	rdb := w.deps.Redis
-	doneKey, lockKey := w.dayKey(folder, "done"), w.dayKey(folder, "lock")
-	wait := dayPollMin
-	for {
-		done, err := rdb.Get(ctx, doneKey).Int64()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return fmt.Errorf("day page of %s: %w", folder, err)
-		}
-		if done >= ticket {
-			return nil
-		}
-		lease, err := jobs.TakeLease(ctx, rdb, lockKey, dayLockTTL)
+// enqueueDayPage makes sure a build of folder that has not read the day's generation
+// yet, or will look at it again when it ends, exists: round n's task, or the next
+// round's when n's will not run again.
+func (w *Worker) enqueueDayPage(ctx context.Context, folder string, n int64) error {
+	for range 10 {
+		q, err := w.enq.DayPage(ctx, folder, n, w.dayPageDelay())
 		if err != nil {
 			return fmt.Errorf("day page of %s: %w", folder, err)
 		}
-		if lease != nil {
-			// Renewed while the day is listed and written, released after (also when
-			// the attempt is cancelled: the day is not held for the lock's expiry).
-			if err := lease.Hold(ctx, func(ctx context.Context) error { return w.rebuildDayPage(ctx, folder, lease) }); err != nil {
-				return err
+		if !q.Duplicate {
+			return nil
+		}
+		st, err := w.enq.TaskState(jobs.QueuePages, q.TaskID)
+		switch {
+		case errors.Is(err, asynq.ErrTaskNotFound):
+			continue // gone since the enqueue: enqueue again
+		case err != nil:
+			return fmt.Errorf("day page of %s: %w", folder, err)
+		case st == asynq.TaskStateArchived || st == asynq.TaskStateCompleted:
+			if n, err = dayNextRoundScript.Run(ctx, w.deps.Redis, []string{w.dayKey(folder, "state")}, n, dayStateTTL.Milliseconds()).Int64(); err != nil {
+				return fmt.Errorf("day page of %s: %w", folder, err)
 			}
-			continue
+		default:
+			// Pending, scheduled or retrying: it reads the generation later; active: it
+			// sees the generation moved when it ends and enqueues the next round.
+			return nil
 		}
-		if w.hooks.dayWaiting != nil {
-			w.hooks.dayWaiting()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("day page of %s: waiting for another worker's rebuild: %w", folder, ctx.Err())
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, dayPollMax)
 	}
+	return fmt.Errorf("day page of %s: round kept changing", folder)
 }
 
-// rebuildDayPage lists the day's manifests and writes its page; the caller holds the
-// day's lock.
-func (w *Worker) rebuildDayPage(ctx context.Context, folder string, lock *jobs.Lease) error {
-	rdb := w.deps.Redis
-	ordersKey, genKey := w.dayKey(folder, "orders"), w.dayKey(folder, "gen")
-	// The generation is read before the listing: every completion counted in it has
-	// its manifest stored, so the listing sees it.
-	gen, err := rdb.Get(ctx, genKey).Int64()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("day page of %s: %w", folder, err)
-	}
-	objs, err := w.deps.Storage.(lister).List(ctx, folder+"/")
+// handleDayPage builds the page of one day folder (see the top of this file).
+func (w *Worker) handleDayPage(ctx context.Context, t *asynq.Task) error {
+	p, err := jobs.Decode[jobs.DayPage](t.Payload())
 	if err != nil {
-		return fmt.Errorf("day page of %s: list: %w", folder, err)
+		return err
 	}
-	if w.hooks.dayListed != nil {
-		w.hooks.dayListed()
-	}
-	cached, err := rdb.HGetAll(ctx, ordersKey).Result()
+	folder, rdb := p.Folder, w.deps.Redis
+	stateKey := w.dayKey(folder, "state")
+	st, err := rdb.HMGet(ctx, stateKey, "gen", "done").Result()
 	if err != nil {
 		return fmt.Errorf("day page of %s: %w", folder, err)
+	}
+	gen, done := redisInt(st[0]), redisInt(st[1])
+	if gen > 0 && done >= gen {
+		markSkipped(ctx, "day page up to date")
+	} else if err := w.writeDayPage(ctx, folder); err != nil {
+		return err
+	}
+	res, err := dayFinishScript.Run(ctx, rdb, []string{stateKey}, gen, dayStateTTL.Milliseconds()).Int64Slice()
+	if err != nil || len(res) != 2 {
+		return fmt.Errorf("day page of %s: finish: %w", folder, err)
+	}
+	if res[0] > gen {
+		// Completions landed while this build ran: the next round lists them.
+		return w.enqueueDayPage(ctx, folder, res[1])
+	}
+	return nil
+}
+
+// redisInt reads an HMGET value (nil when absent) as a number.
+func redisInt(v any) int64 {
+	s, _ := v.(string)
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+// writeDayPage builds the page of folder from the day's orders and stores it.
+func (w *Worker) writeDayPage(ctx context.Context, folder string) error {
+	orders, err := w.dayOrders(ctx, folder)
+	if err != nil {
+		return err
+	}
+	if w.hooks.dayRead != nil {
+		w.hooks.dayRead()
+	}
+	now := time.Now
+	if w.hooks.clock != nil {
+		now = w.hooks.clock
+	}
+	page, err := shopfloor.DayPage(folder, now(), orders, w.pageLinker(ctx, folder))
+	if err != nil {
+		return err
+	}
+	return w.putShopFloor(ctx, folder+"/"+shopfloor.StaffPageName, "text/html; charset=utf-8", page)
+}
+
+// dayOrders are the orders of the day folder in page order: from the day's hash in
+// one read, or, when the hash was never seeded from the folder (a new day, or one
+// whose keys expired), from a listing of the folder, which then seeds it.
+func (w *Worker) dayOrders(ctx context.Context, folder string) ([]shopfloor.DayOrder, error) {
+	ordersKey := w.dayKey(folder, "orders")
+	cached, err := w.deps.Redis.HGetAll(ctx, ordersKey).Result()
+	if err != nil {
+		return nil, fmt.Errorf("day page of %s: %w", folder, err)
+	}
+	_, listed := cached[dayListedField]
+	delete(cached, dayListedField)
+	var orders []shopfloor.DayOrder
+	if !listed {
+		if orders, err = w.listDayOrders(ctx, folder, cached); err != nil {
+			return nil, err
+		}
+	}
+	for key, raw := range cached {
+		var s shopfloor.DayOrder
+		if json.Unmarshal([]byte(raw), &s) == nil {
+			orders = append(orders, s)
+		} else {
+			w.log.WarnContext(ctx, "day page leaves out an unreadable summary", "key", key)
+		}
+	}
+	slices.SortFunc(orders, func(a, b shopfloor.DayOrder) int {
+		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Manifest, b.Manifest))
+	})
+	return orders, nil
+}
+
+// listDayOrders lists the day folder's manifests and returns the orders of those
+// cached has no summary of, read from the manifests (one read each); the caller adds
+// cached's. It records what it read in the day's hash and marks the hash listed.
+func (w *Worker) listDayOrders(ctx context.Context, folder string, cached map[string]string) ([]shopfloor.DayOrder, error) {
+	l, ok := w.deps.Storage.(lister)
+	if !ok {
+		return nil, nil
+	}
+	objs, err := l.List(ctx, folder+"/")
+	if err != nil {
+		return nil, fmt.Errorf("day page of %s: list: %w", folder, err)
 	}
 	var orders []shopfloor.DayOrder
+	read := map[string]any{dayListedField: "1"}
 	for _, o := range objs {
 		// An order's manifest sits in a folder below the day's (the layout's order
 		// folder); anything else in the day folder is not an order.
 		if path.Base(o.Key) != storage.ManifestName || path.Dir(o.Key) == folder {
 			continue
 		}
-		var s shopfloor.DayOrder
-		if raw, ok := cached[o.Key]; ok && json.Unmarshal([]byte(raw), &s) == nil {
-			orders = append(orders, s)
+		if _, ok := cached[o.Key]; ok {
 			continue
 		}
 		s, ok, err := w.readSummary(ctx, o.Key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		if b, err := json.Marshal(s); err == nil {
-			rdb.HSet(ctx, ordersKey, o.Key, b)
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
 		}
+		read[o.Key] = b
 		orders = append(orders, s)
 	}
-	slices.SortFunc(orders, func(a, b shopfloor.DayOrder) int {
-		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Manifest, b.Manifest))
-	})
-	page, err := shopfloor.DayPage(folder, time.Now(), orders, w.pageLinker(ctx, folder))
-	if err != nil {
-		return err
+	ordersKey := w.dayKey(folder, "orders")
+	if _, err := w.deps.Redis.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, ordersKey, read)
+		p.PExpire(ctx, ordersKey, dayStateTTL)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("day page of %s: %w", folder, err)
 	}
-	mine, err := lock.Renew(ctx)
-	if err != nil {
-		return fmt.Errorf("day page of %s: %w", folder, err)
-	}
-	if !mine {
-		// The lock expired (renewals failed: Redis unreachable for a while) and another
-		// worker may hold it: its newer page must not be overwritten by this one.
-		return fmt.Errorf("day page of %s: lock lost during the rebuild", folder)
-	}
-	if err := w.putShopFloor(ctx, folder+"/"+shopfloor.StaffPageName, "text/html; charset=utf-8", page); err != nil {
-		return err
-	}
-	return raiseDoneScript.Run(ctx, rdb, []string{w.dayKey(folder, "done")}, gen, dayStateTTL.Milliseconds()).Err()
+	w.log.InfoContext(ctx, "day page seeded from a listing", "folder", folder, "manifests_read", len(orders))
+	return orders, nil
 }
 
 // readSummary reads a manifest Redis has no summary of (a day older than dayStateTTL,

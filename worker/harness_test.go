@@ -129,7 +129,9 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 		// milliseconds; 429s keep the production wait budget.
 		HubRetry: worker.HubRetry{Base: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		Jobs:     &fast,
-		Logger:   testLogger(t),
+		// A completion's day page build waits a few polls, so the debounce is used.
+		ShopFloor: worker.ShopFloor{DayPageDelay: 50 * time.Millisecond},
+		Logger:    testLogger(t),
 	}
 	deps := worker.Deps{
 		Redis:    e.rdb,
@@ -282,7 +284,7 @@ func (e *env) object(key string) []byte {
 // queueReport summarizes the queues for failure messages.
 func (e *env) queueReport() string {
 	var b strings.Builder
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
+	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync, jobs.QueuePages} {
 		info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
 		if err != nil {
 			fmt.Fprintf(&b, "%s: %v; ", q, err)
@@ -309,7 +311,7 @@ func (e *env) waitQueuesIdle() {
 	deadline := time.Now().Add(waitBound)
 	for {
 		busy := 0
-		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
+		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync, jobs.QueuePages} {
 			info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
 			if err != nil {
 				// Unknown is not idle.

@@ -28,6 +28,10 @@ type ShopFloor struct {
 	TicketSize string
 	// NoStaffPages turns the index.html pages off (--staff-pages=false).
 	NoStaffPages bool
+	// DayPageDelay is how long a day page build waits after the completion that
+	// enqueued it, so the completions of a burst share one build (--day-page-delay):
+	// 0 is DefaultDayPageDelay, negative builds at once.
+	DayPageDelay time.Duration
 	// ShipTo is how much of the ship-to address tickets show: full (default), name or
 	// none (--ticket-ship-to).
 	ShipTo string

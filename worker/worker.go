@@ -99,9 +99,13 @@ type Worker struct {
 	prop    propagation.TextMapPropagator
 	srv     *asynq.Server
 	mux     *asynq.ServeMux
-	// hooks let an internal test stop the day page's rebuild at a chosen point, to
-	// force the interleaving a fleet produces only by chance; nil in production.
-	hooks struct{ dayListed, dayWaiting func() }
+	// hooks let an internal test stop a day page build at a chosen point (dayRead:
+	// after it read the day's generation and orders), to force the interleaving a
+	// fleet produces only by chance, and fix the page's clock; nil in production.
+	hooks struct {
+		dayRead func()
+		clock   func() time.Time
+	}
 }
 
 // New checks the configuration and builds a worker; Run starts it.
@@ -180,6 +184,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.mux.HandleFunc(jobs.TypeGangBuild, w.sheets.HandleBuild)
 	w.mux.HandleFunc(jobs.TypeReprint, w.handleReprint)
 	w.mux.HandleFunc(jobs.TypeReview, w.handleReview)
+	w.mux.HandleFunc(jobs.TypeDayPage, w.handleDayPage)
 	if err := w.registerEvents(); err != nil {
 		return nil, err
 	}

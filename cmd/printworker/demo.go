@@ -246,6 +246,7 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 		// Events go through their own queue after the manifest: a moment more.
 		d.receiver.waitFilesReady(ctx, ids, time.Now().Add(min(d.o.timeout, 30*time.Second)))
 	}
+	d.waitDayPages(ctx, time.Now().Add(min(d.o.timeout, 30*time.Second)))
 	d.report(manifests)
 	if d.o.keep {
 		d.printPlayground()
@@ -692,6 +693,26 @@ func (d *demoRun) wait(ctx context.Context, orders []demoOrder) (map[string]*wor
 		case <-ctx.Done():
 			bar.Finish()
 			return nil, fmt.Errorf("demo: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// waitDayPages waits until the day page builds have run: a completion enqueues its
+// day's build to run after --day-page-delay and does not wait for it
+// (docs/shop-floor.md, "Day page").
+func (d *demoRun) waitDayPages(ctx context.Context, deadline time.Time) {
+	insp := asynq.NewInspectorFromRedisClient(d.rdb)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for time.Now().Before(deadline) {
+		info, err := insp.GetQueueInfo(jobs.QueuePages)
+		if errors.Is(err, asynq.ErrQueueNotFound) || err == nil && info.Pending+info.Scheduled+info.Active+info.Retry == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
 		case <-tick.C:
 		}
 	}

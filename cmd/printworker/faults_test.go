@@ -73,7 +73,7 @@ func TestWorkSurvivesStorageOutage(t *testing.T) {
 	f.s3.SetFault(tests3.FaultNone)
 	t.Logf("storage back after %s (a %s outage at scale 1/%d)", time.Since(start).Round(time.Millisecond), outage*scale, scale)
 	back := time.Now()
-	waitUntil(t, 3*time.Minute, "every manifest after the outage", func() { w.dumpLog(t) }, func() bool { return f.manifests(t) >= orders })
+	waitUntil(t, 3*time.Minute, "every manifest after the outage", func() { w.dumpLog(t) }, func() bool { return f.manifests(t) >= orders && pagesIdle(t, f.rdb) })
 	t.Logf("all %d orders complete %s after the storage came back", orders, time.Since(back).Round(time.Millisecond))
 	if err := w.stop(t, 30*time.Second, func() { w.dumpLog(t) }); err != nil {
 		t.Errorf("worker exit: %v", err)
@@ -205,7 +205,7 @@ func TestWorkRedisKilledWithAOF(t *testing.T) {
 	t.Logf("SIGKILL with %d of %d manifests written; after the restart from the AOF: %d of the %d orders enqueued in the instant before the kill lost, %d orders to finish",
 		atKill, len(want), lost, len(burst), len(survived))
 	restarted := time.Now()
-	waitUntil(t, 3*time.Minute, "every surviving order's manifest", dump, func() bool { return f.manifests(t) >= len(survived) })
+	waitUntil(t, 3*time.Minute, "every surviving order's manifest", dump, func() bool { return f.manifests(t) >= len(survived) && pagesIdle(t, f.rdb) })
 	t.Logf("all %d surviving orders complete %s after Redis came back", len(survived), time.Since(restarted).Round(time.Second))
 	if err := w.stop(t, 30*time.Second, dump); err != nil {
 		t.Errorf("worker exit: %v", err)
@@ -306,7 +306,7 @@ func TestWorkKilledDuringWrite(t *testing.T) {
 			killed := time.Now()
 			second := startFleetWorker(t, bin, "second worker", args)
 			waitUntil(t, 3*time.Minute, "every manifest after the kill", func() { second.dumpLog(t) },
-				func() bool { return f.manifests(t) >= len(want) })
+				func() bool { return f.manifests(t) >= len(want) && pagesIdle(t, f.rdb) })
 			t.Logf("all %d orders complete %s after the kill", len(want), time.Since(killed).Round(time.Second))
 			if err := second.stop(t, 30*time.Second, func() { second.dumpLog(t) }); err != nil {
 				t.Errorf("second worker exit: %v", err)
@@ -400,7 +400,7 @@ func dayPageKey(mkey string) string {
 }
 
 // checkDayPage reads the day page above manifest mkey and checks it links the order
-// folder: a completion returns only once its day page lists it.
+// folder; the caller waited for the day page builds (pagesIdle).
 func checkDayPage(t *testing.T, page []byte, mkey string) {
 	t.Helper()
 	// A relative link (hot folder, public bucket) or a presigned one (private bucket,

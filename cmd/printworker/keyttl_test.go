@@ -164,6 +164,25 @@ func queuesIdle(t *testing.T, rdb redis.UniversalClient) bool {
 	return true
 }
 
+// pagesIdle reports whether the day page builds have run: a completion enqueues its
+// day's build and does not wait for it (docs/shop-floor.md, "Day page").
+func pagesIdle(t *testing.T, rdb redis.UniversalClient) bool {
+	t.Helper()
+	ctx := context.Background()
+	q := "asynq:{" + jobs.QueuePages + "}:"
+	for _, k := range []string{"pending", "active"} {
+		if n, err := rdb.LLen(ctx, q+k).Result(); err != nil || n > 0 {
+			return false
+		}
+	}
+	for _, k := range []string{"scheduled", "retry"} {
+		if n, err := rdb.ZCard(ctx, q+k).Result(); err != nil || n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // goneEndpointAndGangRules starts an event endpoint that answers 410 Gone (closed at
 // test end) and writes the gang rules of gangKillRules and an events secret; it
 // returns the endpoint's URL and the two files.

@@ -114,7 +114,7 @@ func queuesList(ctx context.Context, e env, args []string) error {
 	var queue, state string
 	var limit int
 	in, done, err := inspector(ctx, e, "list", args, func(fs fsAdder) {
-		fs.StringVar(&queue, "queue", "exports", "queue: orders, exports, events, sync or gang")
+		fs.StringVar(&queue, "queue", "exports", "queue: orders, exports, events, sync, gang or pages")
 		fs.StringVar(&state, "state", "archived", "pending, active, scheduled, retry, archived or completed")
 		fs.IntVar(&limit, "limit", 50, "most tasks listed")
 	})

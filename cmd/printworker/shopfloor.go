@@ -18,6 +18,7 @@ type shopFloorFlags struct {
 	ticketSize, shipTo     string
 	timeZone               string
 	storeTimeZones         mapFlag
+	dayPageDelay           time.Duration
 }
 
 func addShopFloorFlags(fs *flag.FlagSet) *shopFloorFlags {
@@ -28,6 +29,7 @@ func addShopFloorFlags(fs *flag.FlagSet) *shopFloorFlags {
 	fs.StringVar(&s.timeZone, "ticket-time-zone", "UTC", "time zone of the order date on job tickets (an IANA name: Europe/Berlin)")
 	fs.Var(&s.storeTimeZones, "ticket-store-time-zone", "store=zone, repeatable: the time zone of one store's job tickets")
 	fs.BoolVar(&s.staffPages, "staff-pages", true, "write a static index.html per order next to its files (--staff-pages=false: none)")
+	fs.DurationVar(&s.dayPageDelay, "day-page-delay", worker.DefaultDayPageDelay, "how long the day page's build waits after a completion, so the completions of a burst share one build (0: at once)")
 	return s
 }
 
@@ -53,9 +55,16 @@ func (s *shopFloorFlags) config() (worker.ShopFloor, error) {
 	for store, name := range s.storeTimeZones {
 		stores[store] = zone("ticket-store-time-zone "+store, name)
 	}
+	if s.dayPageDelay < 0 {
+		errs = append(errs, fmt.Errorf("--day-page-delay %s is negative", s.dayPageDelay))
+	}
 	if len(errs) > 0 {
 		return worker.ShopFloor{}, usageError(errors.Join(errs...).Error())
 	}
+	delay := s.dayPageDelay
+	if delay == 0 {
+		delay = -1 // the worker reads 0 as its default; the flag's 0 means none
+	}
 	return worker.ShopFloor{NoThumbnails: !s.thumbnails, TicketSize: size, NoStaffPages: !s.staffPages,
-		ShipTo: shipTo, TimeZone: tz, StoreTimeZones: stores}, nil
+		ShipTo: shipTo, TimeZone: tz, StoreTimeZones: stores, DayPageDelay: delay}, nil
 }

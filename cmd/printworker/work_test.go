@@ -150,10 +150,10 @@ func TestWorkCrashRecovery(t *testing.T) {
 	restarted := time.Now()
 	second := start("second worker")
 	deadline = time.Now().Add(5 * time.Minute)
-	for len(manifests()) < orders {
+	for len(manifests()) < orders || !pagesIdle(t, rdb) {
 		if time.Now().After(deadline) {
 			dumpLogs()
-			t.Fatalf("%d of %d manifests after the restart", len(manifests()), orders)
+			t.Fatalf("%d of %d manifests after the restart (day pages built: %v)", len(manifests()), orders, pagesIdle(t, rdb))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

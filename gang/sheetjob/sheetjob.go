@@ -159,58 +159,54 @@ func (j *Jobs) Group(name string) (*gang.Group, error) {
 // which jobs.Gangs.Add makes harmless.
 func (j *Jobs) Add(ctx context.Context, grp *gang.Group, ref string, gen int64, e jobs.GangEntry, lines []Line) error {
 	g := jobs.GangKey{Store: e.Store, Group: grp.Name}
+	// A design no sheet of the group can hold does not fill one (the build reports it).
+	e.NoFill = grp.Sheet.Reject(gang.Design{Key: e.Key, Width: e.WidthPx, Height: e.HeightPx,
+		Trim: image.Rect(0, 0, e.WidthPx, e.HeightPx), DPI: e.DPI}) != ""
 	added := false
+	var last jobs.GangAdded
 	for _, l := range lines {
 		e.Line, e.Quantity = l.N, l.Quantity
-		a, err := j.cfg.Gangs.Add(ctx, g, jobs.GangMember(e.OrderKey, ref, gen, e.View, l.N), e)
+		a, err := j.cfg.Gangs.AddCounted(ctx, g, jobs.GangMember(e.OrderKey, ref, gen, e.View, l.N), e)
 		if err != nil {
 			return err
 		}
-		added = added || a
+		if a.Added {
+			added, last = true, a
+		}
 	}
 	if !added {
 		return nil
 	}
 	j.cfg.Logger(ctx).InfoContext(ctx, "design pending for a gang sheet", "gang", grp.Name, "key", e.Key, "lines", len(lines))
-	return j.checkFull(ctx, g, grp)
+	return j.checkFull(ctx, g, grp, last)
 }
 
-// gangCheckFull enqueues a build when the group's pending designs fill at least one
-// sheet (or roll section). It plans their full file sizes: the worker does not read
-// back what it wrote, and the alpha-trimmed boxes the build packs are never larger,
-// so a sheet called full here may come out somewhat shorter. An area bound first
-// spares the plan while the group is clearly short of a sheet.
-func (j *Jobs) checkFull(ctx context.Context, g jobs.GangKey, grp *gang.Group) error {
-	st, err := j.cfg.Gangs.Status(ctx, g)
-	if err != nil {
-		return err
-	}
-	c := grp.Sheet
-	var area int64
-	copies := 0
-	var designs []gang.Design
-	for _, m := range sortedMembers(st.Pending) {
-		e := st.Pending[m]
-		area += int64(e.WidthPx+c.Gap) * int64(e.HeightPx+c.Label+c.Gap) * int64(e.Quantity)
-		copies += e.Quantity
-		designs = append(designs, gang.Design{Key: e.Key, Quantity: e.Quantity, Width: e.WidthPx, Height: e.HeightPx,
-			Trim: image.Rect(0, 0, e.WidthPx, e.HeightPx), DPI: e.DPI})
-	}
-	full := copies > maxCopies
-	if !full && area >= int64(c.Width-2*c.Margin+c.Gap)*int64(c.MaxLength-2*c.Margin+c.Gap) {
-		l, err := gang.Plan(designs, c)
-		full = err == nil && len(l.Sheets) > 1
-	}
-	if !full {
+// Full says whether pending designs with totals t fill more than one sheet (or roll
+// section) of c, or more copies than one batch takes: their full file sizes, each
+// with the gap and label band around it, cover more than a sheet's printable area,
+// so no packing puts them on one sheet. It reads the totals the add script keeps,
+// never the designs: O(1) per add, where planning the pending designs after every
+// add was quadratic in the group's size. The build packs the smaller alpha-trimmed
+// boxes, so a sheet called full may come out somewhat shorter. A design the sheet
+// can never hold (jobs.GangEntry.NoFill) is not in the totals.
+func Full(t jobs.GangTotals, c gang.Config) bool {
+	usable := int64(c.Width-2*c.Margin+c.Gap) * int64(c.MaxLength-2*c.Margin+c.Gap)
+	return t.Copies > maxCopies || t.PaddedArea(c.Gap, c.Label) > usable
+}
+
+// checkFull enqueues a build when the group's pending designs fill a sheet (Full),
+// from the totals the add left (a).
+func (j *Jobs) checkFull(ctx context.Context, g jobs.GangKey, grp *gang.Group, a jobs.GangAdded) error {
+	if !Full(a.Totals, grp.Sheet) {
 		return nil
 	}
 	// One fill build per batch to come: every add until the build claims them
 	// collapses on this TaskID.
-	q, err := j.cfg.Enqueuer.GangBuild(ctx, g, jobs.GangFull, st.Batches+1)
+	q, err := j.cfg.Enqueuer.GangBuild(ctx, g, jobs.GangFull, a.Batches+1)
 	if err != nil {
 		return err
 	}
-	j.cfg.Logger(ctx).InfoContext(ctx, "gang sheet full, build enqueued", "gang", g.Group, "copies", copies, "duplicate", q.Duplicate)
+	j.cfg.Logger(ctx).InfoContext(ctx, "gang sheet full, build enqueued", "gang", g.Group, "copies", a.Totals.Copies, "duplicate", q.Duplicate)
 	return nil
 }
 
