@@ -98,6 +98,8 @@ func TestFinishedOrderStateSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2 := e.manifest("LEAN-1", 2)
+	// The state settles after the manifest is written: wait for the completion.
+	e.waitQueuesIdle()
 	keys := func(m worker.Manifest) []string {
 		var out []string
 		for _, f := range m.Files {
@@ -120,6 +122,8 @@ func TestFinishedOrderStateSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	m3 := e.manifest("LEAN-1", 3)
+	// The state settles after the manifest is written: wait for the completion.
+	e.waitQueuesIdle()
 	if !slices.Equal(keys(m), keys(m3)) {
 		t.Errorf("after a re-export of the order the manifest lists\n%v\nwant\n%v", keys(m3), keys(m))
 	}
@@ -224,6 +228,8 @@ func TestSettledStateOfThePreviousVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2 := e.manifest("LEAN-1", 2)
+	// The state settles after the manifest is written: wait for the completion.
+	e.waitQueuesIdle()
 	sameManifest(t, m2, m)
 	e.waitQueuesIdle()
 	total, by := orderMemory(t, e, k)
