@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +61,11 @@ type envOption func(*worker.Config, *worker.Deps)
 
 func withMode(m string) envOption {
 	return func(c *worker.Config, _ *worker.Deps) { c.Mode = m }
+}
+
+// withExportShards spreads the exports over n queue shards (worker and enqueuer).
+func withExportShards(n int) envOption {
+	return func(c *worker.Config, _ *worker.Deps) { c.ExportShards = n }
 }
 
 // newEnv builds the pipeline; the worker is not started (see start).
@@ -152,7 +158,7 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 }
 
 func (e *env) newEnqueuer(o *jobs.Options) *jobs.Enqueuer {
-	enq, err := jobs.NewEnqueuer(e.rdb, jobs.EnqueuerConfig{Options: o})
+	enq, err := jobs.NewEnqueuer(e.rdb, jobs.EnqueuerConfig{Options: o, ExportShards: e.cfg.ExportShards})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -279,10 +285,15 @@ func (e *env) object(key string) []byte {
 	return b
 }
 
+// queues are the queues the tests wait on: orders, every export shard, sync.
+func (e *env) queues() []string {
+	return slices.Concat([]string{jobs.QueueOrders}, jobs.ExportQueues(e.cfg.ExportShards), []string{jobs.QueueSync})
+}
+
 // queueReport summarizes the queues for failure messages.
 func (e *env) queueReport() string {
 	var b strings.Builder
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
+	for _, q := range e.queues() {
 		info, err := e.insp.GetQueueInfo(q)
 		if err != nil {
 			continue
@@ -308,7 +319,7 @@ func (e *env) waitQueuesIdle() {
 	deadline := time.Now().Add(waitBound)
 	for {
 		busy := 0
-		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
+		for _, q := range e.queues() {
 			if info, err := e.insp.GetQueueInfo(q); err == nil {
 				busy += info.Pending + info.Active + info.Scheduled + info.Retry
 			}
