@@ -61,3 +61,21 @@ func ExportQueue(k OrderKey, n int) string {
 func IsExportQueue(q string) bool {
 	return slices.Contains(exportShardNames[:], q)
 }
+
+// KeySlot is the Redis Cluster hash slot of keys whose hash tag is tag (CRC16-XMODEM
+// mod 16384, as CLUSTER KEYSLOT computes it): the slot of export queue q's keys,
+// asynq:{q}:..., is KeySlot(q).
+func KeySlot(tag string) int {
+	var crc uint16
+	for i := 0; i < len(tag); i++ {
+		crc ^= uint16(tag[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc) % 16384
+}

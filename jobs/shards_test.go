@@ -12,22 +12,6 @@ import (
 	"github.com/printworker/printworker/internal/testredis"
 )
 
-// keySlot is Redis Cluster's hash slot of a hash tag: CRC16 (XMODEM) mod 16384.
-func keySlot(tag string) int {
-	var crc uint16
-	for i := 0; i < len(tag); i++ {
-		crc ^= uint16(tag[i]) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return int(crc) % 16384
-}
-
 // master is the master of slot s in a cluster of m masters whose slots are split
 // evenly in ranges.
 func master(s, m int) int { return s * m / 16384 }
@@ -38,7 +22,7 @@ func spread(names []string) bool {
 	for m := 2; m <= 6; m++ {
 		on := map[int]bool{}
 		for _, n := range names {
-			on[master(keySlot(n), m)] = true
+			on[master(KeySlot(n), m)] = true
 		}
 		if len(on) != min(len(names), m) {
 			return false
@@ -52,7 +36,7 @@ func spread(names []string) bool {
 // spreads over the masters of even clusters.
 func TestExportShardNames(t *testing.T) {
 	t.Parallel()
-	if got := keySlot("exports"); got != 11992 {
+	if got := KeySlot("exports"); got != 11992 {
 		t.Fatalf("slot of exports %d, want 11992 (CLUSTER KEYSLOT exports)", got)
 	}
 	want := []string{QueueExports}

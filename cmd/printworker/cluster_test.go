@@ -162,6 +162,9 @@ func shardMasters(t *testing.T, rdb *redis.ClusterClient, n int) map[string]stri
 		if err != nil {
 			t.Fatal(err)
 		}
+		if int(slot) != jobs.KeySlot(q) {
+			t.Errorf("CLUSTER KEYSLOT of %s: %d, jobs.KeySlot %d", q, slot, jobs.KeySlot(q))
+		}
 		m := owner(slot)
 		if m == "" {
 			t.Fatalf("no master serves slot %d of %s", slot, q)

@@ -31,6 +31,8 @@ Actions:
   pause --queue Q               stop workers taking tasks from the queue (in-flight ones finish)
   unpause --queue Q             resume the queue
   workers                       running worker processes and their active tasks
+  shards                        the export queue shards of --export-queue-shards and their
+                                Redis Cluster hash slots (no Redis needed)
 
 --queue exports names every export queue shard (docs/operations.md#export-queue-shards);
 a shard's own name (exports-1a) names that shard alone.
@@ -49,6 +51,7 @@ Every action takes --redis-url (PRINTWORKER_REDIS_URL) and the Sentinel flags.
 				"pause":   func(ctx context.Context, e env, a []string) error { return queuesPause(ctx, e, a, true) },
 				"unpause": func(ctx context.Context, e env, a []string) error { return queuesPause(ctx, e, a, false) },
 				"workers": queuesWorkers,
+				"shards":  queuesShards,
 			}, help)
 		},
 	}
@@ -341,6 +344,26 @@ func queuesWorkers(ctx context.Context, e env, args []string) error {
 	}
 	if len(servers) == 0 {
 		fmt.Fprintln(tw, "(no workers)")
+	}
+	return tw.Flush()
+}
+
+// queuesShards prints the export queues of --export-queue-shards with their hash
+// slots, for KEDA triggers and for checking, with CLUSTER SHARDS, which master
+// serves each. It reads no Redis.
+func queuesShards(_ context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "queues shards", "queues shards [flags]")
+	rf := addRedisFlags(fs)
+	if err := parseFlags(fs, e, args); err != nil {
+		return helpOK(err)
+	}
+	if err := rf.validateShards(); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "QUEUE\tSLOT")
+	for _, q := range jobs.ExportQueues(rf.exportShards) {
+		fmt.Fprintf(tw, "%s\t%d\n", q, jobs.KeySlot(q))
 	}
 	return tw.Flush()
 }

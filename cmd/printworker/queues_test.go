@@ -185,3 +185,20 @@ func TestQueuesCommandsExportShards(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuesShards: queues shards prints the shard names and slots offline, and
+// refuses a count out of range.
+func TestQueuesShards(t *testing.T) {
+	t.Parallel()
+	out, _, err := runCLI(t, map[string]string{"PRINTWORKER_EXPORT_QUEUE_SHARDS": "3"}, "queues", "shards")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "QUEUE       SLOT\nexports     11992\nexports-1a  4093\nexports-2a  6830\n"
+	if out != want {
+		t.Errorf("queues shards:\n%s\nwant\n%s", out, want)
+	}
+	if _, _, err := runCLI(t, nil, "queues", "shards", "--export-queue-shards", "17"); exitOf(err) != 2 || !strings.Contains(err.Error(), "--export-queue-shards 17: want 1 to 16") {
+		t.Errorf("17 shards: %v, want a usage error", err)
+	}
+}

@@ -68,11 +68,19 @@ func (r *redisFlags) enqueuerConfig(log *slog.Logger) jobs.EnqueuerConfig {
 	return jobs.EnqueuerConfig{StateTTL: r.stateRetention, Retention: r.taskRetention, Logger: log, ExportShards: r.exportShards}
 }
 
+// validateShards checks --export-queue-shards.
+func (r *redisFlags) validateShards() error {
+	if jobs.ValidateExportShards(r.exportShards) != nil {
+		return usageError(fmt.Sprintf("--export-queue-shards %d: want 1 to %d", r.exportShards, jobs.MaxExportShards))
+	}
+	return nil
+}
+
 // options turns the flags into go-redis options (plain, Sentinel failover or
 // Cluster).
 func (r *redisFlags) options() (redis.UniversalClient, error) {
-	if err := jobs.ValidateExportShards(r.exportShards); err != nil {
-		return nil, usageError("--" + err.Error())
+	if err := r.validateShards(); err != nil {
+		return nil, err
 	}
 	if strings.HasPrefix(r.url, "redis-cluster://") || len(r.clusterAddrs) > 0 {
 		return r.cluster()
