@@ -68,9 +68,10 @@ func (r *redisFlags) enqueuerConfig(log *slog.Logger) jobs.EnqueuerConfig {
 	return jobs.EnqueuerConfig{StateTTL: r.stateRetention, Retention: r.taskRetention, Logger: log, ExportShards: r.exportShards}
 }
 
-// validateShards checks --export-queue-shards.
+// validateShards checks --export-queue-shards. 0 is 1, as in jobs.EnqueuerConfig and
+// worker.Config: flags built without addRedisFlags (tests) mean the one queue.
 func (r *redisFlags) validateShards() error {
-	if jobs.ValidateExportShards(r.exportShards) != nil {
+	if r.exportShards < 0 || jobs.ValidateExportShards(max(r.exportShards, 1)) != nil {
 		return usageError(fmt.Sprintf("--export-queue-shards %d: want 1 to %d", r.exportShards, jobs.MaxExportShards))
 	}
 	return nil
