@@ -39,6 +39,10 @@ type EnqueuerConfig struct {
 	// task's headers (not its payload), so the task's handling joins the trace of
 	// the webhook or task that started it. Nil carries nothing.
 	Propagator propagation.TextMapPropagator
+	// ExportShards is the number of export queue shards (ExportQueue); 0 or 1: the
+	// one exports queue. Every enqueuer and worker of a fleet must use the same
+	// number, or workers at least as many (docs/operations.md, "Export queue shards").
+	ExportShards int
 }
 
 // Enqueuer starts work: it records order state and enqueues tasks. Intake, the
@@ -53,6 +57,8 @@ type Enqueuer struct {
 	keep time.Duration
 	log  *slog.Logger
 	prop propagation.TextMapPropagator
+	// shards is the number of export queue shards.
+	shards int
 }
 
 // NewEnqueuer returns an Enqueuer over rdb; rdb stays the caller's to close.
@@ -62,6 +68,10 @@ func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, erro
 		opts = *cfg.Options
 	}
 	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	shards := max(cfg.ExportShards, 1)
+	if err := ValidateExportShards(shards); err != nil {
 		return nil, err
 	}
 	log := cfg.Logger
@@ -76,6 +86,7 @@ func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, erro
 		keep:   cfg.Retention,
 		log:    log,
 		prop:   cfg.Propagator,
+		shards: shards,
 	}, nil
 }
 
@@ -89,6 +100,10 @@ func (e *Enqueuer) State() *State { return e.state }
 
 // Options returns the task options in use.
 func (e *Enqueuer) Options() Options { return e.opts }
+
+// ExportQueue is the export queue shard of order k (ExportQueue with the Enqueuer's
+// shard count).
+func (e *Enqueuer) ExportQueue(k OrderKey) string { return ExportQueue(k, e.shards) }
 
 // Enqueued reports one enqueue.
 type Enqueued struct {
@@ -105,7 +120,9 @@ type Enqueued struct {
 // the type's own.
 func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string, extra ...asynq.Option) (Enqueued, error) {
 	t = e.withTraceContext(ctx, t, id, queue)
-	over := extra
+	// queue is where the task goes: a task built for the exports queue lands in its
+	// order's shard.
+	over := append([]asynq.Option{asynq.Queue(queue)}, extra...)
 	if e.keep > 0 {
 		over = append(over, asynq.Retention(e.keep))
 	}
@@ -247,7 +264,7 @@ func (e *Enqueuer) enqueueExports(ctx context.Context, res ExportResult, pending
 			errs = append(errs, err)
 			continue
 		}
-		q, err := e.enqueue(ctx, t, ExportTaskID(res.Order, ref, res.Gen), QueueExports)
+		q, err := e.enqueue(ctx, t, ExportTaskID(res.Order, ref, res.Gen), e.ExportQueue(res.Order))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -306,11 +323,14 @@ func (e *Enqueuer) CancelOrder(ctx context.Context, k OrderKey) (ExportResult, e
 	res := ExportResult{Order: k, Gen: gen, Cancelled: true}
 	e.publishCancelled(ctx, k, gen)
 	var errs []error
+	// Tasks enqueued with another shard count wait in another shard; they are not
+	// deleted, but find the order cancelled when they run.
+	queue := e.ExportQueue(k)
 	for _, ref := range refs {
 		// The current generation's tasks, and the previous one's: a re-export may have
 		// started while tasks of the generation before still waited.
 		for g := gen; g >= 0 && g >= gen-1; g-- {
-			err := e.insp.DeleteTask(QueueExports, ExportTaskID(k, ref, g))
+			err := e.insp.DeleteTask(queue, ExportTaskID(k, ref, g))
 			switch {
 			case err == nil:
 				res.Removed++

@@ -287,7 +287,8 @@ func NewOrderPushTask(p OrderPush, o TaskOptions) (*asynq.Task, error) {
 	return asynq.NewTask(TypeOrderPush, b, o.asynq(QueueOrders, PushTaskID(p.OrderKey, p.Op, body))...), nil
 }
 
-// NewDesignExportTask builds a design export task with its options.
+// NewDesignExportTask builds a design export task with its options, in QueueExports;
+// the Enqueuer puts it into its order's shard (ExportQueue).
 func NewDesignExportTask(p DesignExport, o TaskOptions) (*asynq.Task, error) {
 	p.V = PayloadVersion
 	if err := p.OrderKey.validate(); err != nil {

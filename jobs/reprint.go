@@ -101,6 +101,6 @@ func (e *Enqueuer) Reprint(ctx context.Context, p Reprint) (Enqueued, int64, err
 	if err != nil {
 		return Enqueued{}, 0, err
 	}
-	q, err := e.enqueue(ctx, t, ReprintTaskID(p.OrderKey, n), QueueExports)
+	q, err := e.enqueue(ctx, t, ReprintTaskID(p.OrderKey, n), e.ExportQueue(p.OrderKey))
 	return q, n, err
 }

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,6 +60,9 @@ type Config struct {
 	// Queues weighs the queues; default orders 6, exports 3, events 2, sync 1, gang 1,
 	// pages 1.
 	Queues map[string]int
+	// ExportShards is the number of export queue shards served (jobs.ExportQueue);
+	// default 1. Each shard is served with the weight of the exports queue.
+	ExportShards int
 	// StrictPriority serves a queue only when every heavier one is empty.
 	StrictPriority bool
 	// ShutdownTimeout bounds the wait for running tasks on shutdown; tasks still
@@ -176,6 +180,9 @@ func (c Config) withDefaults() Config {
 	if c.Queues == nil {
 		c.Queues = DefaultQueues()
 	}
+	if c.ExportShards <= 0 {
+		c.ExportShards = 1
+	}
 	if c.ShutdownTimeout == 0 {
 		c.ShutdownTimeout = DefaultShutdownTimeout
 	}
@@ -242,6 +249,9 @@ func (c Config) Validate() error {
 			bad("queue %q weight %d: want > 0", q, w)
 		}
 	}
+	if err := jobs.ValidateExportShards(c.ExportShards); err != nil {
+		bad("%v", err)
+	}
 	for typ, d := range c.Timeouts {
 		if d < time.Second {
 			bad("%s timeout %s: want >= 1s", typ, d)
@@ -301,6 +311,26 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// serveQueues are the queues the asynq server serves: Queues, with the exports queue
+// split into its shards. Every shard has the exports queue's weight (a shard Queues
+// names keeps its own) and the other queues' weights are multiplied by the shard
+// count, so the exports as a whole keep their share of the fetches: asynq tries the
+// queues in a random order weighted by these numbers.
+func (c Config) serveQueues() map[string]int {
+	w, ok := c.Queues[jobs.QueueExports]
+	if c.ExportShards <= 1 || !ok {
+		return c.Queues
+	}
+	out := make(map[string]int, len(c.Queues)+c.ExportShards)
+	for q, v := range c.Queues {
+		out[q] = v * c.ExportShards
+	}
+	for _, q := range jobs.ExportQueues(c.ExportShards) {
+		out[q] = cmp.Or(c.Queues[q], w)
+	}
+	return out
 }
 
 func (c Config) modeFor(store string) string {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,6 +61,11 @@ type envOption func(*worker.Config, *worker.Deps)
 
 func withMode(m string) envOption {
 	return func(c *worker.Config, _ *worker.Deps) { c.Mode = m }
+}
+
+// withExportShards spreads the exports over n queue shards (worker and enqueuer).
+func withExportShards(n int) envOption {
+	return func(c *worker.Config, _ *worker.Deps) { c.ExportShards = n }
 }
 
 // newEnv builds the pipeline; the worker is not started (see start).
@@ -154,7 +160,7 @@ func newEnvWrapped(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 }
 
 func (e *env) newEnqueuer(o *jobs.Options) *jobs.Enqueuer {
-	enq, err := jobs.NewEnqueuer(e.rdb, jobs.EnqueuerConfig{Options: o})
+	enq, err := jobs.NewEnqueuer(e.rdb, jobs.EnqueuerConfig{Options: o, ExportShards: e.cfg.ExportShards})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -281,10 +287,15 @@ func (e *env) object(key string) []byte {
 	return b
 }
 
+// queues are the queues the tests wait on: orders, every export shard, sync.
+func (e *env) queues() []string {
+	return slices.Concat([]string{jobs.QueueOrders}, jobs.ExportQueues(e.cfg.ExportShards), []string{jobs.QueueSync, jobs.QueuePages})
+}
+
 // queueReport summarizes the queues for failure messages.
 func (e *env) queueReport() string {
 	var b strings.Builder
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync, jobs.QueuePages} {
+	for _, q := range e.queues() {
 		info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
 		if err != nil {
 			fmt.Fprintf(&b, "%s: %v; ", q, err)
@@ -311,7 +322,7 @@ func (e *env) waitQueuesIdle() {
 	deadline := time.Now().Add(waitBound)
 	for {
 		busy := 0
-		for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync, jobs.QueuePages} {
+		for _, q := range e.queues() {
 			info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
 			if err != nil {
 				// Unknown is not idle.

@@ -149,7 +149,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	if deps.Propagator == nil {
 		deps.Propagator = propagation.NewCompositeTextMapPropagator()
 	}
-	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, StateTTL: cfg.StateTTL, Retention: cfg.TaskRetention, Logger: cfg.Logger, Propagator: deps.Propagator})
+	enq, err := jobs.NewEnqueuer(deps.Redis, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, StateTTL: cfg.StateTTL, Retention: cfg.TaskRetention, Logger: cfg.Logger, Propagator: deps.Propagator, ExportShards: cfg.ExportShards})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 
 	w.srv = asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{
 		Concurrency:     cfg.Concurrency,
-		Queues:          cfg.Queues,
+		Queues:          cfg.serveQueues(),
 		StrictPriority:  cfg.StrictPriority,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		RetryDelayFunc:  cfg.Backoff.retryDelay,
@@ -222,8 +222,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("worker: start: %w", err)
 	}
-	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.Queues,
+	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.serveQueues(),
 		"mode", w.cfg.Mode, "memory_budget_mib", w.cfg.MemoryBudget>>20)
+	w.warnUnservedShards(ctx)
 	if w.sheets.HasCutoffs() {
 		go w.sheets.RunScheduler(ctx)
 	}
@@ -233,6 +234,31 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.srv.Shutdown()
 	w.log.Info("worker stopped")
 	return w.enq.Close()
+}
+
+// warnUnservedShards logs every export queue shard that holds tasks but is not
+// served here: enqueuers with more shards than this worker (--export-queue-shards),
+// or shards left over after the count was lowered. Their tasks wait until a worker
+// serves them (docs/operations.md, "Export queue shards").
+func (w *Worker) warnUnservedShards(ctx context.Context) {
+	in := asynq.NewInspectorFromRedisClient(w.deps.Redis)
+	qs, err := in.Queues()
+	if err != nil {
+		w.log.WarnContext(ctx, "export queue shards not checked", "err", err)
+		return
+	}
+	served := w.cfg.serveQueues()
+	for _, q := range qs {
+		if _, ok := served[q]; ok || !jobs.IsExportQueue(q) {
+			continue
+		}
+		info, err := in.GetQueueInfo(q)
+		if err != nil || info.Size == 0 {
+			continue
+		}
+		w.log.WarnContext(ctx, "export queue shard not served by this worker: raise --export-queue-shards",
+			"queue", q, "tasks", info.Size, "export_queue_shards", w.cfg.ExportShards)
+	}
 }
 
 // reportError logs a task's final failure (retries exhausted or permanent).

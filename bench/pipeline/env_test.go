@@ -205,14 +205,15 @@ func enqueueOrders(tb testing.TB, rdb redis.UniversalClient, refs []model.Design
 	return time.Since(start)
 }
 
-// waitDone polls the export and completion queues until every export and completion
-// task of n orders has completed (2n tasks), and returns when it saw that. Anything
-// archived fails the benchmark: a failed export is no export.
+// waitDone polls the export queues (every shard there is) and the completion queue
+// until every export and completion task of n orders has completed (2n tasks), and
+// returns when it saw that. Anything archived fails the benchmark: a failed export
+// is no export.
 func waitDone(tb testing.TB, rdb redis.UniversalClient, n int, within time.Duration, logs func() string) time.Time {
 	tb.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		qi := queuesInfo(tb, rdb, jobs.QueueExports, jobs.QueueComplete)
+		qi := queuesInfo(tb, rdb, append(jobs.ExportQueues(jobs.MaxExportShards), jobs.QueueComplete)...)
 		if qi.Archived > 0 || qi.Retry > 0 {
 			tb.Fatalf("%d archived and %d retrying tasks in the export and completion queues\n%s", qi.Archived, qi.Retry, logs())
 		}

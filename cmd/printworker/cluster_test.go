@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/internal/testredis"
@@ -22,6 +24,8 @@ import (
 // and day pages, a gang build, an event endpoint answering 410, and a re-export of a
 // settled order. Every key carries a hash tag and every script touches one, so
 // nothing meets a CROSSSLOT or undeclared-key error; the keys spread over the nodes.
+// The exports run in three queue shards (--export-queue-shards 3), whose slots are
+// on the three masters, and the orders' exports ran in shards on more than one.
 func TestWorkOnRedisCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("process test")
@@ -32,6 +36,12 @@ func TestWorkOnRedisCluster(t *testing.T) {
 	rdb := c.Client(t)
 	f := &processFixture{store: "cl-store", domain: "cl.example", key: "cl-key", secret: "cl-secret", redisURL: c.URL()}
 	f.startServices(t, rdb, 0)
+	const shards = 3
+	masters := shardMasters(t, rdb, shards)
+	var err error
+	if f.enq, err = jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{ExportShards: shards}); err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(f.sim)
 	defer hs.Close()
 	recvURL, rules, secret := goneEndpointAndGangRules(t)
@@ -39,7 +49,7 @@ func TestWorkOnRedisCluster(t *testing.T) {
 	f.enqueueOrders(t, "C", orders)
 	w := startFleetWorker(t, bin, "worker", f.workArgs(hs.URL, "--concurrency", "3", "--hub-rate-per-minute", "600", "--mode", "download",
 		"--routing-rules", rules, "--events-url", recvURL, "--events-secret-file", secret,
-		"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json"))
+		"--retry-base", "200ms", "--retry-max", "2s", "--metrics-addr", "", "--log-format", "json", "--export-queue-shards", "3"))
 	waitUntil(t, 3*time.Minute, "every manifest", func() { w.dumpLog(t) }, func() bool { return f.manifests(t) >= orders })
 
 	ctx := context.Background()
@@ -67,10 +77,31 @@ func TestWorkOnRedisCluster(t *testing.T) {
 		t.Errorf("worker exit: %v", err)
 	}
 	// Deliveries to the 410 endpoint are archived on purpose; nothing else is.
-	for _, q := range []string{"orders", "exports", "gang"} {
+	for _, q := range append([]string{"orders", "gang"}, jobs.ExportQueues(shards)...) {
 		if info, err := jobs.ReadQueueStats(ctx, rdb, q, time.Now()); err != nil || info.Archived != 0 {
 			t.Errorf("queue %s: %+v, %v; want nothing archived", q, info, err)
 		}
+	}
+	// Every order's exports ran in its shard, and the shards that ran them are on
+	// more than one master.
+	ran := map[string]bool{}
+	insp := asynq.NewInspectorFromRedisClient(rdb)
+	for i := range orders {
+		k := jobs.OrderKey{Store: f.store, Domain: f.domain, OrderID: fmt.Sprintf("C-%03d", i)}
+		q := jobs.ExportQueue(k, shards)
+		done, err := insp.ListCompletedTasks(q, asynq.PageSize(100))
+		if err != nil {
+			t.Fatalf("completed tasks of %s: %v", q, err)
+		}
+		for _, task := range done {
+			var p jobs.DesignExport
+			if task.Type == jobs.TypeDesignExport && json.Unmarshal(task.Payload, &p) == nil && p.OrderKey == k {
+				ran[masters[q]] = true
+			}
+		}
+	}
+	if len(ran) < 2 {
+		t.Errorf("the exports ran in shards on %d master(s) %v, want more than one", len(ran), ran)
 	}
 	objs, err := f.st.List(ctx, f.store+"/gang/mugs/")
 	if err != nil || len(objs) == 0 {
@@ -98,6 +129,54 @@ func TestWorkOnRedisCluster(t *testing.T) {
 	if used < 2 {
 		t.Errorf("keys on %d of 3 nodes: %v", used, perNode)
 	}
+}
+
+// shardMasters maps the first n export queue shards to the master serving their
+// keys' slot (CLUSTER KEYSLOT, CLUSTER SHARDS), and fails unless they are on
+// min(n, masters) different masters: the shard names are chosen so (jobs/shards.go).
+func shardMasters(t *testing.T, rdb *redis.ClusterClient, n int) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	cs, err := rdb.ClusterShards(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := func(slot int64) string {
+		for _, sh := range cs {
+			for _, r := range sh.Slots {
+				if slot >= r.Start && slot <= r.End {
+					for _, nd := range sh.Nodes {
+						if nd.Role == "master" {
+							return nd.ID
+						}
+					}
+				}
+			}
+		}
+		return ""
+	}
+	out := map[string]string{}
+	on := map[string]bool{}
+	for _, q := range jobs.ExportQueues(n) {
+		slot, err := rdb.ClusterKeySlot(ctx, "asynq:{"+q+"}:pending").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(slot) != jobs.KeySlot(q) {
+			t.Errorf("CLUSTER KEYSLOT of %s: %d, jobs.KeySlot %d", q, slot, jobs.KeySlot(q))
+		}
+		m := owner(slot)
+		if m == "" {
+			t.Fatalf("no master serves slot %d of %s", slot, q)
+		}
+		out[q] = m
+		on[m] = true
+		t.Logf("shard %s: slot %d, master %s", q, slot, m)
+	}
+	if len(on) != min(n, len(cs)) {
+		t.Errorf("%d shards on %d of %d masters: %v", n, len(on), len(cs), out)
+	}
+	return out
 }
 
 // clusterKeys lists the keys matching pattern on every master of a cluster.

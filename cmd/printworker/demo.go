@@ -277,7 +277,7 @@ func (d *demoRun) startRedis(ctx context.Context) error {
 	if err := claimDemoRedis(ctx, d.rdb); err != nil {
 		return err
 	}
-	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log, Propagator: d.tr.Propagator})
+	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log, Propagator: d.tr.Propagator, ExportShards: d.o.redis.exportShards})
 	if err != nil {
 		return err
 	}
@@ -445,6 +445,7 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 	if err != nil {
 		return err
 	}
+	cfg.ExportShards = d.o.redis.exportShards
 	if cfg.Print, err = d.o.render.colour.load(); err != nil {
 		return err
 	}
@@ -740,7 +741,7 @@ func (d *demoRun) timeoutError(orders []demoOrder, got map[string]*worker.Manife
 	}
 	reason := ""
 	insp := asynq.NewInspectorFromRedisClient(d.rdb)
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports} {
+	for _, q := range append([]string{jobs.QueueOrders}, jobs.ExportQueues(d.o.redis.exportShards)...) {
 		archived, err := insp.ListArchivedTasks(q)
 		if err != nil || len(archived) == 0 {
 			continue

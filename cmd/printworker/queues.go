@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -31,6 +32,11 @@ Actions:
   pause --queue Q               stop workers taking tasks from the queue (in-flight ones finish)
   unpause --queue Q             resume the queue
   workers                       running worker processes and their active tasks
+  shards                        the export queue shards of --export-queue-shards and their
+                                Redis Cluster hash slots (no Redis needed)
+
+--queue exports names every export queue shard (docs/operations.md#export-queue-shards);
+a shard's own name (exports-1a) names that shard alone.
 
 Every action takes --redis-url (PRINTWORKER_REDIS_URL) and the Sentinel flags.
 `
@@ -46,6 +52,7 @@ Every action takes --redis-url (PRINTWORKER_REDIS_URL) and the Sentinel flags.
 				"pause":   func(ctx context.Context, e env, a []string) error { return queuesPause(ctx, e, a, true) },
 				"unpause": func(ctx context.Context, e env, a []string) error { return queuesPause(ctx, e, a, false) },
 				"workers": queuesWorkers,
+				"shards":  queuesShards,
 			}, help)
 		},
 	}
@@ -82,6 +89,26 @@ type fsAdder interface {
 	IntVar(p *int, name string, value int, usage string)
 }
 
+// queueGroup is the queues --queue names: QueueExports stands for every export queue
+// shard Redis knows (of any shard count, so shards of another fleet setting or left
+// over after lowering it are included); any other name for itself.
+func queueGroup(in *asynq.Inspector, queue string) ([]string, error) {
+	if queue != jobs.QueueExports {
+		return []string{queue}, nil
+	}
+	qs, err := in.Queues()
+	if err != nil {
+		return nil, fmt.Errorf("queues: %w", err)
+	}
+	group := []string{jobs.QueueExports}
+	for _, q := range jobs.ExportQueues(jobs.MaxExportShards)[1:] {
+		if slices.Contains(qs, q) {
+			group = append(group, q)
+		}
+	}
+	return group, nil
+}
+
 func queuesStats(ctx context.Context, e env, args []string) error {
 	in, done, err := inspector(ctx, e, "stats", args, nil)
 	if err != nil {
@@ -114,7 +141,7 @@ func queuesList(ctx context.Context, e env, args []string) error {
 	var queue, state string
 	var limit int
 	in, done, err := inspector(ctx, e, "list", args, func(fs fsAdder) {
-		fs.StringVar(&queue, "queue", "exports", "queue: orders, exports, events, sync, gang or pages")
+		fs.StringVar(&queue, "queue", "exports", "queue: orders, exports (every export shard), events, sync, gang, pages or one export shard")
 		fs.StringVar(&state, "state", "archived", "pending, active, scheduled, retry, archived or completed")
 		fs.IntVar(&limit, "limit", 50, "most tasks listed")
 	})
@@ -122,8 +149,32 @@ func queuesList(ctx context.Context, e env, args []string) error {
 		return helpOK(err)
 	}
 	defer done()
+	group, err := queueGroup(in.Inspector, queue)
+	if err != nil {
+		return err
+	}
+	var tasks []*asynq.TaskInfo
+	for _, q := range group {
+		got, err := listTasks(in.Inspector, q, state, limit-len(tasks))
+		if errors.Is(err, asynq.ErrQueueNotFound) && len(group) > 1 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, got...)
+		if len(tasks) >= limit {
+			break
+		}
+	}
+	return printTasks(e.stdout, tasks)
+}
+
+// listTasks lists up to limit tasks of one queue in one state.
+func listTasks(in *asynq.Inspector, queue, state string, limit int) ([]*asynq.TaskInfo, error) {
 	opts := []asynq.ListOption{asynq.PageSize(limit)}
 	var tasks []*asynq.TaskInfo
+	var err error
 	switch state {
 	case "pending":
 		tasks, err = in.ListPendingTasks(queue, opts...)
@@ -138,23 +189,23 @@ func queuesList(ctx context.Context, e env, args []string) error {
 	case "completed":
 		tasks, err = in.ListCompletedTasks(queue, opts...)
 	default:
-		return usageError("queues list: --state must be pending, active, scheduled, retry, archived or completed")
+		return nil, usageError("queues list: --state must be pending, active, scheduled, retry, archived or completed")
 	}
 	if err != nil {
-		return fmt.Errorf("queues list %s %s: %w", queue, state, err)
+		return nil, fmt.Errorf("queues list %s %s: %w", queue, state, err)
 	}
-	return printTasks(e.stdout, tasks)
+	return tasks, nil
 }
 
 func printTasks(w io.Writer, tasks []*asynq.TaskInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTYPE\tRETRIED\tLAST FAILED\tLAST ERROR")
+	fmt.Fprintln(tw, "ID\tQUEUE\tTYPE\tRETRIED\tLAST FAILED\tLAST ERROR")
 	for _, t := range tasks {
 		failed := ""
 		if !t.LastFailedAt.IsZero() {
 			failed = t.LastFailedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", t.ID, t.Type, t.Retried, t.MaxRetry, failed, oneLineString(t.LastErr))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", t.ID, t.Queue, t.Type, t.Retried, t.MaxRetry, failed, oneLineString(t.LastErr))
 	}
 	if len(tasks) == 0 {
 		fmt.Fprintln(tw, "(none)")
@@ -182,19 +233,48 @@ func queuesRetry(ctx context.Context, e env, args []string) error {
 	if queue == "" {
 		return usageError("queues retry: --queue is required")
 	}
+	group, err := queueGroup(in.Inspector, queue)
+	if err != nil {
+		return err
+	}
 	if id != "" {
-		if err := in.RunTask(queue, id); err != nil {
+		q, err := inGroup(group, id, in.RunTask)
+		if err != nil {
 			return fmt.Errorf("queues retry %s %s: %w", queue, id, err)
 		}
-		fmt.Fprintf(e.stdout, "task %s of %s queued to run now\n", id, queue)
+		fmt.Fprintf(e.stdout, "task %s of %s queued to run now\n", id, q)
 		return nil
 	}
-	n, err := in.RunAllArchivedTasks(queue)
-	if err != nil {
-		return fmt.Errorf("queues retry %s: %w", queue, err)
+	n := 0
+	for _, q := range group {
+		k, err := in.RunAllArchivedTasks(q)
+		if errors.Is(err, asynq.ErrQueueNotFound) && len(group) > 1 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("queues retry %s: %w", q, err)
+		}
+		n += k
 	}
 	fmt.Fprintf(e.stdout, "%d archived task(s) of %s queued to run now\n", n, queue)
 	return nil
+}
+
+// inGroup applies op to task id in the first queue of group that holds it and
+// returns that queue: a task id is unique in its queue, and an order's tasks are in
+// one export shard.
+func inGroup(group []string, id string, op func(queue, id string) error) (string, error) {
+	for i, q := range group {
+		err := op(q, id)
+		if err == nil {
+			return q, nil
+		}
+		notHere := errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound)
+		if !notHere || i == len(group)-1 {
+			return "", err
+		}
+	}
+	return "", asynq.ErrTaskNotFound
 }
 
 func queuesDelete(ctx context.Context, e env, args []string) error {
@@ -210,13 +290,18 @@ func queuesDelete(ctx context.Context, e env, args []string) error {
 	if queue == "" || id == "" {
 		return usageError("queues delete: --queue and --id are required")
 	}
-	if err := in.DeleteTask(queue, id); err != nil {
+	group, err := queueGroup(in.Inspector, queue)
+	if err != nil {
+		return err
+	}
+	q, err := inGroup(group, id, in.DeleteTask)
+	if err != nil {
 		if errors.Is(err, asynq.ErrTaskNotFound) {
 			return fmt.Errorf("queues delete: no task %s in %s", id, queue)
 		}
 		return fmt.Errorf("queues delete %s %s: %w", queue, id, err)
 	}
-	fmt.Fprintf(e.stdout, "task %s deleted from %s\n", id, queue)
+	fmt.Fprintf(e.stdout, "task %s deleted from %s\n", id, q)
 	return nil
 }
 
@@ -233,15 +318,21 @@ func queuesPause(ctx context.Context, e env, args []string, pause bool) error {
 	if queue == "" {
 		return usageError("queues " + name + ": --queue is required")
 	}
-	if pause {
-		err = in.PauseQueue(queue)
-	} else {
-		err = in.UnpauseQueue(queue)
-	}
+	group, err := queueGroup(in.Inspector, queue)
 	if err != nil {
-		return fmt.Errorf("queues %s %s: %w", name, queue, err)
+		return err
 	}
-	fmt.Fprintf(e.stdout, "queue %s %sd\n", queue, name)
+	for _, q := range group {
+		if pause {
+			err = in.PauseQueue(q)
+		} else {
+			err = in.UnpauseQueue(q)
+		}
+		if err != nil {
+			return fmt.Errorf("queues %s %s: %w", name, q, err)
+		}
+		fmt.Fprintf(e.stdout, "queue %s %sd\n", q, name)
+	}
 	return nil
 }
 
@@ -262,6 +353,26 @@ func queuesWorkers(ctx context.Context, e env, args []string) error {
 	}
 	if len(servers) == 0 {
 		fmt.Fprintln(tw, "(no workers)")
+	}
+	return tw.Flush()
+}
+
+// queuesShards prints the export queues of --export-queue-shards with their hash
+// slots, for KEDA triggers and for checking, with CLUSTER SHARDS, which master
+// serves each. It reads no Redis.
+func queuesShards(_ context.Context, e env, args []string) error {
+	fs := newFlagSet(e, "queues shards", "queues shards [flags]")
+	rf := addRedisFlags(fs)
+	if err := parseFlags(fs, e, args); err != nil {
+		return helpOK(err)
+	}
+	if err := rf.validateShards(); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "QUEUE\tSLOT")
+	for _, q := range jobs.ExportQueues(rf.exportShards) {
+		fmt.Fprintf(tw, "%s\t%d\n", q, jobs.KeySlot(q))
 	}
 	return tw.Flush()
 }

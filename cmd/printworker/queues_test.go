@@ -129,3 +129,83 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestQueuesCommandsExportShards: --queue exports names every export shard in Redis,
+// a shard's own name that shard alone.
+func TestQueuesCommandsExportShards(t *testing.T) {
+	t.Parallel()
+	rs := testredis.Start(t)
+	env := map[string]string{"PRINTWORKER_REDIS_URL": rs.URL()}
+	opt := asynq.RedisClientOpt{Addr: rs.Addr, DB: rs.DB}
+	client := asynq.NewClient(opt)
+	defer client.Close()
+	in := asynq.NewInspector(opt)
+	defer in.Close()
+	shards := jobs.ExportQueues(3)
+	for i, q := range shards {
+		for _, id := range []string{fmt.Sprint("pending-", i), fmt.Sprint("archived-", i)} {
+			if _, err := client.Enqueue(asynq.NewTask(jobs.TypeDesignExport, []byte(`{}`)), asynq.Queue(q), asynq.TaskID(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := in.ArchiveTask(q, fmt.Sprint("archived-", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runCLI(t, env, "queues", "list", "--queue", "exports", "--state", "pending")
+	if err != nil {
+		t.Fatalf("queues list: %v\n%s", err, out)
+	}
+	for i, q := range shards {
+		if !strings.Contains(out, fmt.Sprintf("pending-%d  %s ", i, q)) {
+			t.Errorf("pending-%d of %s not listed:\n%s", i, q, out)
+		}
+	}
+	out, _, err = runCLI(t, env, "queues", "list", "--queue", shards[2], "--state", "pending")
+	if err != nil || !strings.Contains(out, "pending-2") || strings.Contains(out, "pending-1") {
+		t.Errorf("queues list of shard %s: %v\n%s", shards[2], err, out)
+	}
+	if out, _, err = runCLI(t, env, "queues", "retry", "--queue", "exports", "--id", "archived-1"); err != nil || !strings.Contains(out, "of "+shards[1]) {
+		t.Errorf("queues retry --id in a shard: %v\n%s", err, out)
+	}
+	if out, _, err = runCLI(t, env, "queues", "retry", "--queue", "exports"); err != nil || !strings.Contains(out, "2 archived task") {
+		t.Errorf("queues retry of every shard: %v\n%s", err, out)
+	}
+	if out, _, err = runCLI(t, env, "queues", "delete", "--queue", "exports", "--id", "pending-2"); err != nil || !strings.Contains(out, "deleted from "+shards[2]) {
+		t.Errorf("queues delete in a shard: %v\n%s", err, out)
+	}
+	if _, _, err = runCLI(t, env, "queues", "delete", "--queue", "exports", "--id", "never"); err == nil || !strings.Contains(err.Error(), "no task never") {
+		t.Errorf("delete of a missing task: %v", err)
+	}
+	if _, _, err = runCLI(t, env, "queues", "pause", "--queue", "exports"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range shards {
+		if info, err := in.GetQueueInfo(q); err != nil || !info.Paused {
+			t.Errorf("shard %s not paused: %v", q, err)
+		}
+	}
+	for i, q := range shards {
+		info, err := in.GetQueueInfo(q)
+		if wantPending := map[int]int{0: 2, 1: 2, 2: 1}[i]; err != nil || info.Pending != wantPending || info.Archived != 0 {
+			t.Errorf("shard %s: pending %d archived %d (%v), want pending %d archived 0", q, info.Pending, info.Archived, err, wantPending)
+		}
+	}
+}
+
+// TestQueuesShards: queues shards prints the shard names and slots offline, and
+// refuses a count out of range.
+func TestQueuesShards(t *testing.T) {
+	t.Parallel()
+	out, _, err := runCLI(t, map[string]string{"PRINTWORKER_EXPORT_QUEUE_SHARDS": "3"}, "queues", "shards")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "QUEUE       SLOT\nexports     11992\nexports-1a  4093\nexports-2a  6830\n"
+	if out != want {
+		t.Errorf("queues shards:\n%s\nwant\n%s", out, want)
+	}
+	if _, _, err := runCLI(t, nil, "queues", "shards", "--export-queue-shards", "17"); exitOf(err) != 2 || !strings.Contains(err.Error(), "--export-queue-shards 17: want 1 to 16") {
+		t.Errorf("17 shards: %v, want a usage error", err)
+	}
+}

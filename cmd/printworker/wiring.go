@@ -45,6 +45,7 @@ type redisFlags struct {
 	taskRetention  time.Duration
 	poolSize       int
 	idleConns      int
+	exportShards   int
 }
 
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
@@ -57,18 +58,31 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	fs.DurationVar(&r.stateRetention, "state-retention", jobs.DefaultStateTTL, "how long an order's export state stays in Redis after its last change: re-exports, updates and cancellations of an older order find nothing (docs/operations.md)")
 	fs.IntVar(&r.poolSize, "redis-pool-size", 0, "most connections this process opens to Redis, besides asynq's one subscription (0: go-redis's default, 10 per CPU)")
 	fs.IntVar(&r.idleConns, "redis-idle-conns", 1, "connections kept open while unused: more saves reconnecting under load (TLS), fewer keeps an idle fleet's connections down (docs/operations.md)")
+	fs.IntVar(&r.exportShards, "export-queue-shards", 1, "export queues a fleet spreads design exports over, an order's by a hash of it (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
 	fs.DurationVar(&r.taskRetention, "task-retention", 0, "keep every finished task this long instead of its type's own retention (pushes 24h, exports and completions 72h); a duplicate enqueue is refused only while the first is kept (0: each type's own)")
 	return r
 }
 
 // enqueuerConfig is the Enqueuer's share of the Redis flags.
 func (r *redisFlags) enqueuerConfig(log *slog.Logger) jobs.EnqueuerConfig {
-	return jobs.EnqueuerConfig{StateTTL: r.stateRetention, Retention: r.taskRetention, Logger: log}
+	return jobs.EnqueuerConfig{StateTTL: r.stateRetention, Retention: r.taskRetention, Logger: log, ExportShards: r.exportShards}
+}
+
+// validateShards checks --export-queue-shards. 0 is 1, as in jobs.EnqueuerConfig and
+// worker.Config: flags built without addRedisFlags (tests) mean the one queue.
+func (r *redisFlags) validateShards() error {
+	if r.exportShards < 0 || jobs.ValidateExportShards(max(r.exportShards, 1)) != nil {
+		return usageError(fmt.Sprintf("--export-queue-shards %d: want 1 to %d", r.exportShards, jobs.MaxExportShards))
+	}
+	return nil
 }
 
 // options turns the flags into go-redis options (plain, Sentinel failover or
 // Cluster).
 func (r *redisFlags) options() (redis.UniversalClient, error) {
+	if err := r.validateShards(); err != nil {
+		return nil, err
+	}
 	if strings.HasPrefix(r.url, "redis-cluster://") || len(r.clusterAddrs) > 0 {
 		return r.cluster()
 	}

@@ -49,6 +49,7 @@ func workCommand() command {
 			}
 			cfg, cfgErr := wf.config(sf.layout, log)
 			cfg.StateTTL, cfg.TaskRetention = rf.stateRetention, rf.taskRetention
+			cfg.ExportShards = rf.exportShards
 			router, rules, routeErr := rof.load(sf.kind)
 			cfg.Routing = router
 			setGangs(&cfg, rules)
@@ -106,7 +107,7 @@ func workCommand() command {
 			deps.Redis = rdb
 			// The intake's order fetches (docs/intake.md, "Order fetches") run here,
 			// and enqueue what they read through one enqueuer.
-			fenq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator})
+			fenq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{Options: cfg.Jobs, KeyPrefix: cfg.KeyPrefix, Logger: log, Propagator: tr.Propagator, ExportShards: cfg.ExportShards})
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,81 @@
+package jobs
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+)
+
+// Export queue shards (docs/operations.md, "Export queue shards"). asynq keeps each
+// queue's keys under one hash tag (asynq:{queue}:...), so on a Redis Cluster one
+// queue lives in one slot on one master. With --export-queue-shards N > 1 design
+// exports (and reprints) are spread over N queues, chosen per order, so the export
+// backlog is spread over several slots and masters.
+
+// MaxExportShards bounds the export queue shards.
+const MaxExportShards = 16
+
+// exportShardNames are the export queues, shard by shard. Shard 0 is the queue of a
+// fleet without shards. Shard k >= 1 is "exports-<k><letter>": the letter is the
+// first of a-z for which shards 0..k lie on min(k+1, M) different masters of every
+// cluster of M = 2..6 masters whose slots are split evenly (as redis-cli --cluster
+// create splits them), so three shards fill three masters. TestExportShardNames
+// derives the list again from that rule. Never change a name: tasks already
+// enqueued keep it.
+var exportShardNames = [MaxExportShards]string{
+	QueueExports, "exports-1a", "exports-2a", "exports-3d", "exports-4b", "exports-5c", "exports-6a", "exports-7a",
+	"exports-8a", "exports-9a", "exports-10a", "exports-11a", "exports-12a", "exports-13a", "exports-14a", "exports-15a",
+}
+
+// ValidateExportShards checks an export shard count.
+func ValidateExportShards(n int) error {
+	if n < 1 || n > MaxExportShards {
+		return fmt.Errorf("export queue shards %d: want 1 to %d", n, MaxExportShards)
+	}
+	return nil
+}
+
+// ExportQueues returns the names of the first n export queue shards: QueueExports
+// alone for n <= 1. n above MaxExportShards counts as MaxExportShards.
+func ExportQueues(n int) []string {
+	n = min(max(n, 1), MaxExportShards)
+	return slices.Clone(exportShardNames[:n])
+}
+
+// ExportQueue is the export queue of order k among n shards. The choice is a
+// stable hash (FNV-1a) of the order key, so every design export, re-export and
+// reprint of one order lands in the same shard, on every enqueuer that uses the same
+// n. n <= 1 is QueueExports.
+func ExportQueue(k OrderKey, n int) string {
+	if n <= 1 {
+		return QueueExports
+	}
+	n = min(n, MaxExportShards)
+	h := fnv.New64a()
+	// The escaped form keeps the fields apart: different keys, different bytes.
+	h.Write([]byte(k.String()))
+	return exportShardNames[h.Sum64()%uint64(n)]
+}
+
+// IsExportQueue reports whether q is one of the export queue shards (of any count).
+func IsExportQueue(q string) bool {
+	return slices.Contains(exportShardNames[:], q)
+}
+
+// KeySlot is the Redis Cluster hash slot of keys whose hash tag is tag (CRC16-XMODEM
+// mod 16384, as CLUSTER KEYSLOT computes it): the slot of export queue q's keys,
+// asynq:{q}:..., is KeySlot(q).
+func KeySlot(tag string) int {
+	var crc uint16
+	for i := 0; i < len(tag); i++ {
+		crc ^= uint16(tag[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc) % 16384
+}
