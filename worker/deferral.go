@@ -72,20 +72,26 @@ func (a *attempt) reserved() {
 // DefaultStoreShareRetry is how long a task over its store's share waits in the queue.
 const DefaultStoreShareRetry = 5 * time.Second
 
-// storeShares counts this worker's running tasks per store and caps each store at
-// its share of the worker's slots. The count is local: every worker of the fleet
-// keeps its own, so a store holds at most its share of the fleet's slots, with no
-// Redis call and nothing left behind by a worker that dies.
+// storeShares counts this worker's running tasks per store and holds a store at its
+// share of the worker's slots while another store runs here, and to all slots but
+// one always. So a store alone uses the worker (all but one slot, the one kept for a
+// store that comes), and a store beside others gets its share: the cap binds only when
+// it takes slots someone else could use. The count is local: every worker of the
+// fleet keeps its own, so a flooding store holds at most its share of the fleet's
+// slots wherever other stores have work, with no Redis call and nothing left behind
+// by a worker that dies.
 type storeShares struct {
-	max int // per store; 0: no cap
-	mu  sync.Mutex
-	n   map[string]int
+	max   int // per store; 0: no cap
+	slots int // the worker's concurrency
+	mu    sync.Mutex
+	n     map[string]int
+	total int
 }
 
 // newStoreShares caps each store at share of concurrency slots (at least one);
 // share <= 0 or >= 1: no cap.
 func newStoreShares(share float64, concurrency int) *storeShares {
-	s := &storeShares{n: map[string]int{}}
+	s := &storeShares{n: map[string]int{}, slots: concurrency}
 	if share > 0 && share < 1 {
 		s.max = max(1, int(math.Floor(share*float64(concurrency))))
 	}
@@ -93,19 +99,25 @@ func newStoreShares(share float64, concurrency int) *storeShares {
 }
 
 // acquire takes a slot for store; force takes it even over the cap (a task that
-// cannot be deferred). It returns the release, or nil when store is at its cap.
+// cannot be deferred). It returns the release, or nil when store is at its share and
+// either another store holds a slot here or this would take the worker's last one.
 func (s *storeShares) acquire(store string, force bool) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.max > 0 && s.n[store] >= s.max && !force {
-		return nil
+		others := s.total - s.n[store]
+		if others > 0 || s.total+1 >= s.slots {
+			return nil
+		}
 	}
 	s.n[store]++
+	s.total++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
+			s.total--
 			if s.n[store]--; s.n[store] <= 0 {
 				delete(s.n, store)
 			}

@@ -280,8 +280,9 @@ func forEachNode(t *testing.T, rdb redis.UniversalClient, f func(*redis.Client))
 	}
 }
 
-// TestStoreShares: a store holds at most its share of the slots; a task that cannot
-// be deferred takes one over it; releases free them once.
+// TestStoreShares: a store holds at most its share of the slots while another store
+// runs, and all but the last slot when alone; a task that cannot be deferred takes
+// one over it; releases free them once.
 func TestStoreShares(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -297,16 +298,22 @@ func TestStoreShares(t *testing.T) {
 			t.Errorf("share %g of %d: %d slots, want %d", c.share, c.concurrency, s.max, c.want)
 		}
 	}
+	// Alone, a store takes every slot but the worker's last, its share or not.
 	s := newStoreShares(0.5, 4)
-	r1, r2 := s.acquire("a", false), s.acquire("a", false)
-	if r1 == nil || r2 == nil {
-		t.Fatal("the share's two slots refused")
+	r1, r2, r3 := s.acquire("a", false), s.acquire("a", false), s.acquire("a", false)
+	if r1 == nil || r2 == nil || r3 == nil {
+		t.Fatal("a store alone refused a slot while two stay free")
 	}
 	if s.acquire("a", false) != nil {
-		t.Error("a third slot of 4 given at share 0.5")
+		t.Error("a store alone given the worker's last slot")
 	}
 	if s.acquire("b", false) == nil {
-		t.Error("another store refused")
+		t.Error("another store refused the slot kept for it")
+	}
+	// Beside another store, a store gets its share, no more.
+	r3()
+	if s.acquire("a", false) != nil {
+		t.Error("store a given a third slot of 4 at share 0.5 while store b runs")
 	}
 	forced := s.acquire("a", true)
 	if forced == nil {
@@ -315,10 +322,10 @@ func TestStoreShares(t *testing.T) {
 	forced()
 	r1()
 	r1() // once only
-	if s.n["a"] != 1 {
-		t.Errorf("store a holds %d slots, want 1", s.n["a"])
+	if s.n["a"] != 1 || s.total != 2 {
+		t.Errorf("store a holds %d slots of %d held, want 1 of 2", s.n["a"], s.total)
 	}
 	if s.acquire("a", false) == nil {
-		t.Error("a released slot not given again")
+		t.Error("a released slot within the share not given again")
 	}
 }
