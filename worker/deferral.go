@@ -72,52 +72,70 @@ func (a *attempt) reserved() {
 // DefaultStoreShareRetry is how long a task over its store's share waits in the queue.
 const DefaultStoreShareRetry = 5 * time.Second
 
+// storeShareWindow is how long a store counts as having work on a worker after one
+// of its tasks started there.
+const storeShareWindow = 30 * time.Second
+
 // storeShares counts this worker's running tasks per store and holds a store at its
-// share of the worker's slots while another store runs here, and to all slots but
-// one always. So a store alone uses the worker (all but one slot, the one kept for a
-// store that comes), and a store beside others gets its share: the cap binds only when
-// it takes slots someone else could use. The count is local: every worker of the
-// fleet keeps its own, so a flooding store holds at most its share of the fleet's
+// share of the worker's slots while another store has work here: one of its tasks
+// runs, or started within storeShareWindow. A store alone is not capped, so the cap
+// binds only when it keeps slots from another store's tasks; a flood that fills a
+// worker before anyone else comes is capped from the first task of another store
+// (its tasks then end and free slots for that store). The count is local: every
+// worker keeps its own, so a flooding store holds at most its share of the fleet's
 // slots wherever other stores have work, with no Redis call and nothing left behind
 // by a worker that dies.
 type storeShares struct {
-	max   int // per store; 0: no cap
-	slots int // the worker's concurrency
-	mu    sync.Mutex
-	n     map[string]int
-	total int
+	max  int // per store; 0: no cap
+	now  func() time.Time
+	mu   sync.Mutex
+	n    map[string]int
+	seen map[string]time.Time // when a store's task last started here
 }
 
 // newStoreShares caps each store at share of concurrency slots (at least one);
 // share <= 0 or >= 1: no cap.
 func newStoreShares(share float64, concurrency int) *storeShares {
-	s := &storeShares{n: map[string]int{}, slots: concurrency}
+	s := &storeShares{n: map[string]int{}, seen: map[string]time.Time{}, now: time.Now}
 	if share > 0 && share < 1 {
 		s.max = max(1, int(math.Floor(share*float64(concurrency))))
 	}
 	return s
 }
 
+// othersActive reports whether a store other than store has work here; it forgets
+// stores not seen within the window.
+func (s *storeShares) othersActive(store string, now time.Time) bool {
+	active := false
+	for other, at := range s.seen {
+		switch {
+		case other == store:
+		case s.n[other] > 0 || now.Sub(at) < storeShareWindow:
+			active = true
+		default:
+			delete(s.seen, other)
+		}
+	}
+	return active
+}
+
 // acquire takes a slot for store; force takes it even over the cap (a task that
-// cannot be deferred). It returns the release, or nil when store is at its share and
-// either another store holds a slot here or this would take the worker's last one.
+// cannot be deferred). It returns the release, or nil when store is at its share
+// while another store has work here.
 func (s *storeShares) acquire(store string, force bool) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.max > 0 && s.n[store] >= s.max && !force {
-		others := s.total - s.n[store]
-		if others > 0 || s.total+1 >= s.slots {
-			return nil
-		}
+	now := s.now()
+	if s.max > 0 && s.n[store] >= s.max && !force && s.othersActive(store, now) {
+		return nil
 	}
+	s.seen[store] = now
 	s.n[store]++
-	s.total++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			s.total--
 			if s.n[store]--; s.n[store] <= 0 {
 				delete(s.n, store)
 			}

@@ -63,11 +63,11 @@ func receive(t *testing.T, ch <-chan string, n int, what string) {
 	}
 }
 
-// TestStoreShareKeepsSlotsForOthers: one store floods a worker of 4 slots with
-// pushes that hang at the hub; alone it takes all but the last slot, which a quiet
-// store's pushes then run in; with the quiet store running, the flood takes no slot
-// past its share of 2. The flood's tasks over the share went back to the queue
-// without counting a retry, and all ran once the hub answered.
+// TestStoreShareKeepsSlotsForOthers: a quiet store has just had work on a worker of 4
+// slots when another store floods it with pushes that hang at the hub; the flood holds
+// its share of 2 slots, no more, and the quiet store's next pushes run meanwhile. The
+// flood's tasks over the share went back to the queue without counting a retry, and
+// all ran once the hub answered.
 func TestStoreShareKeepsSlotsForOthers(t *testing.T) {
 	t.Parallel()
 	flood, quiet := newGateHub(true), newGateHub(false)
@@ -87,6 +87,10 @@ func TestStoreShareKeepsSlotsForOthers(t *testing.T) {
 	})
 	e.start()
 	ctx := context.Background()
+	if _, err := e.enq.PushOrder(ctx, "quiet-store", jobs.OpCreate, e.order("Q-first", 1002)); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, quiet.done, 1, "the quiet store's first push done")
 	var ids []string
 	for i := range 8 {
 		q, err := e.enq.PushOrder(ctx, "flood-store", jobs.OpCreate, e.order(fmt.Sprintf("F-%d", i), 1002))
@@ -101,16 +105,16 @@ func TestStoreShareKeepsSlotsForOthers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The quiet store's pushes finish while the flood's three still hang.
+	// The quiet store's pushes finish while the flood's two still hang.
 	receive(t, quiet.done, 2, "quiet pushes done")
-	if n := flood.in.Load(); n != 3 {
-		t.Errorf("%d flood pushes at the hub, want 3: all slots but the one kept", n)
+	if n := flood.in.Load(); n != 2 {
+		t.Errorf("%d flood pushes at the hub, want its share of 2", n)
 	}
 	close(flood.gate)
 	receive(t, flood.done, 6, "the rest of the flood") // the 2 that entered leave too
 	e.waitQueuesIdle()
-	if most := flood.most.Load(); most > 3 {
-		t.Errorf("the flood held %d slots at once, want at most 3 of 4", most)
+	if most := flood.most.Load(); most > 2 {
+		t.Errorf("the flood held %d slots at once, want at most 2 of 4", most)
 	}
 	if n := e.counter("printworker_tasks_total", map[string]string{"type": jobs.TypeOrderPush, "outcome": worker.OutcomeDeferred}); n == 0 {
 		t.Error("no flood task was deferred")

@@ -280,9 +280,9 @@ func forEachNode(t *testing.T, rdb redis.UniversalClient, f func(*redis.Client))
 	}
 }
 
-// TestStoreShares: a store holds at most its share of the slots while another store
-// runs, and all but the last slot when alone; a task that cannot be deferred takes
-// one over it; releases free them once.
+// TestStoreShares: a store alone takes every slot; while another store has work on
+// the worker (a task running, or started within the window) it holds at most its
+// share; a task that cannot be deferred takes one over it; releases free them once.
 func TestStoreShares(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -298,34 +298,48 @@ func TestStoreShares(t *testing.T) {
 			t.Errorf("share %g of %d: %d slots, want %d", c.share, c.concurrency, s.max, c.want)
 		}
 	}
-	// Alone, a store takes every slot but the worker's last, its share or not.
+	// Alone, a store takes every slot, its share or not.
+	now := time.Unix(1000, 0)
 	s := newStoreShares(0.5, 4)
-	r1, r2, r3 := s.acquire("a", false), s.acquire("a", false), s.acquire("a", false)
-	if r1 == nil || r2 == nil || r3 == nil {
-		t.Fatal("a store alone refused a slot while two stay free")
+	s.now = func() time.Time { return now }
+	var alone []func()
+	for range 4 {
+		r := s.acquire("a", false)
+		if r == nil {
+			t.Fatal("a store alone refused a slot")
+		}
+		alone = append(alone, r)
 	}
-	if s.acquire("a", false) != nil {
-		t.Error("a store alone given the worker's last slot")
+	// Another store's task starts: store a gets no slot past its share until b has
+	// had no work here for the window.
+	alone[3]()
+	rb := s.acquire("b", false)
+	if rb == nil {
+		t.Fatal("another store refused a free slot")
 	}
-	if s.acquire("b", false) == nil {
-		t.Error("another store refused the slot kept for it")
-	}
-	// Beside another store, a store gets its share, no more.
-	r3()
+	alone[2]()
 	if s.acquire("a", false) != nil {
 		t.Error("store a given a third slot of 4 at share 0.5 while store b runs")
+	}
+	rb()
+	now = now.Add(storeShareWindow - time.Second)
+	if s.acquire("a", false) != nil {
+		t.Error("store a given a slot past its share while store b had work a moment ago")
 	}
 	forced := s.acquire("a", true)
 	if forced == nil {
 		t.Fatal("a forced slot refused")
 	}
 	forced()
-	r1()
-	r1() // once only
-	if s.n["a"] != 1 || s.total != 2 {
-		t.Errorf("store a holds %d slots of %d held, want 1 of 2", s.n["a"], s.total)
+	forced() // once only
+	if s.n["a"] != 2 {
+		t.Errorf("store a holds %d slots, want 2", s.n["a"])
 	}
+	now = now.Add(2 * time.Second)
 	if s.acquire("a", false) == nil {
-		t.Error("a released slot within the share not given again")
+		t.Error("store a capped after store b's window ended")
+	}
+	if _, ok := s.seen["b"]; ok {
+		t.Error("a store gone for the window is still remembered")
 	}
 }

@@ -576,7 +576,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.Float64Var(&w.ratePerMinute, "hub-rate-per-minute", worker.DefaultRateLimit().PerMinute, "hub calls a minute per store, shared by the whole fleet (0: unlimited)")
 	fs.IntVar(&w.rateBurst, "hub-rate-burst", worker.DefaultRateLimit().Burst, "hub calls a store may make at once")
 	fs.DurationVar(&w.rateMaxWait, "hub-rate-max-wait", worker.DefaultRateLimitMaxWait, "longest wait in a slot for the store's next hub token before a task's first hub call; a longer one sends the task back to the queue, counting no retry (negative: always wait)")
-	fs.Float64Var(&w.storeShare, "store-max-share", defaultStoreShare, "fraction of a worker's slots (--concurrency) one store's tasks may hold while another store's run there (alone: all but one), at least one; more go back to the queue, counting no retry (1: no cap; no cap either when the worker serves one store)")
+	fs.Float64Var(&w.storeShare, "store-max-share", defaultStoreShare, "fraction of a worker's slots (--concurrency) one store's tasks may hold while another store has work there (alone: no cap), at least one; more go back to the queue, counting no retry (1: no cap; no cap either when the worker serves one store)")
 	fs.StringVar(&w.filenamePattern, "filename-pattern", defaultFilenamePattern, "file name pattern of the order folder with [order] [line] [qty] [id] [design] [date] [created] [title] [product] [store]; hub: each view's own export filename (docs/storage.md#file-names)")
 	fs.StringVar(&w.fileDate, "filename-date", "order", "[date] in file names: order (its day) or design (its creation day, as [created])")
 	fs.DurationVar(&w.backoffBase, "retry-base", 5*time.Second, "first retry delay of a transient failure (doubles, with jitter)")
