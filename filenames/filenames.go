@@ -204,6 +204,20 @@ func viewSuffixes(views []View) []string {
 // expand replaces the known tokens of pattern with the fields' values. Each value is
 // cleaned first so a value can never smuggle in a separator.
 func expand(pattern string, f Fields) string {
+	return strings.NewReplacer(f.tokens(clean)...).Replace(pattern)
+}
+
+// Text replaces the tokens of pattern with the fields' values as they are, for text
+// printed on a page rather than a file name (a production profile's slug line); extra
+// are more token and value pairs ("[view]", "Front").
+func Text(pattern string, f Fields, extra ...string) string {
+	same := func(s string) string { return s }
+	return strings.NewReplacer(append(f.tokens(same), extra...)...).Replace(pattern)
+}
+
+// tokens are the pairs of every token and its value, each text value passed through
+// value; dates are days in UTC, numbers only when set.
+func (f Fields) tokens(value func(string) string) []string {
 	day := func(t time.Time) string {
 		if t.IsZero() {
 			return ""
@@ -216,18 +230,18 @@ func expand(pattern string, f Fields) string {
 		}
 		return strconv.Itoa(n)
 	}
-	return strings.NewReplacer(
-		"[id]", clean(f.ID),
+	return []string{
+		"[id]", value(f.ID),
 		"[date]", day(f.Date),
 		"[created]", day(f.Created),
-		"[title]", clean(f.Title),
-		"[product]", clean(f.Product),
-		"[order]", clean(f.Order),
+		"[title]", value(f.Title),
+		"[product]", value(f.Product),
+		"[order]", value(f.Order),
 		"[line]", num(f.Line),
 		"[qty]", num(f.Quantity),
-		"[design]", clean(f.Design),
-		"[store]", clean(f.Store),
-	).Replace(pattern)
+		"[design]", value(f.Design),
+		"[store]", value(f.Store),
+	}
 }
 
 // compose joins base, a view suffix, a disambiguating number and ext into a sanitized

@@ -15,9 +15,7 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/printworker/printworker/filenames"
 	"github.com/printworker/printworker/model"
@@ -423,23 +421,7 @@ func (r *Resolved) SlugText(f filenames.Fields, view string) string {
 	if r == nil || r.Profile.Page.SlugText == "" {
 		return ""
 	}
-	day := func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.UTC().Format(time.DateOnly)
-	}
-	num := func(n int) string {
-		if n <= 0 {
-			return ""
-		}
-		return strconv.Itoa(n)
-	}
-	return strings.NewReplacer(
-		"[order]", f.Order, "[line]", num(f.Line), "[qty]", num(f.Quantity), "[id]", f.ID, "[design]", f.Design,
-		"[date]", day(f.Date), "[created]", day(f.Created), "[title]", f.Title, "[product]", f.Product,
-		"[store]", f.Store, "[view]", view, "[profile]", r.Profile.Name,
-	).Replace(r.Profile.Page.SlugText)
+	return filenames.Text(r.Profile.Page.SlugText, f, "[view]", view, "[profile]", r.Profile.Name)
 }
 
 // WarnBelowProfileDPI: a picture's effective resolution is below the profile's
