@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -43,6 +44,16 @@ func (s QueueStats) Busy() int { return s.Pending + s.Active + s.Scheduled + s.R
 // v0.18; TestQueueStatsMatchAsynq guards it on every upgrade). The braces keep a
 // queue's keys in one Redis Cluster slot, so the pipeline below goes to one node.
 func asynqKey(queue, name string) string { return "asynq:{" + queue + "}:" + name }
+
+// Queues are the names of the queues asynq knows (its set asynq:queues), sorted.
+func Queues(ctx context.Context, rdb redis.UniversalClient) ([]string, error) {
+	qs, err := rdb.SMembers(ctx, "asynq:queues").Result()
+	if err != nil {
+		return nil, fmt.Errorf("queues: %w", err)
+	}
+	slices.Sort(qs)
+	return qs, nil
+}
 
 // ReadQueueStats reads a queue's counts at now in one round trip, plus one more for the
 // latency when tasks are pending. A queue asynq has never seen reads as empty.

@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,15 +18,17 @@ import (
 // fleet is most scrapes. The memory estimate is left out; Redis's own INFO memory is
 // the figure to watch (docs/observability.md).
 type QueueCollector struct {
-	rdb     redis.UniversalClient
-	log     *slog.Logger
-	now     func() time.Time
-	timeout time.Duration
+	rdb redis.UniversalClient
+	log *slog.Logger
+	now func() time.Time
 }
+
+// collectTimeout bounds one scrape's reads.
+const collectTimeout = 10 * time.Second
 
 // NewQueueCollector returns a collector reading rdb at each scrape.
 func NewQueueCollector(rdb redis.UniversalClient, log *slog.Logger) *QueueCollector {
-	return &QueueCollector{rdb: rdb, log: log, now: time.Now, timeout: 10 * time.Second}
+	return &QueueCollector{rdb: rdb, log: log, now: time.Now}
 }
 
 var (
@@ -52,17 +53,16 @@ func (c *QueueCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect reads every queue asynq knows (its set asynq:queues) and sends its series; a
+// Collect reads every queue asynq knows (jobs.Queues) and sends its series; a
 // queue that cannot be read is logged and left out of this scrape, the others are sent.
 func (c *QueueCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), collectTimeout)
 	defer cancel()
-	queues, err := c.rdb.SMembers(ctx, "asynq:queues").Result()
+	queues, err := jobs.Queues(ctx, c.rdb)
 	if err != nil {
 		c.log.Warn("queue metrics: list queues", slog.Any("err", err))
 		return
 	}
-	slices.Sort(queues)
 	now := c.now()
 	for _, q := range queues {
 		s, err := jobs.ReadQueueStats(ctx, c.rdb, q, now)

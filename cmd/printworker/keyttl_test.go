@@ -141,27 +141,11 @@ func splitKey(k string) []string {
 }
 
 // queuesIdle reports whether no asynq queue holds pending, scheduled, retrying or
-// active tasks.
+// active tasks. An unreadable queue is not idle.
 func queuesIdle(t *testing.T, rdb redis.UniversalClient) bool {
 	t.Helper()
-	ctx := context.Background()
-	qs, err := rdb.SMembers(ctx, "asynq:queues").Result()
-	if err != nil {
-		return false
-	}
-	for _, q := range qs {
-		for _, state := range []string{"pending", "active"} {
-			if n, err := rdb.LLen(ctx, "asynq:{"+q+"}:"+state).Result(); err != nil || n > 0 {
-				return false
-			}
-		}
-		for _, state := range []string{"scheduled", "retry"} {
-			if n, err := rdb.ZCard(ctx, "asynq:{"+q+"}:"+state).Result(); err != nil || n > 0 {
-				return false
-			}
-		}
-	}
-	return true
+	qs, err := jobs.Queues(context.Background(), rdb)
+	return err == nil && busyQueues(rdb, qs...) == 0
 }
 
 // pagesIdle reports whether the day page builds have run: no completion is left to
@@ -169,23 +153,22 @@ func queuesIdle(t *testing.T, rdb redis.UniversalClient) bool {
 // docs/shop-floor.md, "Day page"). An unreadable queue is not idle.
 func pagesIdle(t *testing.T, rdb redis.UniversalClient) bool {
 	t.Helper()
-	ctx := context.Background()
-	// The completions (orders queue) too: one whose manifest is written records its
-	// order for the day page and enqueues the build only after.
-	for _, queue := range []string{jobs.QueueComplete, jobs.QueuePages} {
-		q := "asynq:{" + queue + "}:"
-		for _, k := range []string{"pending", "active"} {
-			if n, err := rdb.LLen(ctx, q+k).Result(); err != nil || n > 0 {
-				return false
-			}
+	return busyQueues(rdb, jobs.QueueComplete, jobs.QueuePages) == 0
+}
+
+// busyQueues counts the tasks of the queues still to be done; an unreadable queue
+// counts as one.
+func busyQueues(rdb redis.UniversalClient, queues ...string) int {
+	busy := 0
+	for _, q := range queues {
+		s, err := jobs.ReadQueueStats(context.Background(), rdb, q, time.Now())
+		if err != nil {
+			busy++
+			continue
 		}
-		for _, k := range []string{"scheduled", "retry"} {
-			if n, err := rdb.ZCard(ctx, q+k).Result(); err != nil || n > 0 {
-				return false
-			}
-		}
+		busy += s.Busy()
 	}
-	return true
+	return busy
 }
 
 // goneEndpointAndGangRules starts an event endpoint that answers 410 Gone (closed at

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -115,11 +114,10 @@ func queuesStats(ctx context.Context, e env, args []string) error {
 		return helpOK(err)
 	}
 	defer done()
-	qs, err := in.Queues()
+	qs, err := jobs.Queues(ctx, in.rdb)
 	if err != nil {
-		return fmt.Errorf("queues: %w", err)
+		return err
 	}
-	sort.Strings(qs)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "QUEUE\tPENDING\tACTIVE\tSCHEDULED\tRETRY\tARCHIVED\tCOMPLETED\tLATENCY\tPAUSED")
 	now := time.Now()
