@@ -60,13 +60,21 @@ func designTemplate(tb testing.TB) model.DesignDetail {
 // limit.
 func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Server, string, []model.DesignRef) {
 	tb.Helper()
-	sim, err := hubsim.New(hubsim.Config{
+	return startHubWith(tb, hubsim.Config{
 		Stores:        []hubsim.Store{{ID: benchStore, Domains: []string{benchDomain}, Keys: []hubsim.Key{{Key: benchKey, Secret: benchSecret}}}},
 		DesignStore:   benchStore,
 		Exporter:      ex,
 		StreamExports: stream,
-		MaxLogged:     1, // the request log is not read; keep it from growing
-	})
+	}, n, nil)
+}
+
+// startHubWith runs the simulator of cfg over loopback HTTP with n one-view designs
+// (ids from firstDesign), design i of store shopOf(i) when shopOf is set. The request
+// log is not read, so it is kept to one entry.
+func startHubWith(tb testing.TB, cfg hubsim.Config, n int, shopOf func(int) string) (*hubsim.Server, string, []model.DesignRef) {
+	tb.Helper()
+	cfg.MaxLogged = 1
+	sim, err := hubsim.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,6 +86,9 @@ func startHub(tb testing.TB, n int, ex hubsim.Exporter, stream bool) (*hubsim.Se
 		d.ID = fmt.Sprintf("%024x", d.ConfigurationID)
 		d.Token = fmt.Sprintf("bench-%08d", i)
 		d.Name = fmt.Sprintf("Bench Mug %d", i)
+		if shopOf != nil {
+			d.Shop = shopOf(i)
+		}
 		if err := sim.AddDesign(d); err != nil {
 			tb.Fatal(err)
 		}

@@ -3,12 +3,10 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +16,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hubsim"
-	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/model"
 )
@@ -85,7 +82,7 @@ func BenchmarkFleetScale(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	baseline := sendFleet(b, intakeURL, refs, storeOf, 0, quiet, 5)
-	written := waitFleet(b, procs, keys(baseline), 10*time.Minute)
+	written := waitFleet(b, procs, slices.Collect(maps.Keys(baseline)), 10*time.Minute)
 
 	var flood map[string]time.Time
 	var wg sync.WaitGroup
@@ -94,12 +91,12 @@ func BenchmarkFleetScale(b *testing.B) {
 	var maxClients int64
 	wg.Go(func() { maxClients = sampleClients(b, nodes, stopClients) })
 	underFlood := sendFleet(b, intakeURL, refs, storeOf, quiet, 2*quiet, 5)
-	for id, t := range waitFleet(b, procs, keys(underFlood), 20*time.Minute) {
+	for id, t := range waitFleet(b, procs, slices.Collect(maps.Keys(underFlood)), 20*time.Minute) {
 		written[id] = t
 	}
 	close(stopClients)
 	wg.Wait()
-	for id, t := range waitFleet(b, procs, keys(flood), 20*time.Minute) {
+	for id, t := range waitFleet(b, procs, slices.Collect(maps.Keys(flood)), 20*time.Minute) {
 		written[id] = t
 	}
 	end := time.Now()
@@ -148,111 +145,34 @@ func envInt(tb testing.TB, name string, def int) int {
 	return v
 }
 
-func keys(m map[string]time.Time) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
 // fleetHub runs the simulator with stores quiet and flood, and n one-view designs of
 // 20 KiB, design i owned by storeOf(i).
 func fleetHub(tb testing.TB, n int, storeOf func(int) string) (string, []model.DesignRef) {
 	tb.Helper()
-	sim, err := hubsim.New(hubsim.Config{
+	_, url, refs := startHubWith(tb, hubsim.Config{
 		Stores: []hubsim.Store{
 			{ID: "quiet", Domains: []string{"quiet.example"}, Keys: []hubsim.Key{{Key: "quiet-key", Secret: "quiet-secret"}}},
 			{ID: "flood", Domains: []string{"flood.example"}, Keys: []hubsim.Key{{Key: "flood-key", Secret: "flood-secret"}}},
 		},
-		Exporter:  fixedExporter(payload(tb, 20<<10)),
-		MaxLogged: 1,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tpl := designTemplate(tb)
-	refs := make([]model.DesignRef, n)
-	for i := range refs {
-		d := tpl
-		d.ConfigurationID = int64(firstDesign + i)
-		d.ID = fmt.Sprintf("%024x", d.ConfigurationID)
-		d.Token = fmt.Sprintf("fleet-%08d", i)
-		d.Name = fmt.Sprintf("Fleet Mug %d", i)
-		d.Shop = storeOf(i)
-		if err := sim.AddDesign(d); err != nil {
-			tb.Fatal(err)
-		}
-		refs[i] = model.DesignRef{ID: d.ConfigurationID, Token: d.Token}
-	}
-	hs := httptest.NewServer(sim)
-	tb.Cleanup(hs.Close)
-	return hs.URL, refs
+		Exporter: fixedExporter(payload(tb, 20<<10)),
+	}, n, storeOf)
+	return url, refs
 }
 
 // sendFleet posts orders from..to-1 as signed orders/paid webhooks of their stores,
-// rate a second (0: at once, from 8 senders), and returns when each was sent.
+// rate a second (0: at once, from 8 senders).
 func sendFleet(tb testing.TB, url string, refs []model.DesignRef, storeOf func(int) string, from, to int, rate float64) map[string]time.Time {
 	tb.Helper()
 	senders := 8
 	if rate > 0 {
 		senders = 1
 	}
-	var mu sync.Mutex
-	sent := make(map[string]time.Time, to-from)
-	errs := make(chan error, senders)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for s := range senders {
-		wg.Go(func() {
-			client := &http.Client{Timeout: 30 * time.Second}
-			for i := from + s; i < to; i += senders {
-				if rate > 0 {
-					time.Sleep(time.Until(start.Add(time.Duration(float64(i-from) / rate * float64(time.Second)))))
-				}
-				store := storeOf(i)
-				o := order(i, refs[i])
-				o.Domain = store + ".example"
-				body, err := json.Marshal(o)
-				if err != nil {
-					errs <- err
-					return
-				}
-				req, err := http.NewRequest(http.MethodPost, url+"/webhooks/orders", bytes.NewReader(body))
-				if err != nil {
-					errs <- err
-					return
-				}
-				now := time.Now()
-				req.Header.Set(intake.HeaderStore, store)
-				req.Header.Set(intake.HeaderTopic, intake.TopicPaid)
-				req.Header.Set(intake.HeaderDelivery, "fleet-"+o.OrderID)
-				req.Header.Set(intake.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
-				req.Header.Set(intake.HeaderSignature, intake.Sign(benchWebhookSecret, now, body))
-				res, err := client.Do(req)
-				if err != nil {
-					errs <- err
-					return
-				}
-				var buf bytes.Buffer
-				_, _ = buf.ReadFrom(res.Body)
-				res.Body.Close()
-				if res.StatusCode != http.StatusOK || !strings.Contains(buf.String(), `"enqueued"`) {
-					errs <- fmt.Errorf("webhook %s: %d %s", o.OrderID, res.StatusCode, buf.String())
-					return
-				}
-				mu.Lock()
-				sent[o.OrderID] = now
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		tb.Fatal(err)
-	}
-	return sent
+	return postOrders(tb, url, from, to, senders, rate, func(i int) (string, *model.Order) {
+		store := storeOf(i)
+		o := order(i, refs[i])
+		o.Domain = store + ".example"
+		return store, o
+	})
 }
 
 // waitFleet reads every worker's JSON log until each of the orders has its manifest

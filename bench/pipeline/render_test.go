@@ -273,25 +273,35 @@ func startIntake(tb testing.TB, rdb redis.UniversalClient) string {
 	return hs.URL
 }
 
-// sendWebhooks posts n signed orders/paid webhooks, order i of kind i mod len(kinds),
-// from 4 senders (all at once when rate is 0, else rate orders per second), and
-// returns when each was sent, by order id.
+// sendWebhooks posts n signed orders/paid webhooks of the bench store, order i of
+// kind i mod len(kinds), from 4 senders (all at once when rate is 0, else rate orders
+// per second), and returns when each was sent, by order id.
 func sendWebhooks(tb testing.TB, url string, kinds []renderKind, n int, rate float64) map[string]time.Time {
 	tb.Helper()
-	const senders = 4
+	return postOrders(tb, url, 0, n, 4, rate, func(i int) (string, *model.Order) {
+		return benchStore, order(i, kinds[i%len(kinds)].ref)
+	})
+}
+
+// postOrders posts orders from..to-1, each built by build with its store, as signed
+// orders/paid webhooks to the intake at url from senders goroutines (all at once when
+// rate is 0, else rate orders per second), and returns when each was sent, by order
+// id. An answer other than "enqueued" fails the benchmark.
+func postOrders(tb testing.TB, url string, from, to, senders int, rate float64, build func(i int) (string, *model.Order)) map[string]time.Time {
+	tb.Helper()
 	var mu sync.Mutex
-	sent := make(map[string]time.Time, n)
+	sent := make(map[string]time.Time, to-from)
 	errs := make(chan error, senders)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for s := range senders {
 		wg.Go(func() {
 			client := &http.Client{Timeout: 30 * time.Second}
-			for i := s; i < n; i += senders {
+			for i := from + s; i < to; i += senders {
 				if rate > 0 {
-					time.Sleep(time.Until(start.Add(time.Duration(float64(i) / rate * float64(time.Second)))))
+					time.Sleep(time.Until(start.Add(time.Duration(float64(i-from) / rate * float64(time.Second)))))
 				}
-				o := order(i, kinds[i%len(kinds)].ref)
+				store, o := build(i)
 				body, err := json.Marshal(o)
 				if err != nil {
 					errs <- err
@@ -303,7 +313,7 @@ func sendWebhooks(tb testing.TB, url string, kinds []renderKind, n int, rate flo
 					return
 				}
 				now := time.Now()
-				req.Header.Set(intake.HeaderStore, benchStore)
+				req.Header.Set(intake.HeaderStore, store)
 				req.Header.Set(intake.HeaderTopic, intake.TopicPaid)
 				req.Header.Set(intake.HeaderDelivery, "bench-"+o.OrderID)
 				req.Header.Set(intake.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
