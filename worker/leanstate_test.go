@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -42,6 +43,32 @@ func orderMemory(t *testing.T, e *env, k jobs.OrderKey) (int64, map[string]int64
 	return total, by
 }
 
+// finishedLeanOrder exports order LEAN-1 of three designs on a started env and waits
+// for its manifest and its settled state; it skips where MEMORY USAGE is missing.
+func finishedLeanOrder(t *testing.T) (*env, *model.Order, worker.Manifest, jobs.OrderKey) {
+	t.Helper()
+	e := newEnv(t)
+	if e.redis.Kind == "miniredis" {
+		t.Skip("MEMORY USAGE needs a real redis-server")
+	}
+	e.start()
+	o := e.order("LEAN-1", 1001, 1002, 1003)
+	if _, err := e.enq.ExportOrder(context.Background(), store, o); err != nil {
+		t.Fatal(err)
+	}
+	m := e.settledManifest("LEAN-1", 1)
+	return e, o, m, jobs.OrderKey{Store: store, Domain: domain, OrderID: "LEAN-1"}
+}
+
+// settledManifest waits for revision rev's manifest of the order and for its
+// completion to end: the state settles after the manifest is written.
+func (e *env) settledManifest(orderID string, rev int64) worker.Manifest {
+	e.t.Helper()
+	m := e.manifest(orderID, rev)
+	e.waitQueuesIdle()
+	return m
+}
+
 // maxFinishedOrderBytes is what a finished order may keep in Redis (issue 30):
 // MEMORY USAGE of all its keys, the keys' own overhead included.
 const maxFinishedOrderBytes = 1024
@@ -53,19 +80,8 @@ const maxFinishedOrderBytes = 1024
 // and the order's data the state no longer keeps from it too; so does a re-export of
 // the whole order.
 func TestFinishedOrderStateSize(t *testing.T) {
-	e := newEnv(t)
-	if e.redis.Kind == "miniredis" {
-		t.Skip("MEMORY USAGE needs a real redis-server")
-	}
-	e.start()
+	e, o, m, k := finishedLeanOrder(t)
 	ctx := context.Background()
-	o := e.order("LEAN-1", 1001, 1002, 1003)
-	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
-		t.Fatal(err)
-	}
-	m := e.manifest("LEAN-1", 1)
-	e.waitQueuesIdle()
-	k := jobs.OrderKey{Store: store, Domain: domain, OrderID: "LEAN-1"}
 	total, by := orderMemory(t, e, k)
 	for key, n := range by {
 		t.Logf("%6d B  %s", n, key)
@@ -97,9 +113,7 @@ func TestFinishedOrderStateSize(t *testing.T) {
 	if _, err := e.enq.ReExport(ctx, k, o.LineItems[1].Ref().String()); err != nil {
 		t.Fatal(err)
 	}
-	m2 := e.manifest("LEAN-1", 2)
-	// The state settles after the manifest is written: wait for the completion.
-	e.waitQueuesIdle()
+	m2 := e.settledManifest("LEAN-1", 2)
 	keys := func(m worker.Manifest) []string {
 		var out []string
 		for _, f := range m.Files {
@@ -121,9 +135,7 @@ func TestFinishedOrderStateSize(t *testing.T) {
 	if _, err := e.enq.ReExport(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	m3 := e.manifest("LEAN-1", 3)
-	// The state settles after the manifest is written: wait for the completion.
-	e.waitQueuesIdle()
+	m3 := e.settledManifest("LEAN-1", 3)
 	if !slices.Equal(keys(m), keys(m3)) {
 		t.Errorf("after a re-export of the order the manifest lists\n%v\nwant\n%v", keys(m3), keys(m))
 	}
@@ -169,19 +181,8 @@ type stateFixture struct {
 // of one design gives every file its name back, and settling it again leaves the
 // lean form.
 func TestSettledStateOfThePreviousVersion(t *testing.T) {
-	e := newEnv(t)
-	if e.redis.Kind == "miniredis" {
-		t.Skip("MEMORY USAGE needs a real redis-server")
-	}
-	e.start()
+	e, o, m, k := finishedLeanOrder(t)
 	ctx := context.Background()
-	o := e.order("LEAN-1", 1001, 1002, 1003)
-	if _, err := e.enq.ExportOrder(ctx, store, o); err != nil {
-		t.Fatal(err)
-	}
-	m := e.manifest("LEAN-1", 1)
-	e.waitQueuesIdle()
-	k := jobs.OrderKey{Store: store, Domain: domain, OrderID: "LEAN-1"}
 
 	// The files and manifest stay; the state becomes the previous version's.
 	b, err := os.ReadFile("testdata/settled-state-v1.json")
@@ -227,11 +228,8 @@ func TestSettledStateOfThePreviousVersion(t *testing.T) {
 	if _, err := e.enq.ReExport(ctx, k, o.LineItems[1].Ref().String()); err != nil {
 		t.Fatal(err)
 	}
-	m2 := e.manifest("LEAN-1", 2)
-	// The state settles after the manifest is written: wait for the completion.
-	e.waitQueuesIdle()
+	m2 := e.settledManifest("LEAN-1", 2)
 	sameManifest(t, m2, m)
-	e.waitQueuesIdle()
 	total, by := orderMemory(t, e, k)
 	if total > maxFinishedOrderBytes {
 		t.Errorf("settled again the order keeps %d B, want at most %d: %v", total, maxFinishedOrderBytes, by)
