@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -107,4 +108,28 @@ func ReadQueueStats(ctx context.Context, rdb redis.UniversalClient, queue string
 		}
 	}
 	return s, nil
+}
+
+// SumQueueStats adds up the counts of the distinct queues named, read at now; Queue
+// lists them. A queue that cannot be read is an error: read as empty, it would end a
+// wait for the queues to drain too early.
+func SumQueueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time, queues ...string) (QueueStats, error) {
+	var sum QueueStats
+	for _, q := range slices.Compact(slices.Sorted(slices.Values(queues))) {
+		s, err := ReadQueueStats(ctx, rdb, q, now)
+		if err != nil {
+			return sum, err
+		}
+		sum.Queue = strings.TrimPrefix(sum.Queue+" "+q, " ")
+		sum.Pending += s.Pending
+		sum.Active += s.Active
+		sum.Scheduled += s.Scheduled
+		sum.Retry += s.Retry
+		sum.Archived += s.Archived
+		sum.Completed += s.Completed
+		sum.ProcessedTotal += s.ProcessedTotal
+		sum.FailedTotal += s.FailedTotal
+		sum.Latency = max(sum.Latency, s.Latency)
+	}
+	return sum, nil
 }

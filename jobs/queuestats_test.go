@@ -111,6 +111,13 @@ func TestQueueStatsMatchAsynq(t *testing.T) {
 	if err != nil || got.Completed != 1 || got.Busy() != 2 {
 		t.Errorf("after the hash expired: %+v %v", got, err)
 	}
+	sum, err := SumQueueStats(ctx, rdb, now, idle, served, idle, "never-seen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Queue != "idle never-seen served" || sum.Pending != 2 || sum.Busy() != 4 || sum.Completed != 1 || sum.ProcessedTotal != 3 || sum.Latency <= 0 {
+		t.Errorf("sum of the queues, each once: %+v", sum)
+	}
 	if got, err := ReadQueueStats(ctx, rdb, "never-seen", now); err != nil || got != (QueueStats{Queue: "never-seen"}) {
 		t.Errorf("unknown queue: %+v %v", got, err)
 	}

@@ -321,17 +321,9 @@ func (e *env) waitQueuesIdle() {
 	e.t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
-		busy := 0
-		for _, q := range e.queues() {
-			info, err := jobs.ReadQueueStats(context.Background(), e.rdb, q, time.Now())
-			if err != nil {
-				// Unknown is not idle.
-				busy++
-				continue
-			}
-			busy += info.Busy()
-		}
-		if busy == 0 {
+		// An unreadable queue is not idle.
+		sum, err := jobs.SumQueueStats(context.Background(), e.rdb, time.Now(), e.queues()...)
+		if err == nil && sum.Busy() == 0 {
 			return
 		}
 		if time.Now().After(deadline) {

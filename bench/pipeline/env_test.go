@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,7 +223,10 @@ func waitDone(tb testing.TB, rdb redis.UniversalClient, n int, within time.Durat
 	tb.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		qi := queuesInfo(tb, rdb, append(jobs.ExportQueues(jobs.MaxExportShards), jobs.QueueComplete)...)
+		qi, err := jobs.SumQueueStats(context.Background(), rdb, time.Now(), append(jobs.ExportQueues(jobs.MaxExportShards), jobs.QueueComplete)...)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		if qi.Archived > 0 || qi.Retry > 0 {
 			tb.Fatalf("%d archived and %d retrying tasks in the export and completion queues\n%s", qi.Archived, qi.Retry, logs())
 		}
@@ -236,27 +238,6 @@ func waitDone(tb testing.TB, rdb redis.UniversalClient, n int, within time.Durat
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// queuesInfo sums the task counts of the distinct queues named. A queue that cannot
-// be read fails the benchmark: read as empty it would end the wait early.
-func queuesInfo(tb testing.TB, rdb redis.UniversalClient, queues ...string) jobs.QueueStats {
-	tb.Helper()
-	var sum jobs.QueueStats
-	for _, q := range slices.Compact(slices.Sorted(slices.Values(queues))) {
-		qi, err := jobs.ReadQueueStats(context.Background(), rdb, q, time.Now())
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sum.Queue += qi.Queue + " "
-		sum.Archived += qi.Archived
-		sum.Retry += qi.Retry
-		sum.Completed += qi.Completed
-		sum.Pending += qi.Pending
-		sum.Active += qi.Active
-		sum.Scheduled += qi.Scheduled
-	}
-	return sum
 }
 
 var (

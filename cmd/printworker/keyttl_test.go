@@ -159,16 +159,11 @@ func pagesIdle(t *testing.T, rdb redis.UniversalClient) bool {
 // busyQueues counts the tasks of the queues still to be done; an unreadable queue
 // counts as one.
 func busyQueues(rdb redis.UniversalClient, queues ...string) int {
-	busy := 0
-	for _, q := range queues {
-		s, err := jobs.ReadQueueStats(context.Background(), rdb, q, time.Now())
-		if err != nil {
-			busy++
-			continue
-		}
-		busy += s.Busy()
+	sum, err := jobs.SumQueueStats(context.Background(), rdb, time.Now(), queues...)
+	if err != nil {
+		return 1
 	}
-	return busy
+	return sum.Busy()
 }
 
 // goneEndpointAndGangRules starts an event endpoint that answers 410 Gone (closed at
