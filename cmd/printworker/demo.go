@@ -613,10 +613,13 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 }
 
 // deliver sends one sample order, as Shopify or through the store simulator, and
-// sends it again after a moment while the intake answers "unavailable" (503), as
-// the stores do: on a busy machine the embedded Redis can miss the intake's
-// enqueue timeout while the worker renders.
+// sends it again while the intake answers "unavailable" (503), as the stores do:
+// on a busy machine the embedded Redis can miss the intake's enqueue bound (Wix's
+// is one second) while the worker renders. The stores retry for hours; the demo
+// retries with a growing pause until its --timeout.
 func (d *demoRun) deliver(ctx context.Context, body []byte, name string, so *demoSample) (intakeAnswer, error) {
+	deadline := time.Now().Add(d.o.timeout)
+	pause := demoResendPause
 	for try := 1; ; try++ {
 		var (
 			res intakeAnswer
@@ -627,20 +630,25 @@ func (d *demoRun) deliver(ctx context.Context, body []byte, name string, so *dem
 		} else {
 			res, err = d.post(ctx, body, name)
 		}
-		if err != nil || res.Status != "unavailable" || try == demoSendTries {
+		if err != nil || res.Status != "unavailable" || time.Now().Add(pause).After(deadline) {
 			return res, err
 		}
-		d.log.Warn("intake unavailable, sending the order again", "order", so.Name, "try", try)
+		d.log.Warn("intake unavailable, sending the order again", "order", so.Name, "try", try, "after", pause)
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()
-		case <-time.After(time.Second):
+		case <-time.After(pause):
 		}
+		pause = min(2*pause, demoResendPauseMax)
 	}
 }
 
-// demoSendTries bounds deliver's tries of one order.
-const demoSendTries = 5
+// demoResendPause is deliver's first pause before sending an order again; it
+// doubles up to demoResendPauseMax.
+const (
+	demoResendPause    = time.Second
+	demoResendPauseMax = 8 * time.Second
+)
 
 type intakeAnswer struct {
 	Status string   `json:"status"`
