@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,9 +102,77 @@ func (e *Enqueuer) State() *State { return e.state }
 // Options returns the task options in use.
 func (e *Enqueuer) Options() Options { return e.opts }
 
-// ExportQueue is the export queue shard of order k (ExportQueue with the Enqueuer's
-// shard count).
-func (e *Enqueuer) ExportQueue(k OrderKey) string { return ExportQueue(k, e.shards) }
+// ExportQueue is the export queue shard of order k: the one recorded in its state,
+// else the lane of its store (ExportLanes) with fewer tasks waiting (on a tie, one
+// by a hash of the order), which it then records, so every export of one generation, retried or not, enqueues into one
+// queue and its task id refuses duplicates there. An order without state (expired)
+// gets the choice unrecorded.
+func (e *Enqueuer) ExportQueue(ctx context.Context, k OrderKey) (string, error) {
+	lanes := ExportLanes(k.Store, e.shards)
+	if len(lanes) == 1 {
+		return lanes[0], nil
+	}
+	meta := e.state.keys(k).meta
+	q, err := e.state.rdb.HGet(ctx, meta, laneField).Result()
+	switch {
+	case err == nil && slices.Contains(lanes, q):
+		return q, nil
+	case err != nil && !errors.Is(err, redis.Nil):
+		return "", fmt.Errorf("export queue of %s: %w", k, err)
+	}
+	waiting, err := waitingTasks(ctx, e.state.rdb, lanes)
+	if err != nil {
+		return "", fmt.Errorf("export queue of %s: %w", k, err)
+	}
+	// The emptier lane; on a tie (an idle fleet) a hash of the order, so that one
+	// store's orders still spread over both lanes, and both slots of a cluster.
+	pick := lanes[orderHash(k)%2]
+	switch {
+	case waiting[0] < waiting[1]:
+		pick = lanes[0]
+	case waiting[1] < waiting[0]:
+		pick = lanes[1]
+	}
+	q, err = recordLaneScript.Run(ctx, e.state.rdb, []string{meta}, pick).Text()
+	if err != nil {
+		return "", fmt.Errorf("export queue of %s: %w", k, err)
+	}
+	return q, nil
+}
+
+// laneField is the order state's meta field naming the order's export queue
+// (Enqueuer.ExportQueue); a settled order drops it (settleScript).
+const laneField = "lane"
+
+// recordLaneScript records ARGV[1] as the order's export queue unless one is
+// recorded already, and returns the recorded one. An order without state keeps none
+// (a hash written here would have no expiry). KEYS[1]: meta.
+var recordLaneScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return ARGV[1] end
+redis.call('HSETNX', KEYS[1], 'lane', ARGV[1])
+return redis.call('HGET', KEYS[1], 'lane')
+`)
+
+// waitingTasks counts each queue's tasks not yet running: pending, scheduled and
+// retrying (deferred tasks wait as retries).
+func waitingTasks(ctx context.Context, rdb redis.UniversalClient, queues []string) ([]int64, error) {
+	cmds := make([][3]*redis.IntCmd, len(queues))
+	// Each queue is one hash tag; on a cluster the pipeline splits by node.
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, q := range queues {
+			cmds[i] = [3]*redis.IntCmd{p.LLen(ctx, asynqKey(q, "pending")), p.ZCard(ctx, asynqKey(q, "scheduled")), p.ZCard(ctx, asynqKey(q, "retry"))}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(queues))
+	for i, c := range cmds {
+		out[i] = c[0].Val() + c[1].Val() + c[2].Val()
+	}
+	return out, nil
+}
 
 // Enqueued reports one enqueue.
 type Enqueued struct {
@@ -120,8 +189,8 @@ type Enqueued struct {
 // the type's own.
 func (e *Enqueuer) enqueue(ctx context.Context, t *asynq.Task, id, queue string, extra ...asynq.Option) (Enqueued, error) {
 	t = e.withTraceContext(ctx, t, id, queue)
-	// queue is where the task goes: a task built for the exports queue lands in its
-	// order's shard.
+	// queue is where the task goes: a task built for the exports queue lands in the
+	// shard its order got (ExportQueue).
 	over := append([]asynq.Option{asynq.Queue(queue)}, extra...)
 	if e.keep > 0 {
 		over = append(over, asynq.Retention(e.keep))
@@ -257,6 +326,10 @@ func (e *Enqueuer) enqueueExports(ctx context.Context, res ExportResult, pending
 		res.Tasks = append(res.Tasks, done)
 		return res, nil
 	}
+	queue, err := e.ExportQueue(ctx, res.Order)
+	if err != nil {
+		return res, err
+	}
 	var errs []error
 	for _, ref := range pending {
 		t, err := NewDesignExportTask(DesignExport{OrderKey: res.Order, Ref: ref, Quantity: qty[ref], Gen: res.Gen}, e.opts.Export)
@@ -264,7 +337,7 @@ func (e *Enqueuer) enqueueExports(ctx context.Context, res ExportResult, pending
 			errs = append(errs, err)
 			continue
 		}
-		q, err := e.enqueue(ctx, t, ExportTaskID(res.Order, ref, res.Gen), e.ExportQueue(res.Order))
+		q, err := e.enqueue(ctx, t, ExportTaskID(res.Order, ref, res.Gen), queue)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -324,20 +397,22 @@ func (e *Enqueuer) CancelOrder(ctx context.Context, k OrderKey) (ExportResult, e
 	e.publishCancelled(ctx, k, gen)
 	var errs []error
 	// Tasks enqueued with another shard count wait in another shard; they are not
-	// deleted, but find the order cancelled when they run.
-	queue := e.ExportQueue(k)
+	// deleted, but find the order cancelled when they run. Both lanes of the store:
+	// the generation before may have gone to the other.
 	for _, ref := range refs {
 		// The current generation's tasks, and the previous one's: a re-export may have
 		// started while tasks of the generation before still waited.
 		for g := gen; g >= 0 && g >= gen-1; g-- {
-			err := e.insp.DeleteTask(queue, ExportTaskID(k, ref, g))
-			switch {
-			case err == nil:
-				res.Removed++
-			case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
-			default:
-				// Active (or otherwise not deletable) tasks check the flag themselves.
-				e.log.DebugContext(ctx, "export task not deleted", "order", k.String(), "ref", ref, "err", err)
+			for _, queue := range ExportLanes(k.Store, e.shards) {
+				err := e.insp.DeleteTask(queue, ExportTaskID(k, ref, g))
+				switch {
+				case err == nil:
+					res.Removed++
+				case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
+				default:
+					// Active (or otherwise not deletable) tasks check the flag themselves.
+					e.log.DebugContext(ctx, "export task not deleted", "order", k.String(), "ref", ref, "err", err)
+				}
 			}
 		}
 	}

@@ -288,7 +288,7 @@ func NewOrderPushTask(p OrderPush, o TaskOptions) (*asynq.Task, error) {
 }
 
 // NewDesignExportTask builds a design export task with its options, in QueueExports;
-// the Enqueuer puts it into its order's shard (ExportQueue).
+// the Enqueuer puts it into its order's shard (Enqueuer.ExportQueue).
 func NewDesignExportTask(p DesignExport, o TaskOptions) (*asynq.Task, error) {
 	p.V = PayloadVersion
 	if err := p.OrderKey.validate(); err != nil {

@@ -101,6 +101,10 @@ func (e *Enqueuer) Reprint(ctx context.Context, p Reprint) (Enqueued, int64, err
 	if err != nil {
 		return Enqueued{}, 0, err
 	}
-	q, err := e.enqueue(ctx, t, ReprintTaskID(p.OrderKey, n), e.ExportQueue(p.OrderKey))
+	queue, err := e.ExportQueue(ctx, p.OrderKey)
+	if err != nil {
+		return Enqueued{}, n, err
+	}
+	q, err := e.enqueue(ctx, t, ReprintTaskID(p.OrderKey, n), queue)
 	return q, n, err
 }

@@ -9,8 +9,13 @@ import (
 // Export queue shards (docs/operations.md, "Export queue shards"). asynq keeps each
 // queue's keys under one hash tag (asynq:{queue}:...), so on a Redis Cluster one
 // queue lives in one slot on one master. With --export-queue-shards N > 1 design
-// exports (and reprints) are spread over N queues, chosen per order, so the export
-// backlog is spread over several slots and masters.
+// exports (and reprints) are spread over N queues by store: a stable hash of the
+// store names two of them (its lanes), and each order goes to the one with less work
+// waiting when its exports are first enqueued, recorded in the order's state so that
+// every later enqueue of the order finds it again. asynq fetches from the non-empty
+// queues in a weighted random order, so a store whose lane holds only its own work
+// is served beside a flooding store instead of behind it; a flood fills its two
+// lanes, and another store shares both only once in N(N-1)/2 pairs.
 
 // MaxExportShards bounds the export queue shards.
 const MaxExportShards = 16
@@ -42,19 +47,29 @@ func ExportQueues(n int) []string {
 	return slices.Clone(exportShardNames[:n])
 }
 
-// ExportQueue is the export queue of order k among n shards. The choice is a
-// stable hash (FNV-1a) of the order key, so every design export, re-export and
-// reprint of one order lands in the same shard, on every enqueuer that uses the same
-// n. n <= 1 is QueueExports.
-func ExportQueue(k OrderKey, n int) string {
+// ExportLanes are the export queues store's orders may go to among n shards: one
+// (QueueExports) for n <= 1, else two different ones named by a stable hash (FNV-1a)
+// of the store, the same on every enqueuer that uses the same n. n above
+// MaxExportShards counts as MaxExportShards.
+func ExportLanes(store string, n int) []string {
 	if n <= 1 {
-		return QueueExports
+		return []string{QueueExports}
 	}
 	n = min(n, MaxExportShards)
 	h := fnv.New64a()
+	h.Write([]byte(store))
+	sum := h.Sum64()
+	a := sum % uint64(n)
+	b := (a + 1 + (sum/uint64(n))%uint64(n-1)) % uint64(n)
+	return []string{exportShardNames[a], exportShardNames[b]}
+}
+
+// orderHash is a stable hash (FNV-1a) of an order key.
+func orderHash(k OrderKey) uint64 {
+	h := fnv.New64a()
 	// The escaped form keeps the fields apart: different keys, different bytes.
 	h.Write([]byte(k.String()))
-	return exportShardNames[h.Sum64()%uint64(n)]
+	return h.Sum64()
 }
 
 // IsExportQueue reports whether q is one of the export queue shards (of any count).

@@ -64,15 +64,15 @@ func TestExportShardNames(t *testing.T) {
 	}
 }
 
-func TestExportQueue(t *testing.T) {
+func TestExportLanes(t *testing.T) {
 	t.Parallel()
-	k := OrderKey{Store: "shop", Domain: "shop.example", OrderID: "1001"}
 	cases := []struct {
 		shards int
 		want   []string
 	}{
 		{0, []string{"exports"}},
 		{1, []string{"exports"}},
+		{2, ExportQueues(2)},
 		{3, ExportQueues(3)},
 		{MaxExportShards, ExportQueues(MaxExportShards)},
 		{MaxExportShards + 5, ExportQueues(MaxExportShards)},
@@ -82,31 +82,49 @@ func TestExportQueue(t *testing.T) {
 			if got := ExportQueues(c.shards); !slices.Equal(got, c.want) {
 				t.Errorf("ExportQueues(%d) = %q, want %q", c.shards, got, c.want)
 			}
-			// Stable: the same key, the same shard; and every shard is chosen, each
-			// for about its share of 3000 orders.
-			if a, b := ExportQueue(k, c.shards), ExportQueue(k, c.shards); a != b || !slices.Contains(c.want, a) {
-				t.Errorf("ExportQueue(%v, %d) = %q then %q", k, c.shards, a, b)
+			// Stable, two different lanes among the shards (one without shards); and
+			// over 3000 stores every shard is a lane about equally often, and every
+			// pair of shards is some store's.
+			a, b := ExportLanes("shop", c.shards), ExportLanes("shop", c.shards)
+			if !slices.Equal(a, b) {
+				t.Errorf("ExportLanes(shop, %d) = %q then %q", c.shards, a, b)
 			}
-			const orders = 3000
-			count := map[string]int{}
-			for i := range orders {
-				count[ExportQueue(OrderKey{Store: "shop", Domain: "shop.example", OrderID: strconv.Itoa(1000 + i)}, c.shards)]++
+			if len(c.want) == 1 {
+				if !slices.Equal(a, c.want) {
+					t.Errorf("ExportLanes(shop, %d) = %q, want %q", c.shards, a, c.want)
+				}
+				return
 			}
-			share := orders / len(c.want)
+			const stores = 3000
+			count, pairs := map[string]int{}, map[[2]string]bool{}
+			for i := range stores {
+				l := ExportLanes("store-"+strconv.Itoa(i), c.shards)
+				if len(l) != 2 || l[0] == l[1] || !slices.Contains(c.want, l[0]) || !slices.Contains(c.want, l[1]) {
+					t.Fatalf("ExportLanes(store-%d, %d) = %q", i, c.shards, l)
+				}
+				count[l[0]]++
+				count[l[1]]++
+				pairs[[2]string{min(l[0], l[1]), max(l[0], l[1])}] = true
+			}
+			share := 2 * stores / len(c.want)
 			for _, q := range c.want {
 				if count[q] < share*8/10 || count[q] > share*12/10 {
-					t.Errorf("%s took %d of %d orders, want about %d", q, count[q], orders, share)
+					t.Errorf("%s is a lane of %d of %d stores, want about %d", q, count[q], stores, share)
 				}
 			}
-			if len(count) != len(c.want) {
-				t.Errorf("orders went to %v, want only %q", count, c.want)
+			if n := len(c.want); len(pairs) != n*(n-1)/2 {
+				t.Errorf("%d pairs of lanes used, want all %d", len(pairs), n*(n-1)/2)
 			}
 		})
 	}
-	// Pinned: an enqueuer of another version must choose the same shard.
-	for id, want := range map[string]string{"1001": "exports-1a", "1003": "exports-2a", "1005": "exports"} {
-		if got := ExportQueue(OrderKey{Store: "shop", Domain: "shop.example", OrderID: id}, 3); got != want {
-			t.Errorf("order %s in %s, want %s", id, got, want)
+	// Pinned: an enqueuer of another version must choose the same lanes.
+	for store, want := range map[string][]string{"shop": {"exports-2a", "exports-1a"}, "s": {"exports-1a", "exports"}, "flood": {"exports-3d", "exports"}} {
+		n := 3
+		if store == "flood" {
+			n = 8
+		}
+		if got := ExportLanes(store, n); !slices.Equal(got, want) {
+			t.Errorf("lanes of store %s among %d: %q, want %q", store, n, got, want)
 		}
 	}
 	for _, q := range ExportQueues(MaxExportShards) {
@@ -124,8 +142,10 @@ func TestExportQueue(t *testing.T) {
 	}
 }
 
-// TestEnqueuerShards: with three shards an order's exports and reprints go to its
-// shard, and a cancel deletes them there.
+// TestEnqueuerShards: with three shards a store's orders go to its two lanes, each
+// to the one with less waiting; an order's exports, a second enqueue of them and its
+// reprints stay in the queue it got; a cancel deletes them there; and a store beside
+// a flooding one in a lane they share puts its orders in its other lane.
 func TestEnqueuerShards(t *testing.T) {
 	t.Parallel()
 	rdb := testredis.Start(t).Client(t)
@@ -138,26 +158,42 @@ func TestEnqueuerShards(t *testing.T) {
 	}
 	ctx := context.Background()
 	insp := asynq.NewInspectorFromRedisClient(rdb)
-	used := map[string]bool{}
-	for i := range 12 {
+	export := func(store, id string) (OrderKey, string) {
+		t.Helper()
 		o := testOrder("1.a", "2.b")
-		o.OrderID = fmt.Sprint("o-", i)
-		k := OrderKey{Store: "s", Domain: o.Domain, OrderID: o.OrderID}
-		want := ExportQueue(k, 3)
-		used[want] = true
-		res, err := e.ExportOrder(ctx, "s", o)
+		o.OrderID = id
+		k := OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID}
+		res, err := e.ExportOrder(ctx, store, o)
 		if err != nil || len(res.Tasks) != 2 {
 			t.Fatalf("export %s: %+v %v", k, res, err)
 		}
+		q := res.Tasks[0].Queue
 		for _, task := range res.Tasks {
-			info, err := insp.GetTaskInfo(want, task.TaskID)
-			if err != nil || task.Queue != want || info.Type != TypeDesignExport {
-				t.Errorf("task %s: reported in %q, want %q: %v %v", task.TaskID, task.Queue, want, info, err)
+			info, err := insp.GetTaskInfo(q, task.TaskID)
+			if err != nil || task.Queue != q || info.Type != TypeDesignExport {
+				t.Errorf("task %s: reported in %q, want %q: %v %v", task.TaskID, task.Queue, q, info, err)
 			}
 		}
+		return k, q
+	}
+	lanes := ExportLanes("s", 3)
+	prev := ""
+	for i := range 6 {
+		k, q := export("s", fmt.Sprint("o-", i))
+		// Nothing runs: after the first, the lanes fill in turn.
+		if !slices.Contains(lanes, q) || q == prev {
+			t.Errorf("order %d of s in %q after %q, want the other of %q", i, q, prev, lanes)
+		}
+		prev = q
+		// The same order again: its recorded queue, whose task ids refuse it.
+		o := testOrder("1.a", "2.b")
+		o.OrderID = k.OrderID
+		if res, err := e.ExportOrder(ctx, "s", o); err != nil || len(res.Tasks) != 2 || res.Tasks[0].Queue != q {
+			t.Errorf("second enqueue of %s: %+v %v, want its queue %q", k, res, err, q)
+		}
 		rp, _, err := e.Reprint(ctx, Reprint{OrderKey: k, Copies: 1})
-		if err != nil || rp.Queue != want {
-			t.Errorf("reprint of %s in %q, want %q: %v", k, rp.Queue, want, err)
+		if err != nil || rp.Queue != q {
+			t.Errorf("reprint of %s in %q, want %q: %v", k, rp.Queue, q, err)
 		}
 		if i == 0 {
 			c, err := e.CancelOrder(ctx, k)
@@ -166,7 +202,48 @@ func TestEnqueuerShards(t *testing.T) {
 			}
 		}
 	}
-	if len(used) < 2 {
-		t.Errorf("12 orders all in %v", used)
+	// On an idle fleet (a tie) a store's orders still use both lanes.
+	idle, err := NewEnqueuer(testredis.Start(t).Client(t), EnqueuerConfig{ExportShards: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tie := map[string]bool{}
+	for i := range 8 {
+		k := OrderKey{Store: "s", Domain: "shop.example", OrderID: fmt.Sprint("t-", i)}
+		q, err := idle.ExportQueue(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tie[q] = true
+	}
+	if len(tie) != 2 {
+		t.Errorf("8 orders on an idle fleet in %v, want both lanes %q", tie, lanes)
+	}
+	waiting, err := waitingTasks(ctx, rdb, lanes)
+	if err != nil || waiting[0] == 0 || waiting[1] == 0 {
+		t.Errorf("waiting in %q: %v %v, want both used", lanes, waiting, err)
+	}
+
+	// A flood in one lane of quiet's pair (with three shards every two pairs share
+	// one): quiet's orders take its other lane.
+	quiet := ""
+	for i := 0; quiet == ""; i++ {
+		if l := ExportLanes(fmt.Sprint("q-", i), 3); !slices.Equal(l, lanes) && (l[0] == lanes[0] || l[1] == lanes[0] || l[0] == lanes[1] || l[1] == lanes[1]) {
+			quiet = fmt.Sprint("q-", i)
+		}
+	}
+	ql := ExportLanes(quiet, 3)
+	free := ql[0]
+	if slices.Contains(lanes, free) {
+		free = ql[1]
+	}
+	for i := range 4 {
+		if _, q := export(quiet, fmt.Sprint("q-", i)); q != free {
+			t.Errorf("order %d of %s (lanes %q) in %q, want %q, the lane s has not flooded", i, quiet, ql, q, free)
+		}
+		// Keep the free lane the emptier one.
+		if _, err := insp.DeleteAllPendingTasks(free); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

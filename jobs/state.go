@@ -344,6 +344,7 @@ if redis.call('HEXISTS', meta, 'lines') == 0 then return 0 end
 for i = 6 + 2 * n, #ARGV do redis.call('HDEL', names, ARGV[i]) end
 redis.call('HSET', meta, 'manifest', ARGV[3], 'settled', '1')
 redis.call('DEL', views, exp, done)
+redis.call('HDEL', meta, 'lane')
 local all = redis.call('HGETALL', meta)
 redis.call('DEL', meta)
 for i = 1, #all, 2 do redis.call('HSET', meta, all[i], all[i + 1]) end

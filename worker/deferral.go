@@ -76,6 +76,14 @@ const DefaultStoreShareRetry = 5 * time.Second
 // of its tasks started there.
 const storeShareWindow = 30 * time.Second
 
+// storeShareWait is how long a task over its store's share waits in its slot for one
+// of the store's tasks here to end before it goes back to the queue. Without it the
+// freed slot fetches again at once, most often another task of the same flood, which
+// goes back too: the round trips cost Redis a dozen commands each, hundreds a second
+// per worker. Waiting a second bounds that to one a second per slot, and the slot
+// was not free for another store's work anyway.
+const storeShareWait = time.Second
+
 // storeShares counts this worker's running tasks per store and holds a store at its
 // share of the worker's slots while another store has work here: one of its tasks
 // runs, or started within storeShareWindow. A store alone is not capped, so the cap
@@ -91,12 +99,14 @@ type storeShares struct {
 	mu   sync.Mutex
 	n    map[string]int
 	seen map[string]time.Time // when a store's task last started here
+	// freed is closed (and replaced) when a task releases its slot.
+	freed chan struct{}
 }
 
 // newStoreShares caps each store at share of concurrency slots (at least one);
 // share <= 0 or >= 1: no cap.
 func newStoreShares(share float64, concurrency int) *storeShares {
-	s := &storeShares{n: map[string]int{}, seen: map[string]time.Time{}, now: time.Now}
+	s := &storeShares{n: map[string]int{}, seen: map[string]time.Time{}, now: time.Now, freed: make(chan struct{})}
 	if share > 0 && share < 1 {
 		s.max = max(1, int(math.Floor(share*float64(concurrency))))
 	}
@@ -139,6 +149,31 @@ func (s *storeShares) acquire(store string, force bool) func() {
 			if s.n[store]--; s.n[store] <= 0 {
 				delete(s.n, store)
 			}
+			close(s.freed)
+			s.freed = make(chan struct{})
 		})
+	}
+}
+
+// acquireWithin is acquire, waiting up to wait for a slot of the store to be
+// released while it is at its share. It returns nil when the wait ends (or ctx does)
+// first.
+func (s *storeShares) acquireWithin(ctx context.Context, store string, force bool, wait time.Duration) func() {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		freed := s.freed
+		s.mu.Unlock()
+		if release := s.acquire(store, force); release != nil {
+			return release
+		}
+		select {
+		case <-freed:
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
 	}
 }

@@ -121,9 +121,10 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 			err = out
 		}()
 		if ident.Store != "" {
-			// A store at its share of the slots sends its task back to the queue;
-			// one that cannot go back uncounted (its last try) runs over the share.
-			release := w.shares.acquire(ident.Store, !att.requeueable())
+			// A store at its share of the slots sends its task back to the queue
+			// unless one of its tasks here ends within storeShareWait; one that cannot
+			// go back uncounted (its last try) runs over the share.
+			release := w.shares.acquireWithin(ctx, ident.Store, !att.requeueable(), storeShareWait)
 			if release == nil {
 				return &DeferredError{Reason: "store " + ident.Store + " holds its share of the worker's slots", After: w.cfg.StoreShareRetry}
 			}

@@ -343,3 +343,40 @@ func TestStoreShares(t *testing.T) {
 		t.Error("a store gone for the window is still remembered")
 	}
 }
+
+// TestStoreShareWait: a task over its store's share takes the slot one of the
+// store's tasks here releases while it waits, and goes back to the queue (nil) when
+// the wait or its context ends first.
+func TestStoreShareWait(t *testing.T) {
+	t.Parallel()
+	s := newStoreShares(0.5, 4)
+	rb := s.acquire("b", false)
+	a1, a2 := s.acquire("a", false), s.acquire("a", false)
+	if rb == nil || a1 == nil || a2 == nil {
+		t.Fatal("slots under the share refused")
+	}
+	if s.acquireWithin(context.Background(), "a", false, 0) != nil {
+		t.Error("a third slot for store a at share 0.5 of 4 beside store b")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if s.acquireWithin(ctx, "a", false, time.Hour) != nil {
+		t.Error("a slot given after the context ended")
+	}
+	got := make(chan func())
+	go func() { got <- s.acquireWithin(context.Background(), "a", false, time.Hour) }()
+	// Store b comes and goes; then store a releases a slot, which the waiting task takes.
+	rb2 := s.acquire("b", false)
+	rb2()
+	a1()
+	r := <-got
+	if r == nil {
+		t.Fatal("the slot store a released was not taken by its waiting task")
+	}
+	r()
+	a2()
+	rb()
+	if len(s.n) != 0 {
+		t.Errorf("slots still held: %v", s.n)
+	}
+}

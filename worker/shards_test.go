@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +14,13 @@ import (
 	"github.com/printworker/printworker/worker"
 )
 
-// TestExportShards: with three export queue shards every order's exports run in its
-// shard, more than one shard is used, and every order completes.
+// TestExportShards: with three export queue shards every order's exports run in one
+// of its store's two lanes, both are used, and every order completes.
 func TestExportShards(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, withExportShards(3))
-	e.start()
 	ctx := context.Background()
+	lanes := jobs.ExportLanes(store, 3)
 	const orders = 9
 	want := map[string]int{}
 	for i := range orders {
@@ -28,7 +29,10 @@ func TestExportShards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := jobs.ExportQueue(jobs.OrderKey{Store: store, Domain: domain, OrderID: id}, 3)
+		q := res.Tasks[0].Queue
+		if !slices.Contains(lanes, q) {
+			t.Errorf("order %s in %s, not a lane of %s (%q)", id, q, store, lanes)
+		}
 		for _, task := range res.Tasks {
 			if task.Queue != q {
 				t.Errorf("order %s: task %s in %s, want %s", id, task.TaskID, task.Queue, q)
@@ -36,12 +40,14 @@ func TestExportShards(t *testing.T) {
 		}
 		want[q] += len(res.Tasks)
 	}
+	// Started after the enqueues, so the lanes fill in turn.
+	e.start()
 	for i := range orders {
 		e.manifest(fmt.Sprint("S-", i), 1)
 	}
 	e.waitQueuesIdle()
-	if len(want) < 2 {
-		t.Errorf("%d orders all in one shard: %v", orders, want)
+	if len(want) != 2 {
+		t.Errorf("%d orders in %v, want both lanes %q", orders, want, lanes)
 	}
 	for _, q := range jobs.ExportQueues(3) {
 		info, err := e.insp.GetQueueInfo(q)
@@ -66,17 +72,18 @@ func TestUnservedExportShardWarned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// An order whose shard among three is not shard 0 (pinned in jobs' tests).
-	k := jobs.OrderKey{Store: store, Domain: domain, OrderID: "U-1"}
-	for i := 0; jobs.ExportQueue(k, 3) == jobs.QueueExports; i++ {
-		k.OrderID = fmt.Sprint("U-", i)
+	// An order of a store neither of whose lanes among three is shard 0.
+	s := store
+	for i := 0; slices.Contains(jobs.ExportLanes(s, 3), jobs.QueueExports); i++ {
+		s = fmt.Sprint("U-", i)
 	}
-	if _, err := wide.ExportOrder(context.Background(), store, e.order(k.OrderID, 1002)); err != nil {
-		t.Fatal(err)
+	res, err := wide.ExportOrder(context.Background(), s, e.order("U-1", 1002))
+	if err != nil || len(res.Tasks) != 1 || res.Tasks[0].Queue == jobs.QueueExports {
+		t.Fatalf("export: %+v %v", res, err)
 	}
 	e.start()
 	deadline := time.Now().Add(waitBound)
-	for !strings.Contains(logs.String(), "queue="+jobs.ExportQueue(k, 3)) {
+	for !strings.Contains(logs.String(), "queue="+res.Tasks[0].Queue) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no warning of the unserved shard; logs:\n%s", logs.String())
 		}

@@ -17,12 +17,15 @@ import (
 
 	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
 )
 
 // BenchmarkFleetScale runs a fleet on a three-master Redis Cluster: FLEET_WORKERS
 // (default 6) `printworker work --mode download` processes, the intake in this process
-// taking signed webhooks, the hub simulator with two stores, and a hot folder on tmpfs.
+// taking signed webhooks, the hub simulator with two stores, and a hot folder on tmpfs;
+// exports spread over FLEET_SHARDS export queue shards (default 8), each store's over
+// its two lanes.
 // Two phases, FLEET_ORDERS orders in all (default 2,000, one 20 KiB view each):
 //
 //  1. the quiet store alone: FLEET_QUIET orders (default 100) paced at 5 a second;
@@ -61,7 +64,9 @@ func BenchmarkFleetScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir, _ := tmpfsDir(b)
-	intakeURL := startIntake(b, rdb)
+	// The export queue shards: each store's orders go to its two lanes of them.
+	shards := envInt(b, "FLEET_SHARDS", 8)
+	intakeURL := startIntakeWith(b, rdb, jobs.EnqueuerConfig{ExportShards: shards})
 	workerBinary(b)
 
 	procs := make([]*process, workers)
@@ -69,7 +74,7 @@ func BenchmarkFleetScale(b *testing.B) {
 		procs[i] = startProcess(b, append([]string{"work",
 			"--redis-url", cluster.URL(), "--hub-url", hubURL, "--hub-stores-file", storesFile,
 			"--mode", "download", "--hub-rate-per-minute", strconv.Itoa(rate),
-			"--storage", "dir", "--storage-dir", dir, "--concurrency", "4",
+			"--storage", "dir", "--storage-dir", dir, "--concurrency", "4", "--export-queue-shards", strconv.Itoa(shards),
 			"--metrics-addr", "", "--log-format", "json", "--log-level", "info",
 		}, strings.Fields(os.Getenv("FLEET_WORKER_ARGS"))...))
 	}

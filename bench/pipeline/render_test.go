@@ -256,7 +256,13 @@ func renderThroughput(b *testing.B, s3kind string, conc int, rate float64) {
 // with the generic endpoint's secret benchWebhookSecret.
 func startIntake(tb testing.TB, rdb redis.UniversalClient) string {
 	tb.Helper()
-	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{})
+	return startIntakeWith(tb, rdb, jobs.EnqueuerConfig{})
+}
+
+// startIntakeWith is startIntake with the enqueuer's configuration (export shards).
+func startIntakeWith(tb testing.TB, rdb redis.UniversalClient, ec jobs.EnqueuerConfig) string {
+	tb.Helper()
+	enq, err := jobs.NewEnqueuer(rdb, ec)
 	if err != nil {
 		tb.Fatal(err)
 	}

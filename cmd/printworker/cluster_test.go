@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http/httptest"
 	"sync"
@@ -25,7 +24,7 @@ import (
 // settled order. Every key carries a hash tag and every script touches one, so
 // nothing meets a CROSSSLOT or undeclared-key error; the keys spread over the nodes.
 // The exports run in three queue shards (--export-queue-shards 3), whose slots are
-// on the three masters, and the orders' exports ran in shards on more than one.
+// on the three masters, and the orders went to both of the store's two lanes, on two.
 func TestWorkOnRedisCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("process test")
@@ -86,16 +85,14 @@ func TestWorkOnRedisCluster(t *testing.T) {
 	// more than one master.
 	ran := map[string]bool{}
 	insp := asynq.NewInspectorFromRedisClient(rdb)
-	for i := range orders {
-		k := jobs.OrderKey{Store: f.store, Domain: f.domain, OrderID: fmt.Sprintf("C-%03d", i)}
-		q := jobs.ExportQueue(k, shards)
+	for _, q := range jobs.ExportLanes(f.store, shards) {
 		done, err := insp.ListCompletedTasks(q, asynq.PageSize(100))
 		if err != nil {
 			t.Fatalf("completed tasks of %s: %v", q, err)
 		}
 		for _, task := range done {
 			var p jobs.DesignExport
-			if task.Type == jobs.TypeDesignExport && json.Unmarshal(task.Payload, &p) == nil && p.OrderKey == k {
+			if task.Type == jobs.TypeDesignExport && json.Unmarshal(task.Payload, &p) == nil && p.OrderKey.Store == f.store {
 				ran[masters[q]] = true
 			}
 		}

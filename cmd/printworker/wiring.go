@@ -58,7 +58,7 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	fs.DurationVar(&r.stateRetention, "state-retention", jobs.DefaultStateTTL, "how long an order's export state stays in Redis after its last change: re-exports, updates and cancellations of an older order find nothing (docs/operations.md)")
 	fs.IntVar(&r.poolSize, "redis-pool-size", 0, "most connections this process opens to Redis, besides asynq's one subscription (0: go-redis's default, 10 per CPU)")
 	fs.IntVar(&r.idleConns, "redis-idle-conns", 1, "connections kept open while unused: more saves reconnecting under load (TLS), fewer keeps an idle fleet's connections down (docs/operations.md)")
-	fs.IntVar(&r.exportShards, "export-queue-shards", 1, "export queues a fleet spreads design exports over, an order's by a hash of it (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
+	fs.IntVar(&r.exportShards, "export-queue-shards", 1, "export queues a fleet spreads design exports over, each store's over two of them so that one store's flood does not hold up the others (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
 	fs.DurationVar(&r.taskRetention, "task-retention", 0, "keep every finished task this long instead of its type's own retention (pushes 24h, exports and completions 72h); a duplicate enqueue is refused only while the first is kept (0: each type's own)")
 	return r
 }
