@@ -154,7 +154,7 @@ type task struct {
 func (h *harness) tasks() []task {
 	h.t.Helper()
 	var out []task
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueExports, jobs.QueueSync} {
+	for _, q := range []string{jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueSync} {
 		infos, err := h.insp.ListPendingTasks(q, asynq.PageSize(1000))
 		if errors.Is(err, asynq.ErrQueueNotFound) {
 			continue

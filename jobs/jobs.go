@@ -40,12 +40,13 @@ const (
 	QueueSync    = "sync"
 )
 
-// QueueComplete is the queue of order completions (manifests): the orders queue, the
-// heaviest. A manifest follows its own order's last export, not the whole export
-// backlog behind it: FIFO in the exports queue, it waited for every export enqueued
-// before it, of every other order. A completion is as small as a push (one Redis
-// read, one small object) and needs no hub call.
-const QueueComplete = QueueOrders
+// QueueComplete is the queue of order completions (manifests), a queue of its own. A
+// manifest follows its own order's last export, not the whole export backlog behind
+// it (FIFO in the exports queue, it waited for every export enqueued before it), nor
+// another store's pushes: in the orders queue it waited behind a flooding store's
+// pushes, which wait for that store's hub rate limit. A completion is as small as a
+// push (one Redis read, one small object) and needs no hub call.
+const QueueComplete = "complete"
 
 // PayloadVersion is the version every payload is written with. A worker that meets
 // a version it does not know ends the task (SkipRetry) rather than guessing.

@@ -57,7 +57,7 @@ type Backoff struct {
 type Config struct {
 	// Concurrency is the number of tasks run at once; default 10.
 	Concurrency int
-	// Queues weighs the queues; default orders 6, exports 3, events 2, sync 1, gang 1,
+	// Queues weighs the queues; default orders 6, complete 6, exports 3, events 2, sync 1, gang 1,
 	// pages 1.
 	Queues map[string]int
 	// ExportShards is the number of export queue shards served (jobs.ExportQueue);
@@ -156,7 +156,7 @@ const (
 
 // DefaultQueues weighs order data before exports before events before template sync.
 func DefaultQueues() map[string]int {
-	return map[string]int{jobs.QueueOrders: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1, jobs.QueueGang: 1, jobs.QueuePages: 1}
+	return map[string]int{jobs.QueueOrders: 6, jobs.QueueComplete: 6, jobs.QueueExports: 3, jobs.QueueEvents: 2, jobs.QueueSync: 1, jobs.QueueGang: 1, jobs.QueuePages: 1}
 }
 
 // DefaultTimeouts per task type.

@@ -287,9 +287,10 @@ func (e *env) object(key string) []byte {
 	return b
 }
 
-// queues are the queues the tests wait on: orders, every export shard, sync.
+// queues are the queues the tests wait on: orders, completions, every export shard,
+// sync, pages.
 func (e *env) queues() []string {
-	return slices.Concat([]string{jobs.QueueOrders}, jobs.ExportQueues(e.cfg.ExportShards), []string{jobs.QueueSync, jobs.QueuePages})
+	return slices.Concat([]string{jobs.QueueOrders, jobs.QueueComplete}, jobs.ExportQueues(e.cfg.ExportShards), []string{jobs.QueueSync, jobs.QueuePages})
 }
 
 // queueReport summarizes the queues for failure messages.

@@ -784,7 +784,7 @@ func (d *demoRun) timeoutError(orders []demoOrder, got map[string]*worker.Manife
 	}
 	reason := ""
 	insp := asynq.NewInspectorFromRedisClient(d.rdb)
-	for _, q := range append([]string{jobs.QueueOrders}, jobs.ExportQueues(d.o.redis.exportShards)...) {
+	for _, q := range append([]string{jobs.QueueOrders, jobs.QueueComplete}, jobs.ExportQueues(d.o.redis.exportShards)...) {
 		archived, err := insp.ListArchivedTasks(q)
 		if err != nil || len(archived) == 0 {
 			continue

@@ -565,7 +565,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.DurationVar(&w.polling.Janitor, "poll-janitor", quiet.Janitor, "how often finished tasks past their retention are deleted (one command per queue each time)")
 	t := worker.DefaultTimeouts()
 	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
-	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, exports=3, events=2, sync=1, gang=1, pages=1 one queue at a time")
+	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, complete=6, exports=3, events=2, sync=1, gang=1, pages=1 one queue at a time")
 	fs.BoolVar(&w.strict, "strict-priority", false, "serve a queue only when every heavier one is empty")
 	fs.DurationVar(&w.shutdown, "shutdown-timeout", worker.DefaultShutdownTimeout, "wait for running tasks on shutdown; unfinished ones go back to the queue")
 	fs.DurationVar(&w.exportTimeout, "export-timeout", t["design:export"], "bound of one design export attempt")
