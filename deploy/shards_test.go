@@ -26,35 +26,7 @@ func TestScalerTriggersEveryExportShard(t *testing.T) {
 	exportList := regexp.MustCompile(`^asynq:\{(exports[^}]*)\}:(pending|active)$`)
 	for _, dir := range kustomizations(t) {
 		t.Run(dir, func(t *testing.T) {
-			objs := build(t, dir)
-			shards := 1
-			var triggers []scalerTrigger
-			for _, o := range objs {
-				switch {
-				case o.meta.Kind == "ConfigMap" && strings.HasPrefix(o.meta.Metadata.Name, "printworker-config"):
-					var cm corev1.ConfigMap
-					if err := yaml.Unmarshal(o.yaml, &cm); err != nil {
-						t.Fatal(err)
-					}
-					if v, ok := cm.Data["PRINTWORKER_EXPORT_QUEUE_SHARDS"]; ok {
-						n, err := strconv.Atoi(v)
-						if err != nil {
-							t.Fatalf("%v: PRINTWORKER_EXPORT_QUEUE_SHARDS %q: %v", o, v, err)
-						}
-						shards = n
-					}
-				case o.meta.Kind == "ScaledObject" && o.meta.Metadata.Name == "printworker-worker":
-					var so struct {
-						Spec struct {
-							Triggers []scalerTrigger `json:"triggers"`
-						} `json:"spec"`
-					}
-					if err := yaml.Unmarshal(o.yaml, &so); err != nil {
-						t.Fatal(err)
-					}
-					triggers = so.Spec.Triggers
-				}
-			}
+			shards, triggers := workerScaler(t, build(t, dir))
 			want := exportQueues(t, bin, shards)
 			got := map[string][]string{}
 			for _, tr := range triggers {
@@ -77,11 +49,96 @@ func TestScalerTriggersEveryExportShard(t *testing.T) {
 	}
 }
 
+// TestScalerKeepsBaseTriggers: every list the base's worker ScaledObject scales on
+// besides the exports (the pending tasks of orders and complete) has a trigger with
+// the same list length in every kustomization. An overlay that replaces the triggers
+// wholesale, as the cluster overlay does to name each export shard, must repeat
+// them: without one, that queue's tasks never scale the workers up from zero.
+func TestScalerKeepsBaseTriggers(t *testing.T) {
+	exportList := regexp.MustCompile(`^asynq:\{exports[^}]*\}:`)
+	_, baseTriggers := workerScaler(t, build(t, "k8s/base"))
+	var others []scalerTrigger
+	for _, tr := range baseTriggers {
+		if !exportList.MatchString(tr.Metadata.ListName) {
+			others = append(others, tr)
+		}
+	}
+	if len(others) == 0 {
+		t.Fatal("k8s/base scales on no list but the exports")
+	}
+	for _, dir := range kustomizations(t) {
+		t.Run(dir, func(t *testing.T) {
+			_, triggers := workerScaler(t, build(t, dir))
+			for _, want := range others {
+				i := slices.IndexFunc(triggers, func(tr scalerTrigger) bool {
+					return tr.Metadata.ListName == want.Metadata.ListName
+				})
+				if i < 0 {
+					t.Errorf("no trigger on %s (the base has one)", want.Metadata.ListName)
+					continue
+				}
+				if got, wantLen := listLength(t, dir, triggers[i]), listLength(t, "k8s/base", want); got != wantLen {
+					t.Errorf("trigger on %s: listLength %d, the base's is %d", want.Metadata.ListName, got, wantLen)
+				}
+			}
+		})
+	}
+}
+
 type scalerTrigger struct {
 	Type     string `json:"type"`
 	Metadata struct {
-		ListName string `json:"listName"`
+		ListName   string `json:"listName"`
+		ListLength string `json:"listLength"`
 	} `json:"metadata"`
+}
+
+// workerScaler reads a rendered kustomization's export shard count (the ConfigMap's
+// PRINTWORKER_EXPORT_QUEUE_SHARDS, one when unset) and the triggers of the worker's
+// ScaledObject.
+func workerScaler(t *testing.T, objs []object) (shards int, triggers []scalerTrigger) {
+	t.Helper()
+	shards = 1
+	for _, o := range objs {
+		switch {
+		case o.meta.Kind == "ConfigMap" && strings.HasPrefix(o.meta.Metadata.Name, "printworker-config"):
+			var cm corev1.ConfigMap
+			if err := yaml.Unmarshal(o.yaml, &cm); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := cm.Data["PRINTWORKER_EXPORT_QUEUE_SHARDS"]; ok {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					t.Fatalf("%v: PRINTWORKER_EXPORT_QUEUE_SHARDS %q: %v", o, v, err)
+				}
+				shards = n
+			}
+		case o.meta.Kind == "ScaledObject" && o.meta.Metadata.Name == "printworker-worker":
+			var so struct {
+				Spec struct {
+					Triggers []scalerTrigger `json:"triggers"`
+				} `json:"spec"`
+			}
+			if err := yaml.Unmarshal(o.yaml, &so); err != nil {
+				t.Fatal(err)
+			}
+			triggers = so.Spec.Triggers
+		}
+	}
+	if triggers == nil {
+		t.Fatal("no ScaledObject printworker-worker")
+	}
+	return shards, triggers
+}
+
+// listLength parses a trigger's listLength, a positive integer in a string.
+func listLength(t *testing.T, source string, tr scalerTrigger) int {
+	t.Helper()
+	n, err := strconv.Atoi(tr.Metadata.ListLength)
+	if err != nil || n < 1 {
+		t.Fatalf("%s: trigger on %s: listLength %q is no positive integer", source, tr.Metadata.ListName, tr.Metadata.ListLength)
+	}
+	return n
 }
 
 // exportQueues asks the binary for the export queues of n shards.
