@@ -17,13 +17,31 @@ import (
 // ConfigMap's PRINTWORKER_EXPORT_QUEUE_SHARDS makes (one shard when unset), the
 // names as `printworker queues shards` prints them, and none for a queue that is no
 // shard: a shard without a trigger would not scale workers up, and a trigger on a
-// wrong name reads an empty list.
+// wrong name reads an empty list. Each shard's list length is the base's for the one
+// exports queue divided by the shard count, rounded up, at least 1: KEDA scales on
+// the largest trigger, so a shard holding 1/N of the backlog must ask for workers at
+// 1/N of the base's length, or N shards would scale as if the backlog were N times
+// smaller.
 func TestScalerTriggersEveryExportShard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the release binary")
 	}
 	bin := imageBinary(t)
 	exportList := regexp.MustCompile(`^asynq:\{(exports[^}]*)\}:(pending|active)$`)
+	// The base's lengths for the one queue exports, by list (pending, active).
+	baseShards, baseTriggers := workerScaler(t, build(t, "k8s/base"))
+	if baseShards != 1 {
+		t.Fatalf("k8s/base sets %d export shards; the base lengths are for one queue", baseShards)
+	}
+	baseLength := map[string]int{}
+	for _, tr := range baseTriggers {
+		if m := exportList.FindStringSubmatch(tr.Metadata.ListName); m != nil && m[1] == "exports" {
+			baseLength[m[2]] = listLength(t, "k8s/base", tr)
+		}
+	}
+	if baseLength["pending"] == 0 || baseLength["active"] == 0 {
+		t.Fatalf("k8s/base has no pending and active trigger on exports: %v", baseLength)
+	}
 	for _, dir := range kustomizations(t) {
 		t.Run(dir, func(t *testing.T) {
 			shards, triggers := workerScaler(t, build(t, dir))
@@ -38,6 +56,11 @@ func TestScalerTriggersEveryExportShard(t *testing.T) {
 					t.Errorf("trigger on %s: %s is no export shard of %d (%q)", tr.Metadata.ListName, m[1], shards, want)
 				}
 				got[m[1]] = append(got[m[1]], m[2])
+				wantLen := max(1, (baseLength[m[2]]+shards-1)/shards)
+				if n := listLength(t, dir, tr); n != wantLen {
+					t.Errorf("trigger on %s: listLength %d, want %d (the base's %d over %d shards, rounded up)",
+						tr.Metadata.ListName, n, wantLen, baseLength[m[2]], shards)
+				}
 			}
 			for _, q := range want {
 				slices.Sort(got[q])
