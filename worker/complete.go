@@ -137,8 +137,8 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		// is in its last manifest.
 		m.OrderCreated, m.OrderUpdated, m.Customer, m.Shipping = last.OrderCreated, last.OrderUpdated, last.Customer, last.Shipping
 	}
-	// Machine folder copies wait for the order's completion when it may be held
-	// (docs/shop-floor.md "Review holds").
+	// Machine folder copies and gang adds wait for the order's completion when it
+	// may be held (docs/shop-floor.md "Review holds").
 	var old *Manifest
 	review := w.reviewActive(k.Store)
 	if review || slices.ContainsFunc(m.Files, func(f FileRecord) bool { return f.MachinePlan != nil }) {
@@ -155,6 +155,9 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		}
 	}
 	if err := w.deliverPlanned(ctx, m, old); err != nil {
+		return err
+	}
+	if err := w.gangPlanned(ctx, k, m, key); err != nil {
 		return err
 	}
 	if review {

@@ -74,6 +74,9 @@ type FileRecord struct {
 	// MachinePlan is the machine folder copy still to make, at the order's
 	// completion or its release from review (docs/shop-floor.md "Review holds").
 	MachinePlan *MachinePlan `json:"machinePlan,omitempty"`
+	// GangPlan is the add to the gang group (Gang) still to make, at the order's
+	// completion or its release from review (docs/shop-floor.md "Review holds").
+	GangPlan *GangPlan `json:"gangPlan,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -189,7 +192,7 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 			return fmt.Errorf("design %d view %s: %w", ref.ID, v.ID, err)
 		}
 		if rec.Gang != "" {
-			if err := w.gangAdd(ctx, p, orderDate, rec); err != nil {
+			if err := w.gangExported(ctx, p, orderDate, &rec); err != nil {
 				return fmt.Errorf("design %d view %s: gang: %w", ref.ID, v.ID, err)
 			}
 		}

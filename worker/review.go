@@ -25,13 +25,14 @@ import (
 // whose files have such a finding moves the order's files from their keys to
 // "review/<key>" in the same storage and writes the review manifest there
 // ("review/<manifest key>") with a staff page that says why and how to release it;
-// no day page entry, no files-ready event, and no machine folder copy (copies are
-// planned at export and made at completion, MachinePlan). The review manifest is the
-// truth of the hold: nothing of it lives only in Redis, so a hold outlives the
-// order's state. A release (jobs.TypeReview) moves the stored files back to their
-// keys, makes the planned machine copies, and finishes the order as a completion
-// does (shop floor, manifest, day page, files-ready); nothing is rendered again. A
-// rejection marks the review manifest rejected and keeps the files under review/.
+// no day page entry, no files-ready event, no machine folder copy and no gang sheet
+// entry (both are planned at export and made at completion: MachinePlan, GangPlan).
+// The review manifest is the truth of the hold: nothing of it lives only in Redis,
+// so a hold outlives the order's state. A release (jobs.TypeReview) moves the stored
+// files back to their keys, makes the planned machine copies and gang adds, and
+// finishes the order as a completion does (shop floor, manifest, day page,
+// files-ready); nothing is rendered again. A rejection marks the review manifest
+// rejected and keeps the files under review/; its planned adds are never made.
 
 // ReviewPrefix prefixes the keys of a held order's objects.
 const ReviewPrefix = "review/"
@@ -106,7 +107,7 @@ func (w *Worker) holdKinds(store, product, view string) []string {
 }
 
 // reviewActive says whether an order of store may be held: then its machine folder
-// copies wait for its completion.
+// copies and gang adds wait for its completion.
 func (w *Worker) reviewActive(store string) bool {
 	return len(w.storeHold(store)) > 0 || w.cfg.Profiles.AnyReview()
 }
@@ -442,6 +443,9 @@ func (w *Worker) release(ctx context.Context, t *asynq.Task, k jobs.OrderKey, hm
 		return err
 	}
 	if err := w.deliverPlanned(ctx, m, old); err != nil {
+		return err
+	}
+	if err := w.gangPlanned(ctx, k, m, mkey); err != nil {
 		return err
 	}
 	m.Review.Status = ReviewReleased
