@@ -265,7 +265,26 @@ func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *model.Ord
 	if op == OpDelete {
 		body = nil
 	}
-	return e.enqueue(ctx, t, PushTaskID(p.OrderKey, op, body), QueueOrders)
+	queue, err := e.pushQueue(ctx, p.OrderKey)
+	if err != nil {
+		return Enqueued{}, err
+	}
+	return e.enqueue(ctx, t, PushTaskID(p.OrderKey, op, body), queue)
+}
+
+// pushQueue is where an order's pushes go: the orders queue, or with export queue
+// shards the order's export queue (ExportQueue). A push waits for its store's hub
+// rate limit like an export; in the one orders queue a flooding store's pushes stood
+// before every other store's pushes, and the workers' fetches, weighted to the orders
+// queue, went mostly to them. In the store's lane they wait behind that store's work
+// only, and come before the order's exports (first in, first out). A push enqueued
+// again in another lane (an order whose lane was recorded after its first push)
+// runs twice, which the hub client makes converge (handlePush).
+func (e *Enqueuer) pushQueue(ctx context.Context, k OrderKey) (string, error) {
+	if e.shards <= 1 {
+		return QueueOrders, nil
+	}
+	return e.ExportQueue(ctx, k)
 }
 
 // ExportResult reports what ExportOrder, ReExport or CancelOrder did.

@@ -191,6 +191,10 @@ func TestEnqueuerShards(t *testing.T) {
 		if res, err := e.ExportOrder(ctx, "s", o); err != nil || len(res.Tasks) != 2 || res.Tasks[0].Queue != q {
 			t.Errorf("second enqueue of %s: %+v %v, want its queue %q", k, res, err, q)
 		}
+		// Its update's push: the order's queue too, with shards (not orders).
+		if pq, err := e.PushOrder(ctx, "s", OpUpdate, o); err != nil || pq.Queue != q {
+			t.Errorf("push of %s in %q, want its queue %q: %v", k, pq.Queue, q, err)
+		}
 		rp, _, err := e.Reprint(ctx, Reprint{OrderKey: k, Copies: 1})
 		if err != nil || rp.Queue != q {
 			t.Errorf("reprint of %s in %q, want %q: %v", k, rp.Queue, q, err)
