@@ -16,7 +16,7 @@ func TestServeQueues(t *testing.T) {
 	}{
 		{"one shard", Config{}, DefaultQueues()},
 		{"three shards: each the exports weight, the others times three", Config{ExportShards: 3},
-			map[string]int{"orders": 18, "exports": 3, "exports-1a": 3, "exports-2a": 3, "events": 6, "sync": 3, "gang": 3, "pages": 3}},
+			map[string]int{"orders": 18, "complete": 18, "exports": 3, "exports-1a": 3, "exports-2a": 3, "events": 6, "sync": 3, "gang": 3, "pages": 3}},
 		{"a shard's own weight kept", Config{ExportShards: 2, Queues: map[string]int{jobs.QueueOrders: 1, jobs.QueueExports: 2, "exports-1a": 5}},
 			map[string]int{"orders": 2, "exports": 2, "exports-1a": 5}},
 		{"no exports queue served: no shards", Config{ExportShards: 3, Queues: map[string]int{jobs.QueueOrders: 1}},
