@@ -56,13 +56,18 @@ func gangedFiles(m worker.Manifest) []worker.FileRecord {
 	return out
 }
 
-// reviewGangEnv renders, holds on the default findings and gangs the mugs' PNGs.
-func reviewGangEnv(t *testing.T) *env {
+// heldGangOrder runs order id (design 1903 naming a missing font, and the mug 1002)
+// on a worker that renders, holds on the default findings and gangs the mugs' PNGs,
+// and returns the env and the order's review manifest once it is held.
+func heldGangOrder(t *testing.T, id string) (*env, worker.Manifest) {
 	t.Helper()
 	e := newEnv(t, withMode(worker.ModeRender), withReviewHold, withGangs(t, gangTestRules))
 	e.missingFontDesign(1903)
 	e.start()
-	return e
+	if _, err := e.enq.ExportOrder(context.Background(), store, e.order(id, 1903, 1002)); err != nil {
+		t.Fatal(err)
+	}
+	return e, e.held(id)
 }
 
 // TestReviewHoldGang: the mugs of an order held for a missing font (design 1903)
@@ -71,12 +76,8 @@ func reviewGangEnv(t *testing.T) *env {
 // step and runs again adds nothing twice.
 func TestReviewHoldGang(t *testing.T) {
 	t.Parallel()
-	e := reviewGangEnv(t)
+	e, hm := heldGangOrder(t, "RG-1")
 	ctx := context.Background()
-	if _, err := e.enq.ExportOrder(ctx, store, e.order("RG-1", 1903, 1002)); err != nil {
-		t.Fatal(err)
-	}
-	hm := e.held("RG-1")
 	ganged := gangedFiles(hm)
 	if len(ganged) != 2 {
 		t.Fatalf("held manifest gangs %d files, want the mug's 2 views: %+v", len(ganged), hm.Files)
@@ -151,12 +152,8 @@ func TestReviewHoldGang(t *testing.T) {
 // TestReviewRejectGang: the mugs of a rejected order never join their gang group.
 func TestReviewRejectGang(t *testing.T) {
 	t.Parallel()
-	e := reviewGangEnv(t)
+	e, hm := heldGangOrder(t, "RG-2")
 	ctx := context.Background()
-	if _, err := e.enq.ExportOrder(ctx, store, e.order("RG-2", 1903, 1002)); err != nil {
-		t.Fatal(err)
-	}
-	hm := e.held("RG-2")
 	if n := len(gangedFiles(hm)); n != 2 {
 		t.Fatalf("held manifest gangs %d files, want 2", n)
 	}
