@@ -816,7 +816,7 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(d.e.stdout, "\n%d orders, %d files, %d warnings (details in each manifest.json). Files are in\n  %s\n", len(ids), files, warnings, d.where)
+	fmt.Fprintf(d.e.stdout, "\n%s, %s, %s (details in each manifest.json). Files are in\n  %s\n", count(len(ids), "order"), count(files, "file"), count(warnings, "warning"), d.where)
 	for _, id := range ids {
 		m := manifests[id]
 		// The manifest's own key: routing rules may have put the files elsewhere.

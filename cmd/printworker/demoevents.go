@@ -175,9 +175,17 @@ func (r *demoReceiver) report(d *demoRun) {
 	})
 	fmt.Fprintf(d.e.stdout, "\nevents received by %s (signatures verified: %d, rejected: %d)\n", r.url, len(evs), r.rejected)
 	for _, e := range evs {
-		fmt.Fprintf(d.e.stdout, "  %s  webhook-id %s  order %s  %d files, %d links\n", e.Type, e.ID, e.Order, e.Files, e.Links)
+		fmt.Fprintf(d.e.stdout, "  %s  webhook-id %s  order %s  %s, %s\n", e.Type, e.ID, e.Order, count(e.Files, "file"), count(e.Links, "link"))
 		if e.Manifest != "" {
 			fmt.Fprintf(d.e.stdout, "    manifest %s\n", e.Manifest)
 		}
 	}
+}
+
+// count is n and noun, plural unless n is 1: "1 file", "3 files".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
