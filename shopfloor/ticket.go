@@ -221,7 +221,7 @@ func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err er
 	t.y = max(t.y+barH+t.fs(10), pg.margin+qrSide+t.fs(6))
 
 	t.line(x0, 10, "", fmt.Sprintf("Store %s (%s) - revision %d - status %s", o.Store, o.Domain, o.Revision, orDash(o.Status)))
-	t.line(x0, 10, "", "Ordered "+OrderDate(o.Created, opt.Location)+" - files generated "+o.GeneratedAt)
+	t.line(x0, 10, "", "Ordered "+OrderDate(o.Created, opt.Location)+" - files generated "+OrderDate(o.GeneratedAt, opt.Location))
 	rush := "no"
 	if o.Rush {
 		rush = "YES"

@@ -91,7 +91,7 @@ func TestTicketShipTo(t *testing.T) {
 			o.Reprint = c.shipTo == ShipToName
 			out := runTool(t, pdftotext, "-layout", writeTicket(t, o, TicketOptions{Size: TicketA4, Link: "https://example.com/o", ShipTo: c.shipTo, Location: berlin, Text: text}), "-")
 			want := append([]string{"Items (5 on 2 line(s))", "3 x Cat (design 7) - product tee", "2 x Dog (design 8) - product mug",
-				"Qty 3", "Qty 2", "Ordered 14 Mar 2024, 14:26 CET"}, c.want...)
+				"Qty 3", "Qty 2", "Ordered 14 Mar 2024, 14:26 CET - files generated 14 Mar 2024, 15:00 CET"}, c.want...)
 			if o.Reprint {
 				want = append(want, "REPRINT")
 			}
