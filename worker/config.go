@@ -348,7 +348,7 @@ func (c Config) rateFor(store string) RateLimit {
 }
 
 // Polling sets how often an idle worker's asynq server polls Redis. Each poll costs
-// one command per queue (six, plus the export shards beyond the first), so these,
+// one command per queue (seven, plus the export shards beyond the first), so these,
 // not the tasks, are what an idle fleet sends Redis.
 type Polling struct {
 	// Idle: how long the fetcher sleeps when every queue was empty (asynq's
@@ -364,7 +364,7 @@ type Polling struct {
 	Janitor time.Duration
 }
 
-// QuietPolling is what `printworker work` polls with by default: about 1.9 commands
+// QuietPolling is what `printworker work` polls with by default: about 2.2 commands
 // a second per idle worker (docs/operations.md, "Redis connections and polling").
 func QuietPolling() Polling {
 	return Polling{Idle: 15 * time.Second, Delayed: 30 * time.Second, Janitor: time.Minute}
