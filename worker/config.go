@@ -360,12 +360,27 @@ type Polling struct {
 	// much after its delay.
 	Delayed time.Duration
 	// Janitor: how often finished tasks past their retention are deleted
-	// (JanitorInterval; asynq's default 8 s).
+	// (JanitorInterval; asynq's default 8 s). Each run deletes up to
+	// janitorBatch of them per queue.
 	Janitor time.Duration
+}
+
+// janitorRate is how many expired finished tasks the janitor deletes per queue per
+// 8 s, whatever its interval: asynq's own rate (100 per run every 8 s). A slower
+// janitor with asynq's fixed batch of 100 deleted less than a busy worker finishes:
+// at one run a minute, six workers could delete at most 36,000 an hour from a
+// queue, fewer than a fleet of six finishes in one (49,000 in the fleet benchmark),
+// so expired tasks would pile up in Redis.
+const janitorRate = 100
+
+// janitorBatch is the janitor's batch for its interval (janitorRate per 8 s), at
+// least asynq's 100 and at most 10,000 (one script deletes them all).
+func (p Polling) janitorBatch() int {
+	return min(max(int(p.Janitor/(8*time.Second))*janitorRate, 100), 10_000)
 }
 
 // QuietPolling is what `printworker work` polls with by default: about 2.2 commands
 // a second per idle worker (docs/operations.md, "Redis connections and polling").
 func QuietPolling() Polling {
-	return Polling{Idle: 15 * time.Second, Delayed: 30 * time.Second, Janitor: time.Minute}
+	return Polling{Idle: 15 * time.Second, Delayed: 30 * time.Second, Janitor: 3 * time.Minute}
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/printworker/printworker/jobs"
 )
@@ -32,5 +33,22 @@ func TestServeQueues(t *testing.T) {
 	}
 	if err := (Config{ExportShards: jobs.MaxExportShards + 1}).Validate(); err == nil {
 		t.Error("too many shards accepted")
+	}
+}
+
+// TestJanitorBatch: the janitor deletes at asynq's rate (100 per 8 s) whatever its
+// interval, within asynq's batch of 100 and 10,000.
+func TestJanitorBatch(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		every time.Duration
+		want  int
+	}{
+		{0, 100}, {time.Second, 100}, {8 * time.Second, 100}, {time.Minute, 700},
+		{3 * time.Minute, 2200}, {time.Hour, 10_000},
+	} {
+		if got := (Polling{Janitor: c.every}).janitorBatch(); got != c.want {
+			t.Errorf("janitor every %s: batch %d, want %d", c.every, got, c.want)
+		}
 	}
 }

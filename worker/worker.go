@@ -207,6 +207,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		DelayedTaskCheckInterval: cmp.Or(cfg.Polling.Delayed, time.Second),
 		TaskCheckInterval:        cfg.Polling.Idle,
 		JanitorInterval:          cfg.Polling.Janitor,
+		JanitorBatchSize:         cfg.Polling.janitorBatch(),
 	})
 	return w, nil
 }

@@ -562,7 +562,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	quiet := worker.QuietPolling()
 	fs.DurationVar(&w.polling.Idle, "poll-idle", quiet.Idle, "how long an idle worker waits before asking its queues again: a task enqueued meanwhile waits up to this unless another worker is awake (one command per queue each time)")
 	fs.DurationVar(&w.polling.Delayed, "poll-delayed", quiet.Delayed, "how often retries and scheduled tasks that came due are queued: a retry runs up to this late (two commands per queue each time)")
-	fs.DurationVar(&w.polling.Janitor, "poll-janitor", quiet.Janitor, "how often finished tasks past their retention are deleted (one command per queue each time)")
+	fs.DurationVar(&w.polling.Janitor, "poll-janitor", quiet.Janitor, "how often finished tasks past their retention are deleted (one command per queue each time, deleting up to 100 tasks per 8 s of this interval)")
 	t := worker.DefaultTimeouts()
 	fs.IntVar(&w.concurrency, "concurrency", worker.DefaultConcurrency, "tasks run at once")
 	fs.Var(&w.weights, "queue-weight", "queue=weight, repeatable; overrides the defaults orders=6, complete=6, exports=3, events=2, sync=1, gang=1, pages=1 one queue at a time")
