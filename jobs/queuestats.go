@@ -59,50 +59,66 @@ func Queues(ctx context.Context, rdb redis.UniversalClient) ([]string, error) {
 // ReadQueueStats reads a queue's counts at now in one round trip, plus one more for the
 // latency when tasks are pending. A queue asynq has never seen reads as empty.
 func ReadQueueStats(ctx context.Context, rdb redis.UniversalClient, queue string, now time.Time) (QueueStats, error) {
-	s := QueueStats{Queue: queue}
-	var (
-		lens   [2]*redis.IntCmd
-		cards  [4]*redis.IntCmd
-		totals [2]*redis.StringCmd
-		paused *redis.IntCmd
-		oldest *redis.StringCmd
-	)
+	var r queueReads
 	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		lens[0] = p.LLen(ctx, asynqKey(queue, "pending"))
-		lens[1] = p.LLen(ctx, asynqKey(queue, "active"))
-		for i, name := range []string{"scheduled", "retry", "archived", "completed"} {
-			cards[i] = p.ZCard(ctx, asynqKey(queue, name))
-		}
-		totals[0] = p.Get(ctx, asynqKey(queue, "processed"))
-		totals[1] = p.Get(ctx, asynqKey(queue, "failed"))
-		paused = p.Exists(ctx, asynqKey(queue, "paused"))
-		// asynq pushes on the left and takes from the right: the oldest is last.
-		oldest = p.LIndex(ctx, asynqKey(queue, "pending"), -1)
+		r = readQueue(ctx, p, queue)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return s, fmt.Errorf("queue %s: %w", queue, err)
+		return QueueStats{Queue: queue}, fmt.Errorf("queue %s: %w", queue, err)
 	}
-	s.Pending, s.Active = int(lens[0].Val()), int(lens[1].Val())
-	s.Scheduled, s.Retry, s.Archived, s.Completed = int(cards[0].Val()), int(cards[1].Val()), int(cards[2].Val()), int(cards[3].Val())
+	return r.stats(ctx, rdb, now)
+}
+
+// queueReads are the reads of one queue's counts, queued on a pipeline.
+type queueReads struct {
+	queue  string
+	lens   [2]*redis.IntCmd
+	cards  [4]*redis.IntCmd
+	totals [2]*redis.StringCmd
+	paused *redis.IntCmd
+	oldest *redis.StringCmd
+}
+
+func readQueue(ctx context.Context, p redis.Pipeliner, queue string) queueReads {
+	r := queueReads{queue: queue}
+	r.lens[0] = p.LLen(ctx, asynqKey(queue, "pending"))
+	r.lens[1] = p.LLen(ctx, asynqKey(queue, "active"))
+	for i, name := range []string{"scheduled", "retry", "archived", "completed"} {
+		r.cards[i] = p.ZCard(ctx, asynqKey(queue, name))
+	}
+	r.totals[0] = p.Get(ctx, asynqKey(queue, "processed"))
+	r.totals[1] = p.Get(ctx, asynqKey(queue, "failed"))
+	r.paused = p.Exists(ctx, asynqKey(queue, "paused"))
+	// asynq pushes on the left and takes from the right: the oldest is last.
+	r.oldest = p.LIndex(ctx, asynqKey(queue, "pending"), -1)
+	return r
+}
+
+// stats are the counts read, and the latency of the oldest pending task (one more
+// round trip when one is pending).
+func (r queueReads) stats(ctx context.Context, rdb redis.UniversalClient, now time.Time) (QueueStats, error) {
+	s := QueueStats{Queue: r.queue}
+	s.Pending, s.Active = int(r.lens[0].Val()), int(r.lens[1].Val())
+	s.Scheduled, s.Retry, s.Archived, s.Completed = int(r.cards[0].Val()), int(r.cards[1].Val()), int(r.cards[2].Val()), int(r.cards[3].Val())
 	for i, dst := range []*int64{&s.ProcessedTotal, &s.FailedTotal} {
-		if v := totals[i].Val(); v != "" {
+		if v := r.totals[i].Val(); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				return s, fmt.Errorf("queue %s: counter: %w", queue, err)
+				return s, fmt.Errorf("queue %s: counter: %w", r.queue, err)
 			}
 			*dst = n
 		}
 	}
-	s.Paused = paused.Val() > 0
-	if id := oldest.Val(); id != "" {
-		since, err := rdb.HGet(ctx, asynqKey(queue, "t:"+id), "pending_since").Int64()
+	s.Paused = r.paused.Val() > 0
+	if id := r.oldest.Val(); id != "" {
+		since, err := rdb.HGet(ctx, asynqKey(r.queue, "t:"+id), "pending_since").Int64()
 		switch {
 		case errors.Is(err, redis.Nil):
 			// Taken by a worker meanwhile: the next oldest is younger; report none
 			// rather than a second guess.
 		case err != nil:
-			return s, fmt.Errorf("queue %s: oldest pending task: %w", queue, err)
+			return s, fmt.Errorf("queue %s: oldest pending task: %w", r.queue, err)
 		default:
 			s.Latency = max(0, now.Sub(time.Unix(0, since)))
 		}
@@ -112,15 +128,45 @@ func ReadQueueStats(ctx context.Context, rdb redis.UniversalClient, queue string
 
 // SumQueueStats adds up the counts of the distinct queues named, read at now; Queue
 // lists them. A queue that cannot be read is an error: read as empty, it would end a
-// wait for the queues to drain too early.
+// wait for the queues to drain too early. The counts are read in one transaction
+// (MULTI/EXEC): read one queue after another, a task could move between two reads
+// and be counted in neither (an export that enqueues its order's completion and
+// ends, a retry the forwarder moves to pending), and a wait would end while work
+// remains. A Redis Cluster runs no transaction across slots: there each queue is
+// read in one, and the queues upstream first (orders, exports, completions, then the
+// rest), so that a task handing work on is read before the work it hands on.
 func SumQueueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time, queues ...string) (QueueStats, error) {
+	queues = slices.Compact(slices.Sorted(slices.Values(queues)))
+	slices.SortStableFunc(queues, func(a, b string) int { return flowRank(a) - flowRank(b) })
+	reads := make([]queueReads, len(queues))
+	tx := func(qs []string, reads []queueReads) error {
+		_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			for i, q := range qs {
+				reads[i] = readQueue(ctx, p, q)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return fmt.Errorf("queues %s: %w", strings.Join(qs, " "), err)
+		}
+		return nil
+	}
+	if _, cluster := rdb.(*redis.ClusterClient); cluster {
+		for i := range queues {
+			if err := tx(queues[i:i+1], reads[i:i+1]); err != nil {
+				return QueueStats{}, err
+			}
+		}
+	} else if err := tx(queues, reads); err != nil {
+		return QueueStats{}, err
+	}
 	var sum QueueStats
-	for _, q := range slices.Compact(slices.Sorted(slices.Values(queues))) {
-		s, err := ReadQueueStats(ctx, rdb, q, now)
+	for _, r := range reads {
+		s, err := r.stats(ctx, rdb, now)
 		if err != nil {
 			return sum, err
 		}
-		sum.Queue = strings.TrimPrefix(sum.Queue+" "+q, " ")
+		sum.Queue = strings.TrimPrefix(sum.Queue+" "+r.queue, " ")
 		sum.Pending += s.Pending
 		sum.Active += s.Active
 		sum.Scheduled += s.Scheduled
@@ -132,4 +178,19 @@ func SumQueueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time
 		sum.Latency = max(sum.Latency, s.Latency)
 	}
 	return sum, nil
+}
+
+// flowRank orders queues by where work flows: a push or fetch (orders) hands on to
+// exports, an export to its completion, a completion to pages and events.
+func flowRank(q string) int {
+	switch {
+	case q == QueueOrders:
+		return 0
+	case IsExportQueue(q):
+		return 1
+	case q == QueueComplete:
+		return 2
+	default:
+		return 3
+	}
 }
