@@ -104,9 +104,9 @@ func (e *Enqueuer) Options() Options { return e.opts }
 
 // ExportQueue is the export queue shard of order k: the one recorded in its state,
 // else the lane of its store (ExportLanes) with fewer tasks waiting (on a tie, one
-// by a hash of the order), which it then records, so every export of one generation, retried or not, enqueues into one
-// queue and its task id refuses duplicates there. An order without state (expired)
-// gets the choice unrecorded.
+// by a hash of the order), which it then records, so every export of one
+// generation, retried or not, enqueues into one queue and its task id refuses
+// duplicates there. An order without state (expired) gets the choice unrecorded.
 func (e *Enqueuer) ExportQueue(ctx context.Context, k OrderKey) (string, error) {
 	lanes := ExportLanes(k.Store, e.shards)
 	if len(lanes) == 1 {
@@ -154,22 +154,22 @@ return redis.call('HGET', KEYS[1], 'lane')
 `)
 
 // waitingTasks counts each queue's tasks not yet running: pending, scheduled and
-// retrying (deferred tasks wait as retries).
+// retrying (deferred tasks wait as retries), read as ReadQueueStats reads them.
 func waitingTasks(ctx context.Context, rdb redis.UniversalClient, queues []string) ([]int64, error) {
-	cmds := make([][3]*redis.IntCmd, len(queues))
+	reads := make([]queueReads, len(queues))
 	// Each queue is one hash tag; on a cluster the pipeline splits by node.
 	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, q := range queues {
-			cmds[i] = [3]*redis.IntCmd{p.LLen(ctx, asynqKey(q, "pending")), p.ZCard(ctx, asynqKey(q, "scheduled")), p.ZCard(ctx, asynqKey(q, "retry"))}
+			reads[i] = readQueue(ctx, p, q)
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
 	out := make([]int64, len(queues))
-	for i, c := range cmds {
-		out[i] = c[0].Val() + c[1].Val() + c[2].Val()
+	for i, r := range reads {
+		out[i] = r.lens[0].Val() + r.cards[0].Val() + r.cards[1].Val()
 	}
 	return out, nil
 }
