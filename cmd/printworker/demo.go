@@ -784,7 +784,9 @@ func (d *demoRun) timeoutError(orders []demoOrder, got map[string]*worker.Manife
 	}
 	reason := ""
 	insp := asynq.NewInspectorFromRedisClient(d.rdb)
-	for _, q := range append([]string{jobs.QueueOrders, jobs.QueueComplete}, jobs.ExportQueues(d.o.redis.exportShards)...) {
+	// Every queue asynq knows: a failed task says why, whichever queue it ran in.
+	qs, _ := jobs.Queues(context.Background(), d.rdb)
+	for _, q := range qs {
 		archived, err := insp.ListArchivedTasks(q)
 		if err != nil || len(archived) == 0 {
 			continue

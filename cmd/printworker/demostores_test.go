@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/printworker/printworker/worker"
@@ -90,6 +91,21 @@ func checkDemoOrders(t *testing.T, manifests map[string]*worker.Manifest) {
 		}
 		if !maps.Equal(got, qty) {
 			t.Errorf("order %s lines %v, want %v", id, got, qty)
+		}
+	}
+}
+
+// TestDemoTimeoutSaysWhatIsMissing: a demo whose orders cannot finish within
+// --timeout fails naming the orders without a manifest and what to do.
+func TestDemoTimeoutSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	_, _, err := runCLI(t, nil, "demo", "--out", filepath.Join(t.TempDir(), "o"), "--timeout", "1ms")
+	if err == nil {
+		t.Fatal("a demo with --timeout 1ms succeeded")
+	}
+	for _, want := range []string{"no manifest after 1ms for ", "#2001", "raise --timeout"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
 }
