@@ -45,6 +45,7 @@ func commands() []command {
 		renderCommand(),
 		profilesCommand(),
 		gangCommand(),
+		imposeCommand(),
 		reviewCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

@@ -1,0 +1,5 @@
+package impose
+
+import "golang.org/x/image/font/gofont/goregular"
+
+func goregularTTF() []byte { return goregular.TTF }
