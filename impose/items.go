@@ -3,10 +3,12 @@ package impose
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/phpdave11/gofpdi"
@@ -66,10 +68,13 @@ func readItem(name string, data []byte) (*item, error) {
 	if len(data) > maxItemBytes {
 		return nil, fmt.Errorf("item %s: %d bytes, more than the %d an item may have", name, len(data), maxItemBytes)
 	}
+	if err := looksLikePDF(data); err != nil {
+		return nil, fmt.Errorf("item %s: %w", name, err)
+	}
 	it := &item{data: data}
 	err := safely(name, func() error {
 		imp := gofpdi.NewImporter()
-		var rs io.ReadSeeker = bytes.NewReader(data)
+		var rs io.ReadSeeker = newGuard(data)
 		imp.SetSourceStream(&rs)
 		sizes := imp.GetPageSizes()
 		it.pages = len(sizes)
@@ -118,6 +123,56 @@ func readItem(name string, data []byte) (*item, error) {
 		return nil, fmt.Errorf("item %s: %w", name, err)
 	}
 	return it, nil
+}
+
+// guard is an item's bytes as the PDF parser reads them. gofpdi takes the end of the
+// file for an empty token and loops on it in places; guard panics (caught by safely)
+// once the parser has hit the end many times or read the file many times over, so a
+// malformed file costs bounded CPU.
+type guard struct {
+	*bytes.Reader
+	eofs, read, limit int64
+}
+
+const guardEOFs = 10000
+
+func newGuard(data []byte) *guard {
+	return &guard{Reader: bytes.NewReader(data), limit: 64*int64(len(data)) + 16<<20}
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	n, err := g.Reader.Read(p)
+	g.read += int64(n)
+	if err == io.EOF {
+		g.eofs++
+	}
+	if g.eofs > guardEOFs || g.read > g.limit {
+		panic("the parser keeps reading past the file's end or over it: a malformed file")
+	}
+	return n, err
+}
+
+// looksLikePDF checks what the PDF parser (gofpdi) takes for granted and loops
+// forever without: a header, and a startxref in the last 1500 bytes (where it looks)
+// pointing inside the file.
+func looksLikePDF(data []byte) error {
+	if !bytes.HasPrefix(data, []byte("%PDF-")) {
+		return errors.New("not a PDF (no %PDF- header)")
+	}
+	tail := data[max(0, len(data)-1500):]
+	i := bytes.LastIndex(tail, []byte("startxref"))
+	if i < 0 {
+		return errors.New("not a complete PDF (no startxref at its end)")
+	}
+	f := bytes.Fields(tail[i+len("startxref"):])
+	if len(f) == 0 {
+		return errors.New("not a complete PDF (startxref without an offset)")
+	}
+	off, err := strconv.Atoi(string(f[0]))
+	if err != nil || off <= 0 || off >= len(data) {
+		return fmt.Errorf("not a complete PDF (startxref %q is not an offset in the file)", f[0])
+	}
+	return nil
 }
 
 func pageBox(m map[string]map[string]float64, name string) (box, bool) {

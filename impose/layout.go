@@ -92,6 +92,9 @@ func (t *Template) Layout(s ItemSize) (Grid, error) {
 		return Grid{}, fmt.Errorf("a %vx%v mm item (bleed %v mm) does not fit inside the margins of a %vx%v mm sheet",
 			s.TrimW, s.TrimH, s.Bleed, t.Sheet.WidthMM, t.Sheet.HeightMM)
 	}
+	if g.Capacity() > maxGridCells {
+		return Grid{}, fmt.Errorf("a %vx%v mm item gives a grid of %d cells, more than %d", s.TrimW, s.TrimH, g.Capacity(), maxGridCells)
+	}
 	g.CellW, g.CellH = s.TrimW, s.TrimH
 	if g.Rotated {
 		g.CellW, g.CellH = s.TrimH, s.TrimW

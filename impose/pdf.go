@@ -1,7 +1,6 @@
 package impose
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image/color"
@@ -121,7 +120,7 @@ func (p *plan) importItems(pdf *gofpdf.Fpdf) error {
 	// each item needs its own variable, alive until the end.
 	sources := make([]io.ReadSeeker, len(p.items))
 	for i, it := range p.items {
-		sources[i] = bytes.NewReader(it.data)
+		sources[i] = newGuard(it.data)
 		err := safely(fmt.Sprint("#", i+1), func() error {
 			imp.SetSourceStream(&sources[i])
 			ids := make([]int, it.pages)
