@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +33,10 @@ func imposeCommand() command {
 			// The items follow the flags: parse once to find where they start, then
 			// parse the flags alone (parseFlags refuses arguments) with the environment.
 			if err := fs.Parse(args); err != nil {
-				return helpOK(parseFlags(fs, e, args))
+				if errors.Is(err, flag.ErrHelp) {
+					return nil
+				}
+				return usageError(err.Error())
 			}
 			j.items = fs.Args()
 			if err := parseFlags(fs, e, args[:len(args)-len(j.items)]); err != nil {
