@@ -121,6 +121,13 @@ func pdfContent(l *Layout, s *Sheet, index map[string]int, sc float64) []byte {
 			size := float64(e.r.Dy()) * sc
 			fmt.Fprintf(&b, "BT /F1 %s Tf %s %s Td (%s) Tj ET\n", num(size), num(float64(e.r.Min.X)*sc), num(top(e.r.Max.Y)+size*0.2), pdfEscape(e.text))
 		}
+		if c.Code > 0 {
+			if e, ok := code(c, l.Designs[p.Design], p); ok {
+				for _, run := range e.runs {
+					fmt.Fprintf(&b, "%s %s %s %s re f\n", num(float64(run[0])*sc), num(top(e.r.Max.Y)), num(float64(run[1]-run[0])*sc), num(float64(e.r.Dy())*sc))
+				}
+			}
+		}
 		if c.CutMarks {
 			for _, m := range cutMarks(c, p, s.Width, s.Length) {
 				fmt.Fprintf(&b, "%s %s %s %s re f\n", num(float64(m.r.Min.X)*sc), num(top(m.r.Max.Y)), num(float64(m.r.Dx())*sc), num(float64(m.r.Dy())*sc))

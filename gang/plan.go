@@ -50,9 +50,15 @@ type Config struct {
 	Rotate      bool
 	// Label is the height of the label band under each copy (0: no labels).
 	Label int
+	// Code is the height of the code band under each copy (and its label band; 0:
+	// no codes): a Code 128 barcode of its order, line and copy.
+	Code int
 	// CutMarks draws corner marks in the gap around each copy.
 	CutMarks bool
 }
+
+// bands is the height under each copy's artwork its label and code take.
+func (c Config) bands() int { return c.Label + c.Code }
 
 // Placement is one copy on a sheet. X, Y, W, H are the artwork's trimmed box on the
 // sheet in pixels; Src is the trimmed box in the design file.
@@ -117,8 +123,8 @@ func (c Config) Validate() error {
 	if c.MaxLength <= 0 {
 		errs = append(errs, fmt.Sprintf("max length must be positive, got %d px", c.MaxLength))
 	}
-	if c.Gap < 0 || c.Margin < 0 || c.Label < 0 {
-		errs = append(errs, "gap, margin and label height must not be negative")
+	if c.Gap < 0 || c.Margin < 0 || c.Label < 0 || c.Code < 0 {
+		errs = append(errs, "gap, margin, label and code heights must not be negative")
 	}
 	if c.Width > 0 && c.Gap >= c.Width {
 		errs = append(errs, fmt.Sprintf("gap %d px is not smaller than the sheet width %d px", c.Gap, c.Width))
@@ -212,17 +218,17 @@ func (c Config) reject(d Design) string {
 	if fits(b.W, b.H) || (c.Rotate && fits(b.RW, b.RH)) {
 		return ""
 	}
-	pw, ph := c.binW()-c.Gap, c.binH()-c.Gap-c.Label
+	pw, ph := c.binW()-c.Gap, c.binH()-c.Gap-c.bands()
 	if c.Rotate {
 		return fmt.Sprintf("artwork %dx%d px fits neither way in the printable area %dx%d px", d.Trim.Dx(), d.Trim.Dy(), pw, ph)
 	}
 	return fmt.Sprintf("artwork %dx%d px does not fit in the printable area %dx%d px (rotation is off)", d.Trim.Dx(), d.Trim.Dy(), pw, ph)
 }
 
-// box is the padded size of one copy of d: artwork, label band under it, gap.
+// box is the padded size of one copy of d: artwork, label and code bands under it, gap.
 func (c Config) box(d Design, id int) box {
 	w, h := d.Trim.Dx(), d.Trim.Dy()
-	return box{W: w + c.Gap, H: h + c.Label + c.Gap, RW: h + c.Gap, RH: w + c.Label + c.Gap, ID: id}
+	return box{W: w + c.Gap, H: h + c.bands() + c.Gap, RW: h + c.Gap, RH: w + c.bands() + c.Gap, ID: id}
 }
 
 // sheet turns packed boxes into placements, sorted top to bottom then left to right
@@ -238,7 +244,7 @@ func (c Config) sheet(index int, placed []packed, copies []Placement) Sheet {
 			pl.Rotation = 90
 		}
 		pl.X, pl.Y, pl.W, pl.H = c.Margin+p.X, c.Margin+p.Y, w, h
-		bottom = max(bottom, pl.Y+h+c.Label)
+		bottom = max(bottom, pl.Y+h+c.bands())
 		s.Placements = append(s.Placements, pl)
 	}
 	sortPlacements(s.Placements)

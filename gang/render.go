@@ -36,6 +36,7 @@ const (
 	elemArt elemKind = iota
 	elemLabel
 	elemMark
+	elemCode
 )
 
 // element is one thing on the sheet: a copy's artwork, its label or a cut mark.
@@ -46,6 +47,7 @@ type element struct {
 	key   string          // elemArt
 	text  string          // elemLabel
 	scale int             // elemLabel: font pixel size multiplier
+	runs  [][2]int        // elemCode: the bars' columns [x0, x1)
 }
 
 // sheetRenderer produces the rows of one sheet from its placements.
@@ -99,6 +101,11 @@ func newSheetRenderer(l *Layout, s *Sheet, ld Loader, behind int) *sheetRenderer
 		if c.Label > 0 {
 			r.elems = append(r.elems, r.label(c, d, p))
 		}
+		if c.Code > 0 {
+			if e, ok := code(c, d, p); ok {
+				r.elems = append(r.elems, e)
+			}
+		}
 		if c.CutMarks {
 			r.elems = append(r.elems, cutMarks(c, p, s.Width, s.Length)...)
 		}
@@ -148,6 +155,10 @@ func (r *sheetRenderer) row(ctx context.Context) pngenc.RowFunc {
 				r.drawLabelRow(dst, e, y)
 			case elemMark:
 				fillRow(dst, e.r.Min.X, e.r.Max.X)
+			case elemCode:
+				for _, run := range e.runs {
+					fillRow(dst, run[0], run[1])
+				}
 			}
 		}
 	}
@@ -219,13 +230,13 @@ func markThickness(dpi float64) int { return max(1, int(dpi/288+0.5)) }
 
 // cutMarks are L-shaped corner marks in the gap around a copy's artwork, one pixel
 // off the artwork and at most half the gap long, so neighbours' marks never meet. The
-// marks below the artwork sit under the label band.
+// marks below the artwork sit under the label and code bands.
 func cutMarks(c Config, p *Placement, w, h int) []element {
 	t := markThickness(c.DPI)
 	off := 1
 	n := c.Gap/2 - off
 	x0, y0, x1, y1 := p.X, p.Y, p.X+p.W, p.Y+p.H
-	below := y1 + c.Label + off
+	below := y1 + c.Label + c.Code + off
 	rs := []image.Rectangle{
 		image.Rect(x0-off-n, y0, x0-off, y0+t), image.Rect(x0, y0-off-n, x0+t, y0-off), // top left
 		image.Rect(x1+off, y0, x1+off+n, y0+t), image.Rect(x1-t, y0-off-n, x1, y0-off), // top right

@@ -16,7 +16,7 @@ import (
 // maxGroupName bounds a group name, which becomes a folder and part of Redis keys.
 const maxGroupName = 64
 
-var groupFields = []string{"width", "dpi", "gap", "margin", "rotate", "maxLength", "sheets", "labels", "cutMarks", "pdf", "previewWidth", "cutoff", "prefix"}
+var groupFields = []string{"width", "dpi", "gap", "margin", "rotate", "maxLength", "sheets", "labels", "codes", "cutMarks", "pdf", "previewWidth", "cutoff", "prefix"}
 
 // Gang returns the group named name.
 func (r *Rules) Gang(name string) (*gang.Group, bool) {
@@ -118,9 +118,10 @@ func parseGroup(name string, raw json.RawMessage) (*gang.Group, []error) {
 	if field("dpi", &dpi) && !(dpi >= 10 && dpi <= 2400) {
 		errs = append(errs, fmt.Errorf("dpi: %g, want 10 to 2400", dpi))
 	}
-	rotate, labels := true, false
+	rotate, labels, codes := true, false, false
 	field("rotate", &rotate)
 	field("labels", &labels)
+	field("codes", &codes)
 	field("sheets", &g.Sheet.Sheets)
 	field("cutMarks", &g.Sheet.CutMarks)
 	field("pdf", &g.PDF)
@@ -146,6 +147,9 @@ func parseGroup(name string, raw json.RawMessage) (*gang.Group, []error) {
 	g.Sheet.Gap, g.Sheet.Margin = gap.Pixels(dpi), margin.Pixels(dpi)
 	if labels {
 		g.Sheet.Label = gang.LabelPx(dpi)
+	}
+	if codes {
+		g.Sheet.Code = gang.CodePx(dpi)
 	}
 	if len(errs) == 0 {
 		if err := g.Sheet.Validate(); err != nil {

@@ -8,7 +8,7 @@ import (
 
 const gangRules = `{"gangs": {
   "dtf-22in": {"width": "22in", "dpi": 300, "gap": "5mm", "margin": "5mm", "maxLength": "10m",
-               "labels": true, "cutMarks": true, "pdf": true, "cutoff": "0 14 * * *", "prefix": "dtf/sheets"},
+               "labels": true, "codes": true, "cutMarks": true, "pdf": true, "cutoff": "0 14 * * *", "prefix": "dtf/sheets"},
   "stickers": {"width": "30cm", "maxLength": "50cm", "sheets": true, "rotate": false, "cutoff": "every 2h", "previewWidth": 0}
 },
 "rules": [
@@ -36,7 +36,7 @@ func TestGangGroups(t *testing.T) {
 		t.Fatal("group dtf-22in missing")
 	}
 	c := g.Sheet
-	if c.DPI != 300 || c.Width != 6600 || c.MaxLength != 118110 || c.Gap != 59 || c.Margin != 59 || !c.Rotate || c.Label != 35 || !c.CutMarks || c.Sheets {
+	if c.DPI != 300 || c.Width != 6600 || c.MaxLength != 118110 || c.Gap != 59 || c.Margin != 59 || !c.Rotate || c.Label != 35 || c.Code != 47 || !c.CutMarks || c.Sheets {
 		t.Errorf("dtf-22in sheet %+v", c)
 	}
 	if !g.PDF || g.Prefix != "dtf/sheets" || g.PreviewWidth != 800 {

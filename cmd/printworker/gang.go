@@ -22,6 +22,7 @@ type gangJob struct {
 	dpi                float64
 	rotate, sheets     bool
 	labels, cutMarks   bool
+	codes              bool
 	dryRun             bool
 	pdf                bool
 	previewWidth       int
@@ -54,6 +55,7 @@ func gangCommand() command {
 			fs.Var(&j.maxLength, "max-length", "longest roll section (a longer layout continues on the next); with --sheets the sheet length")
 			fs.BoolVar(&j.sheets, "sheets", false, "fixed sheets of --width x --max-length instead of a roll cut to the length used")
 			fs.BoolVar(&j.labels, "labels", false, "print a small order/line/copy label under each copy")
+			fs.BoolVar(&j.codes, "codes", false, "print a Code 128 barcode (order-line-copy) under each copy")
 			fs.BoolVar(&j.cutMarks, "cut-marks", false, "print corner cut marks in the gap around each copy")
 			fs.BoolVar(&j.pdf, "pdf", false, "also write each sheet as a PDF with the designs embedded at native resolution")
 			fs.BoolVar(&j.dryRun, "dry-run", false, "print the layout and utilisation; write nothing")
@@ -91,6 +93,9 @@ func (j gangJob) config() gang.Config {
 	}
 	if j.labels {
 		c.Label = gang.LabelPx(j.dpi)
+	}
+	if j.codes {
+		c.Code = gang.CodePx(j.dpi)
 	}
 	return c
 }
