@@ -139,8 +139,17 @@ func newPlan(ctx context.Context, t *Template, in []Input) (*plan, error) {
 		}
 		if t.Codes != CodesNone {
 			pl.Code = in[i].code(pl.Copy)
+			if why := t.codeFits(pl.Code, g.CellW, t.codeStrip(size)); why != "" {
+				errs = append(errs, fmt.Errorf("item %s copy %d: code %q: %s", pl.Item, pl.Copy, pl.Code, why))
+				if len(errs) >= 10 {
+					break
+				}
+			}
 		}
 		p.result.Placements[i] = pl
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

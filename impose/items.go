@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,11 @@ func readItem(name string, data []byte) (*item, error) {
 	if err := looksLikePDF(data); err != nil {
 		return nil, fmt.Errorf("item %s: %w", name, err)
 	}
+	// The writer places a page by its boxes as they are; a page turned by /Rotate
+	// would land turned and off its cell.
+	if reRotate.Match(data) {
+		return nil, fmt.Errorf("item %s: a page is turned by /Rotate; export it upright", name)
+	}
 	it := &item{data: data}
 	err := safely(name, func() error {
 		imp := gofpdi.NewImporter()
@@ -124,6 +130,8 @@ func readItem(name string, data []byte) (*item, error) {
 	}
 	return it, nil
 }
+
+var reRotate = regexp.MustCompile(`/Rotate\s+-?[1-9]`)
 
 // guard is an item's bytes as the PDF parser reads them. gofpdi takes the end of the
 // file for an empty token and loops on it in places; guard panics (caught by safely)

@@ -75,6 +75,10 @@ func TestBadItems(t *testing.T) {
 		{"code strip too shallow", `{"sheet": {"width_mm": 210, "height_mm": 297}, "margin_mm": 8, "gutter_mm": 1, "duplex": "turn"}`,
 			[]Input{{Name: "z.pdf", Data: card(t, "Z", 85, 55, 0, true, nil)}}, "codes need"},
 		{"nothing", a4Cards, nil, "no items"},
+		{"code wider than the item", a4Cards, []Input{{Name: strings.Repeat("long-name-", 4) + ".pdf", Data: good}}, "wider than the item"},
+		{"QR in a thin strip", `{"sheet": {"width_mm": 210, "height_mm": 297}, "margin_mm": 8, "gutter_mm": 6, "duplex": "turn", "codes": "qr"}`,
+			[]Input{{Name: "g.pdf", Data: good}}, "QR code's modules"},
+		{"rotated page", a4Cards, []Input{{Name: "r.pdf", Data: bytes.Replace(good, []byte("/Type /Page\n"), []byte("/Type /Page\n/Rotate 90\n"), 1)}}, "/Rotate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

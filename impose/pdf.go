@@ -55,6 +55,35 @@ func (t *Template) checkCodes(s ItemSize) error {
 	return nil
 }
 
+// codeFits says why a copy's code cannot be drawn under a footprint cellW mm wide
+// with a strip strip mm deep ("" when it can).
+func (t *Template) codeFits(text string, cellW, strip float64) string {
+	switch t.Codes {
+	case CodesCode128:
+		bc, err := code128.Encode(text)
+		if err != nil {
+			return err.Error()
+		}
+		narrowest := codeModulesMM[len(codeModulesMM)-1]
+		if w := float64(bc.Bounds().Dx()+2*quietModules) * narrowest; w > cellW-codeInsetMM {
+			return fmt.Sprintf("its Code 128 is %.1f mm wide at %v mm modules, wider than the item", w, narrowest)
+		}
+	case CodesQR:
+		bc, err := qr.Encode(text, qr.M, qr.Auto)
+		if err != nil {
+			return err.Error()
+		}
+		side := strip - codeGapMM
+		if mod := side / float64(bc.Bounds().Dx()+2*qrQuietModules); mod < minQRModuleMM {
+			return fmt.Sprintf("its QR code's modules would be %.2f mm in a %.1f mm strip, under %v mm (widen the gutter or use code128)", mod, strip, minQRModuleMM)
+		}
+		if side > cellW-codeInsetMM {
+			return "its QR code is wider than the item"
+		}
+	}
+	return ""
+}
+
 func mm(v float64) float64 { return v * ptPerMM }
 
 // num formats a PDF number: four decimals, no trailing zeros.
@@ -278,9 +307,10 @@ func (p *plan) code(c *strings.Builder, text string, x, y float64, s ItemSize) {
 			return
 		}
 		n := bc.Bounds().Dx()
+		// The widest module that fits; codeFits made sure the narrowest does.
 		for _, mod := range codeModulesMM {
 			wmm := float64(n+2*quietModules) * mod
-			if wmm > p.grid.CellW-2*codeInsetMM && mod != codeModulesMM[len(codeModulesMM)-1] {
+			if wmm > p.grid.CellW-codeInsetMM && mod != codeModulesMM[len(codeModulesMM)-1] {
 				continue
 			}
 			bx := x + codeInsetMM
