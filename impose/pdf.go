@@ -113,8 +113,10 @@ func (p *plan) write(ctx context.Context, w io.Writer, opt Options) error {
 	if p.intent != nil {
 		render.DeclarePDFX(pdf, p.intent.info, p.intent.icc, title, opt.Created)
 	}
-	// A subset of Go Regular for the slug: PDF/X wants every font embedded.
-	pdf.AddUTF8FontFromBytes("pw-goregular", "", goregular.TTF)
+	if *t.Slug {
+		// A subset of Go Regular for the slug: PDF/X wants every font embedded.
+		pdf.AddUTF8FontFromBytes("pw-goregular", "", goregular.TTF)
+	}
 	if err := p.importItems(pdf); err != nil {
 		return err
 	}
