@@ -245,8 +245,11 @@ func (p *plan) marks(c *strings.Builder, x, y, ext float64) {
 	w, h := g.CellW, g.CellH
 	out := t.outer(p.items[0].size)
 	W, H := t.Sheet.WidthMM, t.Sheet.HeightMM
-	// room in the gutter between two neighbours' drawn extents
-	inner := g.Gutter/2 - ext - markOffsetMM
+	// How deep under an item its drawn area reaches: its bleed, or its code strip.
+	under := ext
+	if t.Codes != CodesNone {
+		under = max(ext, t.codeStrip(p.items[0].size))
+	}
 	lines := func(from, to float64, at float64, vertical bool) {
 		if to-from < markMinMM {
 			return
@@ -265,32 +268,38 @@ func (p *plan) marks(c *strings.Builder, x, y, ext float64) {
 	bh := float64(g.Rows)*h + float64(g.Rows-1)*g.Gutter
 	leftOuter, rightOuter := x < g.X0+eps, x+w > g.X0+bw-eps
 	bottomOuter, topOuter := y < g.Y0+eps, y+h > g.Y0+bh-eps
+	// Inside the block a mark runs in the gutter between this item's drawn area and
+	// its neighbour's (the neighbour's mark on the same line may overlap it).
 	for _, yy := range []float64{y, y + h} {
 		if leftOuter {
 			from := x - out - markOffsetMM
 			lines(max(markOffsetMM, from-markMaxMM), from, yy, false)
-		} else if inner >= markMinMM {
-			lines(x-ext-markOffsetMM-min(inner, markMaxMM), x-ext-markOffsetMM, yy, false)
+		} else {
+			from, to := x-g.Gutter+ext+markOffsetMM, x-ext-markOffsetMM
+			lines(max(from, to-markMaxMM), to, yy, false)
 		}
 		if rightOuter {
 			from := x + w + out + markOffsetMM
 			lines(from, min(W-markOffsetMM, from+markMaxMM), yy, false)
-		} else if inner >= markMinMM {
-			lines(x+w+ext+markOffsetMM, x+w+ext+markOffsetMM+min(inner, markMaxMM), yy, false)
+		} else {
+			from, to := x+w+ext+markOffsetMM, x+w+g.Gutter-ext-markOffsetMM
+			lines(from, min(to, from+markMaxMM), yy, false)
 		}
 	}
 	for _, xx := range []float64{x, x + w} {
 		if bottomOuter {
 			from := y - out - markOffsetMM
 			lines(max(markOffsetMM, from-markMaxMM), from, xx, true)
-		} else if inner >= markMinMM {
-			lines(y-ext-markOffsetMM-min(inner, markMaxMM), y-ext-markOffsetMM, xx, true)
+		} else {
+			from, to := y-g.Gutter+ext+markOffsetMM, y-under-markOffsetMM
+			lines(max(from, to-markMaxMM), to, xx, true)
 		}
 		if topOuter {
 			from := y + h + out + markOffsetMM
 			lines(from, min(H-markOffsetMM, from+markMaxMM), xx, true)
-		} else if inner >= markMinMM {
-			lines(y+h+ext+markOffsetMM, y+h+ext+markOffsetMM+min(inner, markMaxMM), xx, true)
+		} else {
+			from, to := y+h+ext+markOffsetMM, y+h+g.Gutter-under-markOffsetMM
+			lines(from, min(to, from+markMaxMM), xx, true)
 		}
 	}
 	c.WriteString("Q\n")
