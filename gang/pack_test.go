@@ -40,7 +40,7 @@ func checkLayout(t testing.TB, ds []Design, l *Layout) {
 			if p.Rotation != 0 && !c.Rotate {
 				t.Fatalf("%s rotated with rotation off", d.Key)
 			}
-			art := image.Rect(p.X, p.Y, p.X+p.W, p.Y+p.H+c.bands())
+			art := image.Rect(p.X, p.Y, p.X+p.W, p.Y+p.H+c.Bands())
 			if !art.In(area) {
 				t.Fatalf("sheet %d: %s copy %d at %v outside the printable area %v", s.Index, d.Key, p.Copy, art, area)
 			}

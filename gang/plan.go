@@ -57,8 +57,8 @@ type Config struct {
 	CutMarks bool
 }
 
-// bands is the height under each copy's artwork its label and code take.
-func (c Config) bands() int { return c.Label + c.Code }
+// Bands is the height under each copy's artwork its label and code take.
+func (c Config) Bands() int { return c.Label + c.Code }
 
 // Placement is one copy on a sheet. X, Y, W, H are the artwork's trimmed box on the
 // sheet in pixels; Src is the trimmed box in the design file.
@@ -218,7 +218,7 @@ func (c Config) reject(d Design) string {
 	if fits(b.W, b.H) || (c.Rotate && fits(b.RW, b.RH)) {
 		return ""
 	}
-	pw, ph := c.binW()-c.Gap, c.binH()-c.Gap-c.bands()
+	pw, ph := c.binW()-c.Gap, c.binH()-c.Gap-c.Bands()
 	if c.Rotate {
 		return fmt.Sprintf("artwork %dx%d px fits neither way in the printable area %dx%d px", d.Trim.Dx(), d.Trim.Dy(), pw, ph)
 	}
@@ -228,7 +228,7 @@ func (c Config) reject(d Design) string {
 // box is the padded size of one copy of d: artwork, label and code bands under it, gap.
 func (c Config) box(d Design, id int) box {
 	w, h := d.Trim.Dx(), d.Trim.Dy()
-	return box{W: w + c.Gap, H: h + c.bands() + c.Gap, RW: h + c.Gap, RH: w + c.bands() + c.Gap, ID: id}
+	return box{W: w + c.Gap, H: h + c.Bands() + c.Gap, RW: h + c.Gap, RH: w + c.Bands() + c.Gap, ID: id}
 }
 
 // sheet turns packed boxes into placements, sorted top to bottom then left to right
@@ -244,7 +244,7 @@ func (c Config) sheet(index int, placed []packed, copies []Placement) Sheet {
 			pl.Rotation = 90
 		}
 		pl.X, pl.Y, pl.W, pl.H = c.Margin+p.X, c.Margin+p.Y, w, h
-		bottom = max(bottom, pl.Y+h+c.bands())
+		bottom = max(bottom, pl.Y+h+c.Bands())
 		s.Placements = append(s.Placements, pl)
 	}
 	sortPlacements(s.Placements)

@@ -183,7 +183,7 @@ func (j *Jobs) Add(ctx context.Context, grp *gang.Group, ref string, gen int64, 
 
 // Full says whether pending designs with totals t fill more than one sheet (or roll
 // section) of c, or more copies than one batch takes: their full file sizes, each
-// with the gap and label band around it, cover more than a sheet's printable area,
+// with the gap and the label and code bands around it, cover more than a sheet's printable area,
 // so no packing puts them on one sheet. It reads the totals the add script keeps,
 // never the designs: O(1) per add, where planning the pending designs after every
 // add was quadratic in the group's size. The build packs the smaller alpha-trimmed
@@ -191,7 +191,7 @@ func (j *Jobs) Add(ctx context.Context, grp *gang.Group, ref string, gen int64, 
 // can never hold (jobs.GangEntry.NoFill) is not in the totals.
 func Full(t jobs.GangTotals, c gang.Config) bool {
 	usable := int64(c.Width-2*c.Margin+c.Gap) * int64(c.MaxLength-2*c.Margin+c.Gap)
-	return t.Copies > maxCopies || t.PaddedArea(c.Gap, c.Label) > usable
+	return t.Copies > maxCopies || t.PaddedArea(c.Gap, c.Bands()) > usable
 }
 
 // checkFull enqueues a build when the group's pending designs fill a sheet (Full),
