@@ -214,7 +214,7 @@ func parseWooPage(body []byte, totalPages string, page int) (Page, error) {
 // GET /stores/{hash}/v2/orders?min_date_modified=...&sort=date_modified:asc&limit=250&page=N
 // (X-Auth-Token); an empty page is a 204, a short page the last.
 type BigCommerce struct {
-	Client                  *Client
+	Client                   *Client
 	APIURL, StoreHash, Token string
 }
 
@@ -281,7 +281,7 @@ func parseBigCommercePage(body []byte, page int) (Page, error) {
 // GET /v3/application/shops/{shop_id}/receipts?min_last_modified=...&sort_on=updated&sort_order=asc&limit=100&offset=N
 // (x-api-key and an OAuth bearer token); count says how many there are.
 type Etsy struct {
-	Client                         *Client
+	Client                        *Client
 	APIURL, ShopID, APIKey, Token string
 }
 

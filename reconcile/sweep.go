@@ -83,7 +83,7 @@ type Result struct {
 	// could not be mapped (logged, not retried); Later: changed within Settle, left
 	// to the next sweep.
 	Listed, Recovered, Handled, Seen, Skipped, Failed, Later int
-	Mark                                                        time.Time
+	Mark                                                     time.Time
 }
 
 // Sweeper sweeps stores' order lists into the pipeline: each listed order
