@@ -1,7 +1,9 @@
 package storesim
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -18,13 +20,6 @@ import (
 type Dropped []int
 
 func (d Dropped) has(i int) bool { return slices.Contains(d, i) }
-
-// listWindow is one page of n items: the offset and length of page (1-based) of
-// size per.
-func listWindow(n, page, per int) (lo, hi int) {
-	lo = min((page-1)*per, n)
-	return lo, min(lo+per, n)
-}
 
 // serveWooList answers GET /wp-json/wc/v3/orders: modified_after (GMT with
 // dates_are_gmt=true, else the site's time, UTC here), orderby=modified&order=asc,
@@ -56,28 +51,17 @@ func (w *WooCommerce) serveWooList(rw http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.mu.Lock()
-	var all []WooOrder
+	orders := make([]WooOrder, 0, len(w.orders))
 	for _, o := range w.orders {
-		m, err := time.Parse("2006-01-02T15:04:05", o.DateModifiedGMT)
-		if err == nil && m.After(after) {
-			all = append(all, o.withoutHidden())
-		}
+		orders = append(orders, o.withoutHidden())
 	}
 	w.mu.Unlock()
-	slices.SortFunc(all, func(a, b WooOrder) int {
-		if c := strings.Compare(a.DateModifiedGMT, b.DateModifiedGMT); c != 0 {
-			return c
-		}
-		return int(a.ID - b.ID)
-	})
-	lo, hi := listWindow(len(all), page, per)
-	rw.Header().Set("X-WP-Total", strconv.Itoa(len(all)))
-	rw.Header().Set("X-WP-TotalPages", strconv.Itoa((len(all)+per-1)/per))
+	// modified_after is strict; the stamps have whole seconds.
+	out, total := sincePage(orders, func(o WooOrder) time.Time { t, _ := time.Parse("2006-01-02T15:04:05", o.DateModifiedGMT); return t },
+		func(o WooOrder) string { return fmt.Sprintf("%020d", o.ID) }, after.Add(time.Second), (page-1)*per, per)
+	rw.Header().Set("X-WP-Total", strconv.Itoa(total))
+	rw.Header().Set("X-WP-TotalPages", strconv.Itoa((total+per-1)/per))
 	rw.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	out := all[lo:hi]
-	if out == nil {
-		out = []WooOrder{}
-	}
 	_ = json.NewEncoder(rw).Encode(out)
 }
 
@@ -112,33 +96,64 @@ func (b *BigCommerce) serveBCList(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, page = min(limit, 250), max(page, 1)
 	b.mu.Lock()
-	var all []BCOrder
+	orders := make([]BCOrder, 0, len(b.orders))
 	for _, o := range b.orders {
-		if !o.Modified.Before(since.Truncate(time.Second)) {
-			all = append(all, o)
-		}
+		orders = append(orders, o)
 	}
 	b.mu.Unlock()
-	slices.SortFunc(all, func(x, y BCOrder) int {
-		if c := x.Modified.Compare(y.Modified); c != 0 {
-			return c
-		}
-		return x.ID - y.ID
-	})
 	if b.SpentWindow > 0 {
 		bcRateHeaders(w.Header(), 0, b.SpentWindow)
 	} else {
 		bcRateHeaders(w.Header(), 149, 30*time.Second)
 	}
-	lo, hi := listWindow(len(all), page, limit)
-	if lo == hi {
+	got, _ := sincePage(orders, func(o BCOrder) time.Time { return o.Modified }, func(o BCOrder) string { return fmt.Sprintf("%020d", o.ID) },
+		since.Truncate(time.Second), (page-1)*limit, limit)
+	if len(got) == 0 {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	out := make([]any, 0, hi-lo)
-	for _, o := range all[lo:hi] {
+	out := make([]any, 0, len(got))
+	for _, o := range got {
 		out = append(out, bcOrderJSON(o))
 	}
 	body, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, body)
+}
+
+// stampCursor is what a simulated cursor holds (Shopify's page_info, Wix's
+// cursor): the list's lower bound and where the next page starts.
+type stampCursor struct {
+	Since  string `json:"s"`
+	Offset int    `json:"o"`
+}
+
+func (c stampCursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeCursor reads a cursor encode wrote into c; false when it is not one.
+func decodeCursor(s string, c *stampCursor) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && json.Unmarshal(b, c) == nil && c.Offset >= 0
+}
+
+// sincePage sorts the items stamped at or after since by stamp, then key, and
+// returns the limit of them from offset, with how many there are in all.
+func sincePage[T any](items []T, stamp func(T) time.Time, key func(T) string, since time.Time, offset, limit int) ([]T, int) {
+	var all []T
+	for _, it := range items {
+		if !stamp(it).Before(since) {
+			all = append(all, it)
+		}
+	}
+	slices.SortFunc(all, func(a, b T) int {
+		if c := stamp(a).Compare(stamp(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(key(a), key(b))
+	})
+	lo := min(offset, len(all))
+	hi := min(lo+limit, len(all))
+	return append([]T{}, all[lo:hi]...), len(all)
 }

@@ -7,9 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -126,12 +126,6 @@ func (s *Shopify) Webhook(topic string, id int64) (Webhook, error) {
 	return Webhook{Header: h, Body: body}, nil
 }
 
-// shopifyCursor is what page_info holds.
-type shopifyCursor struct {
-	Since  string `json:"s"`
-	Offset int    `json:"o"`
-}
-
 // Handler serves the order list.
 func (s *Shopify) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -154,7 +148,7 @@ func (s *Shopify) Handler() http.Handler {
 			}
 			limit = n
 		}
-		cur := shopifyCursor{Since: q.Get("updated_at_min")}
+		cur := stampCursor{Since: q.Get("updated_at_min")}
 		if pi := q.Get("page_info"); pi != "" {
 			for k := range q {
 				if k != "page_info" && k != "limit" && k != "fields" {
@@ -163,8 +157,7 @@ func (s *Shopify) Handler() http.Handler {
 					return
 				}
 			}
-			b, err := base64.RawURLEncoding.DecodeString(pi)
-			if err != nil || json.Unmarshal(b, &cur) != nil || cur.Offset < 0 {
+			if !decodeCursor(pi, &cur) {
 				http.Error(w, `{"errors":{"page_info":"Invalid value."}}`, http.StatusBadRequest)
 				return
 			}
@@ -179,36 +172,24 @@ func (s *Shopify) Handler() http.Handler {
 			since = t
 		}
 		s.mu.Lock()
-		var all []ShopifyOrder
+		orders := make([]ShopifyOrder, 0, len(s.orders))
 		for _, o := range s.orders {
-			u, err := time.Parse(time.RFC3339, o.UpdatedAt)
-			if err == nil && !u.Before(since) {
-				all = append(all, o)
-			}
+			orders = append(orders, o)
 		}
 		s.mu.Unlock()
-		slices.SortFunc(all, func(a, b ShopifyOrder) int {
-			ta, _ := time.Parse(time.RFC3339, a.UpdatedAt)
-			tb, _ := time.Parse(time.RFC3339, b.UpdatedAt)
-			if c := ta.Compare(tb); c != 0 {
-				return c
-			}
-			return int(a.ID - b.ID)
-		})
-		lo := min(cur.Offset, len(all))
-		hi := min(lo+limit, len(all))
-		if hi < len(all) {
-			b, _ := json.Marshal(shopifyCursor{Since: cur.Since, Offset: hi})
-			next := url.Values{"limit": {strconv.Itoa(limit)}, "page_info": {base64.RawURLEncoding.EncodeToString(b)}}
-			u := "http://" + r.Host + r.URL.Path + "?" + next.Encode()
-			if r.TLS != nil {
-				u = "https://" + r.Host + r.URL.Path + "?" + next.Encode()
-			}
-			w.Header().Set("Link", "<"+u+`>; rel="next"`)
+		page, total := sincePage(orders, func(o ShopifyOrder) time.Time { t, _ := time.Parse(time.RFC3339, o.UpdatedAt); return t },
+			func(o ShopifyOrder) string { return fmt.Sprintf("%020d", o.ID) }, since, cur.Offset, limit)
+		next := cur.Offset + len(page)
+		if next >= total {
+			next = 0
 		}
-		page := all[lo:hi]
-		if page == nil {
-			page = []ShopifyOrder{}
+		if next > 0 {
+			q := url.Values{"limit": {strconv.Itoa(limit)}, "page_info": {stampCursor{Since: cur.Since, Offset: next}.encode()}}
+			scheme := "http"
+			if r.TLS != nil {
+				scheme = "https"
+			}
+			w.Header().Set("Link", "<"+scheme+"://"+r.Host+r.URL.Path+"?"+q.Encode()+`>; rel="next"`)
 		}
 		out, _ := json.Marshal(map[string]any{"orders": page})
 		writeJSON(w, http.StatusOK, out)

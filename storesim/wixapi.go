@@ -1,10 +1,8 @@
 package storesim
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,13 +31,6 @@ func (s *WixSite) Put(o WixOrder) {
 	s.mu.Lock()
 	s.orders[o.ID] = o
 	s.mu.Unlock()
-}
-
-// wixCursor is what a cursor holds: the filter's bound and where the next page
-// starts.
-type wixCursor struct {
-	Since  string `json:"s"`
-	Offset int    `json:"o"`
 }
 
 // Handler serves the search.
@@ -75,13 +66,10 @@ func (s *WixSite) Handler() http.Handler {
 			limit = 100
 		}
 		limit = min(limit, 100)
-		cur := wixCursor{Since: req.Search.Filter.UpdatedDate.Gte}
-		if c := req.Search.CursorPaging.Cursor; c != "" {
-			b, err := base64.RawURLEncoding.DecodeString(c)
-			if err != nil || json.Unmarshal(b, &cur) != nil || cur.Offset < 0 {
-				http.Error(w, `{"message":"INVALID_ARGUMENT: cursor"}`, http.StatusBadRequest)
-				return
-			}
+		cur := stampCursor{Since: req.Search.Filter.UpdatedDate.Gte}
+		if c := req.Search.CursorPaging.Cursor; c != "" && !decodeCursor(c, &cur) {
+			http.Error(w, `{"message":"INVALID_ARGUMENT: cursor"}`, http.StatusBadRequest)
+			return
 		}
 		var since time.Time
 		if cur.Since != "" {
@@ -93,32 +81,22 @@ func (s *WixSite) Handler() http.Handler {
 			since = t
 		}
 		s.mu.Lock()
-		var all []WixOrder
+		var listed []WixOrder
 		for _, o := range s.orders {
-			u, err := time.Parse(time.RFC3339Nano, o.UpdatedDate)
-			if err == nil && !u.Before(since) && !strings.EqualFold(o.Status, "INITIALIZED") {
-				all = append(all, o)
+			if !strings.EqualFold(o.Status, "INITIALIZED") {
+				listed = append(listed, o)
 			}
 		}
 		s.mu.Unlock()
-		slices.SortFunc(all, func(a, b WixOrder) int {
-			ta, _ := time.Parse(time.RFC3339Nano, a.UpdatedDate)
-			tb, _ := time.Parse(time.RFC3339Nano, b.UpdatedDate)
-			if c := ta.Compare(tb); c != 0 {
-				return c
-			}
-			return strings.Compare(a.ID, b.ID)
-		})
-		lo := min(cur.Offset, len(all))
-		hi := min(lo+limit, len(all))
-		page := all[lo:hi]
-		if page == nil {
-			page = []WixOrder{}
+		page, total := sincePage(listed, func(o WixOrder) time.Time { t, _ := time.Parse(time.RFC3339Nano, o.UpdatedDate); return t },
+			func(o WixOrder) string { return o.ID }, since, cur.Offset, limit)
+		next := cur.Offset + len(page)
+		if next >= total {
+			next = 0
 		}
-		meta := map[string]any{"count": len(page), "hasNext": hi < len(all), "cursors": map[string]any{}}
-		if hi < len(all) {
-			b, _ := json.Marshal(wixCursor{Since: cur.Since, Offset: hi})
-			meta["cursors"] = map[string]any{"next": base64.RawURLEncoding.EncodeToString(b)}
+		meta := map[string]any{"count": len(page), "hasNext": next > 0, "cursors": map[string]any{}}
+		if next > 0 {
+			meta["cursors"] = map[string]any{"next": stampCursor{Since: cur.Since, Offset: next}.encode()}
 		}
 		out, _ := json.Marshal(map[string]any{"orders": page, "metadata": meta})
 		writeJSON(w, http.StatusOK, out)
