@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"io"
+	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/printworker/printworker/internal/netguard"
 	"github.com/printworker/printworker/internal/testredis"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
 )
 
@@ -75,5 +79,40 @@ func TestReconcileCommandNeedsCredentials(t *testing.T) {
 	err = run(context.Background(), []string{"reconcile", "--platform", "amazon"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--platform") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// work's flags make one lister per store with order API credentials: every
+// Shopify shop with a token, every Wix instance with a site, the BigCommerce store;
+// the Etsy shop with --etsy-poll-interval gets a sweeper of its own at that pace.
+func TestSweepFlagsListers(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("work", flag.ContinueOnError)
+	stf := addStoreFlags(fs)
+	woof := addWooCommerceAPIFlags(fs)
+	swf := addSweepFlags(fs, stf, woof)
+	err := parseFlags(fs, env{getenv: func(string) string { return "" }}, []string{
+		"--shopify-api-token", "b.myshopify.com=t2,a.myshopify.com=t1", "--shopify-default-store", "s1",
+		"--wix-api-key", "IST.k", "--wix-site", "inst-1=site-1", "--wix-default-store", "s1",
+		"--bigcommerce-store-hash", "h1", "--bigcommerce-store", "s1", "--bigcommerce-token", "t",
+		"--etsy-shop-id", "42", "--etsy-store", "s1", "--etsy-api-key", "k", "--etsy-token", "t", "--etsy-poll-interval", "2m",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := swf.build(nil, &jobs.Enqueuer{}, "printworker", netguard.Must(), nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range s.listers() {
+		got = append(got, l.Platform()+" "+l.Shop())
+	}
+	want := []string{"shopify a.myshopify.com", "shopify b.myshopify.com", "bigcommerce h1", "wix inst-1", "etsy 42"}
+	if !slices.Equal(got, want) {
+		t.Errorf("listers %q, want %q", got, want)
+	}
+	if s.etsy == nil || len(s.etsy.Listers()) != 1 || s.sweeper(s.etsy.Listers()[0]) != s.etsy {
+		t.Errorf("the Etsy shop with a poll interval has no sweeper of its own")
 	}
 }
