@@ -16,7 +16,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		recovered: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "printworker_reconcile_recovered_total",
 			Help: "Orders a reconciliation sweep found and enqueued that no webhook had brought."}, []string{"platform"}),
 		orders: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "printworker_reconcile_orders_total",
-			Help: "Orders reconciliation sweeps listed, by what became of them (recovered, handled, seen, skipped, failed)."}, []string{"platform", "outcome"}),
+			Help: "Orders reconciliation sweeps listed, by what became of them (recovered, handled, seen, skipped, failed, retry)."}, []string{"platform", "outcome"}),
 		sweeps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "printworker_reconcile_sweeps_total",
 			Help: "Reconciliation sweeps run by this process, by outcome (ok, failed)."}, []string{"platform", "outcome"}),
 		lastOK: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "printworker_reconcile_last_success_timestamp_seconds",

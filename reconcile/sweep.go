@@ -81,9 +81,10 @@ type Result struct {
 	// the pipeline had them; Seen: an earlier sweep handled this version;
 	// Skipped: nothing to print (no customizations, not approved yet); Failed:
 	// could not be mapped (logged, not retried); Later: changed within Settle, left
-	// to the next sweep.
-	Listed, Recovered, Handled, Seen, Skipped, Failed, Later int
-	Mark                                                     time.Time
+	// to the next sweep; Retry: its read failed for now (the watermark stays
+	// before it).
+	Listed, Recovered, Handled, Seen, Skipped, Failed, Later, Retry int
+	Mark                                                            time.Time
 }
 
 // Sweeper sweeps stores' order lists into the pipeline: each listed order
@@ -221,6 +222,8 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 	// high is how far every order is handled: the list is sorted by change, so
 	// when the pages run out (or the bound is reached) it is the last one read.
 	high := upper
+	// hold is the change time of the first order that could not be taken.
+	var hold time.Time
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == s.cfg.MaxPages {
@@ -236,7 +239,21 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 				res.Later++
 				continue
 			}
-			if err := s.one(ctx, l, o, &res); err != nil {
+			err := s.one(ctx, l, o, &res)
+			var rc interface{ Retryable() bool }
+			switch {
+			case err != nil && errors.As(err, &rc) && rc.Retryable():
+				// This order's read failed (its API answered 5xx, 429, 403...):
+				// the others go on, and the watermark stays before it, so the
+				// next sweep reads it again.
+				res.Retry++
+				s.m.order(l.Platform(), "retry")
+				s.log.WarnContext(ctx, "reconcile: listed order not taken; the next sweep tries again", "platform", l.Platform(),
+					"shop", l.Shop(), "order", o.ID, "err", err)
+				if hold.IsZero() || o.Modified.Before(hold) {
+					hold = o.Modified
+				}
+			case err != nil:
 				return res, err
 			}
 		}
@@ -249,6 +266,9 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 			}
 		}
 		cursor = p.Next
+	}
+	if !hold.IsZero() && hold.Add(-time.Millisecond).Before(high) {
+		high = hold.Add(-time.Millisecond)
 	}
 	res.Mark = time.UnixMilli(max(mark, high.UnixMilli()))
 	if err := raiseMark.Run(ctx, s.rdb, []string{markKey}, high.UnixMilli()).Err(); err != nil {

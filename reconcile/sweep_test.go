@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -282,5 +283,63 @@ func TestSweepLease(t *testing.T) {
 	res, err := fx.sw.Sweep(ctx, fx.l, time.Time{})
 	if err != nil || res.Swept {
 		t.Errorf("sweep under another's lease: %+v %v", res, err)
+	}
+}
+
+// An order whose read fails for now (BigCommerce answers 503 for it) does not
+// hold up the others: they are enqueued, the watermark stays before it, and the
+// next sweep takes it.
+func TestSweepGoesOnPastAnOrderItCannotReadYet(t *testing.T) {
+	t.Parallel()
+	changed := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	rs := testredis.Start(t)
+	rdb := rs.Client(t)
+	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := storesim.NewBigCommerce("abc123", "tok", "secret")
+	for i, id := range []int{7001, 7002} {
+		sim.Put(storesim.BCOrder{ID: id, StatusID: 11, Created: changed.Add(-time.Hour), Modified: changed.Add(time.Duration(i) * time.Second),
+			Billing:  storesim.BCAddress{FirstName: "Ann", LastName: "Lee", Email: "ann@example.com"},
+			Products: []storesim.BCProduct{{Quantity: 1, Price: "9.5", Options: []storesim.BCOption{{DisplayName: "Design", DisplayValue: ref1}}}}})
+	}
+	var broken atomic.Bool
+	broken.Store(true)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broken.Load() && strings.HasPrefix(r.URL.Path, "/stores/abc123/v2/orders/7001") {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		sim.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(api.Close)
+	cfg := intake.DefaultConfig()
+	cfg.BigCommerce = intake.BigCommerce{StoreHash: "abc123", Store: "store-1", Token: "tok", APIURL: api.URL, DesignOption: "design"}
+	feed, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"),
+		intake.WithFetchLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := changed.Add(3 * time.Minute)
+	l := &BigCommerce{Client: testClient(&sleeps{}), APIURL: api.URL, StoreHash: "abc123", Token: "tok"}
+	sw, err := New(DefaultConfig(), rdb, feed, enq.State(), []Lister{l}, WithClock(func() time.Time { return now }),
+		WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := sw.Sweep(ctx, l, time.Time{})
+	if err != nil || res.Retry != 1 || res.Recovered != 1 {
+		t.Fatalf("sweep %+v %v: want 7001 to retry and 7002 recovered", res, err)
+	}
+	if !res.Mark.Before(changed) {
+		t.Errorf("watermark %s passed the order to retry (changed %s)", res.Mark, changed)
+	}
+	broken.Store(false)
+	now = now.Add(10 * time.Minute)
+	res, err = sw.Sweep(ctx, l, time.Time{})
+	if err != nil || res.Recovered != 1 || res.Seen != 1 || res.Retry != 0 {
+		t.Errorf("next sweep %+v %v: want 7001 recovered and 7002 seen", res, err)
 	}
 }

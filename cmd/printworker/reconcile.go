@@ -264,9 +264,9 @@ func reconcileCommand() command {
 					fmt.Fprintf(e.stdout, "%s %s: another sweep is running; nothing done\n", l.Platform(), l.Shop())
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s %s: since %s: listed %d, recovered %d, handled %d, seen %d, skipped %d, failed %d, later %d\n",
+				fmt.Fprintf(e.stdout, "%s %s: since %s: listed %d, recovered %d, handled %d, seen %d, skipped %d, failed %d, later %d, retry %d\n",
 					l.Platform(), l.Shop(), res.Since.UTC().Format(time.RFC3339), res.Listed, res.Recovered, res.Handled, res.Seen,
-					res.Skipped, res.Failed, res.Later)
+					res.Skipped, res.Failed, res.Later, res.Retry)
 			}
 			if n == 0 {
 				return usageError(fmt.Sprintf("no %s store has order API credentials (docs/intake.md, \"Reconciliation\")", *platform))
