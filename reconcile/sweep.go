@@ -271,6 +271,12 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 		high = hold.Add(-time.Millisecond)
 	}
 	res.Mark = time.UnixMilli(max(mark, high.UnixMilli()))
+	if since.After(time.UnixMilli(mark)) {
+		// A sweep from a later time (reconcile --since) did not read what lies
+		// between the watermark and it: the watermark stays.
+		res.Mark = time.UnixMilli(mark)
+		return res, nil
+	}
 	if err := raiseMark.Run(ctx, s.rdb, []string{markKey}, high.UnixMilli()).Err(); err != nil {
 		return res, fmt.Errorf("reconcile: watermark: %w", err)
 	}

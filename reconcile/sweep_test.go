@@ -343,3 +343,23 @@ func TestSweepGoesOnPastAnOrderItCannotReadYet(t *testing.T) {
 		t.Errorf("next sweep %+v %v: want 7001 recovered and 7002 seen", res, err)
 	}
 }
+
+// A sweep from a time after the watermark (reconcile --since 1h after a day's
+// outage) does not move the watermark past what it did not read.
+func TestSweepSinceAfterWatermarkKeepsIt(t *testing.T) {
+	t.Parallel()
+	changed := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	fx := newSweepFixture(t, sweepStores[2], changed)
+	ctx := context.Background()
+	mark := changed.Add(-20 * time.Hour)
+	if err := fx.rdb.Set(ctx, fx.sw.key("mark", fx.l), mark.UnixMilli(), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := fx.sw.Sweep(ctx, fx.l, changed.Add(-time.Hour))
+	if err != nil || res.Recovered != 1 {
+		t.Fatalf("sweep %+v %v", res, err)
+	}
+	if got, _ := fx.rdb.Get(ctx, fx.sw.key("mark", fx.l)).Int64(); got != mark.UnixMilli() || !res.Mark.Equal(time.UnixMilli(mark.UnixMilli())) {
+		t.Errorf("watermark %s (result %s), want it kept at %s", time.UnixMilli(got).UTC(), res.Mark, mark)
+	}
+}
