@@ -214,8 +214,20 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 	case err != nil:
 		return res, fmt.Errorf("reconcile: watermark: %w", err)
 	}
+	// A sweep cut off at MaxPages left the watermark at the last order it read,
+	// in the list's past: the next goes on from there, not a margin before it
+	// (with more orders in the margin than a sweep reads, it would read the same
+	// ones again and again).
+	cutKey := s.key("cut", l)
+	cut, err := s.rdb.Get(ctx, cutKey).Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return res, fmt.Errorf("reconcile: watermark: %w", err)
+	}
 	if since.IsZero() {
 		since = time.UnixMilli(mark).Add(-s.cfg.Margin)
+		if err == nil && cut == mark {
+			since = time.UnixMilli(mark)
+		}
 	}
 	res.Since = since
 	upper := now.Add(-s.cfg.Settle)
@@ -224,6 +236,10 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 	high := upper
 	// hold is the change time of the first order that could not be taken.
 	var hold time.Time
+	// sorted: the list came oldest change first, as asked. A list that did not
+	// (an API ignoring the sort) cut off at MaxPages leaves the watermark alone.
+	var prev time.Time
+	sorted, truncated := true, false
 	cursor := ""
 	for page := 0; ; page++ {
 		if page == s.cfg.MaxPages {
@@ -235,6 +251,8 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 		}
 		for _, o := range p.Orders {
 			res.Listed++
+			sorted = sorted && !o.Modified.Before(prev)
+			prev = o.Modified
 			if o.Modified.After(upper) {
 				res.Later++
 				continue
@@ -261,8 +279,13 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 			break
 		}
 		if page+1 == s.cfg.MaxPages && len(p.Orders) > 0 {
-			if last := p.Orders[len(p.Orders)-1].Modified; last.Before(upper) {
-				high = last
+			switch last := p.Orders[len(p.Orders)-1].Modified; {
+			case !sorted:
+				high = time.UnixMilli(mark)
+				s.log.WarnContext(ctx, "reconcile: the list is not sorted by change and has more pages than a sweep reads; the watermark stays",
+					"platform", l.Platform(), "shop", l.Shop(), "pages", s.cfg.MaxPages)
+			case last.Before(upper):
+				high, truncated = last, true
 			}
 		}
 		cursor = p.Next
@@ -278,6 +301,14 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 		return res, nil
 	}
 	if err := raiseMark.Run(ctx, s.rdb, []string{markKey}, high.UnixMilli()).Err(); err != nil {
+		return res, fmt.Errorf("reconcile: watermark: %w", err)
+	}
+	if truncated && hold.IsZero() {
+		err = s.rdb.Set(ctx, cutKey, high.UnixMilli(), s.cfg.SeenTTL).Err()
+	} else {
+		err = s.rdb.Del(ctx, cutKey).Err()
+	}
+	if err != nil {
 		return res, fmt.Errorf("reconcile: watermark: %w", err)
 	}
 	return res, nil

@@ -363,3 +363,51 @@ func TestSweepSinceAfterWatermarkKeepsIt(t *testing.T) {
 		t.Errorf("watermark %s (result %s), want it kept at %s", time.UnixMilli(got).UTC(), res.Mark, mark)
 	}
 }
+
+// A sweep cut off at MaxPages moves the watermark to the last order it read (the
+// list is sorted by change), and the next sweep goes on from there.
+func TestSweepCutOffAtMaxPages(t *testing.T) {
+	t.Parallel()
+	rs := testredis.Start(t)
+	rdb := rs.Client(t)
+	enq, err := jobs.NewEnqueuer(rdb, jobs.EnqueuerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := storesim.NewEtsy("42", "key", "tok", "whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef")))
+	base := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	const n = etsyPageSize + 10
+	for i := range n {
+		sim.Put(storesim.EtsyReceipt{ID: 9000 + i, Status: "paid", IsPaid: true, BuyerEmail: "ann@example.com", Name: "Ann Lee",
+			Created: base, Modified: base.Add(time.Duration(i) * time.Second),
+			Transactions: []storesim.EtsyTransaction{{Quantity: 1, Amount: 100, Variations: [][2]string{{"Personalization", ref1}}}}})
+	}
+	api := httptest.NewServer(sim.Handler())
+	t.Cleanup(api.Close)
+	cfg := intake.DefaultConfig()
+	cfg.Etsy = intake.Etsy{ShopID: "42", Store: "store-1", APIKey: "key", Token: "tok", APIURL: api.URL, DesignVariation: "Personalization"}
+	feed, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"), intake.WithFetchLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := DefaultConfig()
+	rc.MaxPages = 1
+	now := base.Add(time.Hour)
+	l := &Etsy{Client: testClient(&sleeps{}), APIURL: api.URL, ShopID: "42", APIKey: "key", Token: "tok"}
+	sw, err := New(rc, rdb, feed, enq.State(), []Lister{l}, WithClock(func() time.Time { return now }), WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := sw.Sweep(ctx, l, time.Time{})
+	if err != nil || res.Recovered != etsyPageSize {
+		t.Fatalf("first sweep %+v %v: want one page recovered", res, err)
+	}
+	if want := base.Add((etsyPageSize - 1) * time.Second); !res.Mark.Equal(want) {
+		t.Errorf("watermark %s, want the last order read, %s", res.Mark, want)
+	}
+	res, err = sw.Sweep(ctx, l, time.Time{})
+	if err != nil || res.Recovered != 10 {
+		t.Errorf("next sweep %+v %v: want the other 10 recovered", res, err)
+	}
+}
