@@ -235,3 +235,22 @@ func TestShopifyRefusesForeignNextPage(t *testing.T) {
 		t.Fatal("a next page on another origin was followed")
 	}
 }
+
+// An answer saying the window is spent (BigCommerce's X-Rate-Limit-Requests-Left:
+// 0) makes the client wait for the window's reset before the next request.
+func TestClientPacesSpentWindow(t *testing.T) {
+	t.Parallel()
+	var s sleeps
+	sim := storesim.NewBigCommerce("abc123", "tok", "secret")
+	sim.SpentWindow = 7 * time.Second
+	sim.Put(storesim.BCOrder{ID: 1, StatusID: 11, Created: listBase, Modified: listBase})
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(srv.Close)
+	l := &BigCommerce{Client: testClient(&s), APIURL: srv.URL, StoreHash: "abc123", Token: "tok"}
+	if got, _ := listAll(t, l, listSince); len(got) != 1 {
+		t.Fatalf("%d orders", len(got))
+	}
+	if w := s.all(); !slices.Equal(w, []time.Duration{7 * time.Second}) {
+		t.Errorf("waits %v, want the window's 7s", w)
+	}
+}
