@@ -54,7 +54,7 @@ type Config struct {
 // DefaultConfig is the fleet's default.
 func DefaultConfig() Config {
 	return Config{Interval: 10 * time.Minute, Margin: 5 * time.Minute, Settle: 2 * time.Minute,
-		FirstLookback: 24 * time.Hour, MaxPages: 40, SeenTTL: 7 * 24 * time.Hour, KeyPrefix: "printworker"}
+		FirstLookback: 24 * time.Hour, MaxPages: 40, SeenTTL: 48 * time.Hour, KeyPrefix: "printworker"}
 }
 
 // Validate reports every bad value.
