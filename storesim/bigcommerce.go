@@ -109,9 +109,11 @@ func bcRateHeaders(h http.Header, left int, reset time.Duration) {
 	h.Set("X-Rate-Limit-Time-Reset-Ms", strconv.FormatInt(reset.Milliseconds(), 10))
 }
 
-// Handler serves the store's order API.
+// Handler serves the store's order API: the order list (reconciliation sweeps)
+// and each order with its shipping addresses and products.
 func (b *BigCommerce) Handler() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /stores/{hash}/v2/orders", b.serveBCList)
 	mux.HandleFunc("GET /stores/{hash}/v2/orders/{id}", b.serve(func(o BCOrder, r *http.Request) any { return bcOrderJSON(o) }))
 	mux.HandleFunc("GET /stores/{hash}/v2/orders/{id}/shipping_addresses", b.serve(func(o BCOrder, r *http.Request) any {
 		if o.Shipping == nil {

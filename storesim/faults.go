@@ -156,12 +156,20 @@ type Schedule struct {
 	Duplicate bool
 	// Shuffle, when set, reorders the batch with this seed.
 	Shuffle *rand.Rand
+	// Drop are webhooks never sent (by index in whs): the store took the order,
+	// its webhook was lost.
+	Drop Dropped
 }
 
 // Deliver sends webhooks to url in the schedule's order and returns the statuses,
 // in sending order. It stops at the first transport error.
 func Deliver(ctx context.Context, client *http.Client, url string, whs []Webhook, s Schedule) ([]int, error) {
-	batch := append([]Webhook(nil), whs...)
+	var batch []Webhook
+	for i, wh := range whs {
+		if !s.Drop.has(i) {
+			batch = append(batch, wh)
+		}
+	}
 	if s.Shuffle != nil {
 		s.Shuffle.Shuffle(len(batch), func(i, j int) { batch[i], batch[j] = batch[j], batch[i] })
 	}

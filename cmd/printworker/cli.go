@@ -42,6 +42,7 @@ func commands() []command {
 		workCommand(),
 		queuesCommand(),
 		queueMetricsCommand(),
+		reconcileCommand(),
 		renderCommand(),
 		profilesCommand(),
 		gangCommand(),

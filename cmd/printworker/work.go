@@ -39,6 +39,7 @@ func workCommand() command {
 			stf := addStoreFlags(fs)
 			woof := addWooCommerceAPIFlags(fs)
 			rvf := addReviewFlags(fs)
+			swf := addSweepFlags(fs, stf, woof)
 			metricsAddr := fs.String("metrics-addr", ":9464", "address of /metrics, /healthz and /readyz (empty: none)")
 			if err := parseFlags(fs, e, args); err != nil {
 				return helpOK(err)
@@ -123,6 +124,13 @@ func workCommand() command {
 				return err
 			}
 			deps.Handlers = fw.handlers()
+			// The reconciliation sweeps (docs/intake.md, "Reconciliation"); the Etsy
+			// shop's, at --etsy-poll-interval, replaces the Etsy poller.
+			sw, err := swf.build(rdb, fenq, cfg.KeyPrefix, guard, reg, log)
+			if err != nil {
+				return err
+			}
+			fw.poller = nil
 			w, err := worker.New(cfg, deps)
 			if err != nil {
 				return usageError(err.Error())
@@ -142,9 +150,11 @@ func workCommand() command {
 			started = true
 			pctx, stopPoller := context.WithCancel(ctx)
 			waitPoller := fw.start(pctx)
+			waitSweeps := sw.start(pctx)
 			err = w.Run(ctx)
 			stopPoller()
 			waitPoller()
+			waitSweeps()
 			if stopMetrics != nil {
 				stopMetrics()
 			}
