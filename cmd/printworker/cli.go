@@ -44,6 +44,7 @@ func commands() []command {
 		queueMetricsCommand(),
 		renderCommand(),
 		profilesCommand(),
+		preflightCommand(),
 		gangCommand(),
 		reviewCommand(),
 	}
