@@ -56,8 +56,8 @@ type Report struct {
 	Files []FileReport `json:"files"`
 }
 
-// Rules are the checks a check profile asks for (RulesFor builds them from a
-// profile's name).
+// Rules are the checks a check profile asks for (package profiles builds them
+// from a production profile: Profile.CheckRules).
 type Rules struct {
 	// Profile is the check profile's name, quoted in messages.
 	Profile string
@@ -85,6 +85,12 @@ type Rules struct {
 	// PDF's output intent must name; "": any.
 	Condition string
 }
+
+// PDFX4 is the check profile of PDF/X-4 conformance alone.
+const PDFX4 = "pdfx4"
+
+// PDFX4Rules are the rules of the pdfx4 check profile.
+func PDFX4Rules() Rules { return Rules{Profile: PDFX4, PDFX4: true} }
 
 // Check checks one file. name is only quoted in the report.
 func Check(fileName string, data []byte, r Rules, lim Limits) FileReport {

@@ -1,4 +1,4 @@
-package preflight
+package preflight_test
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/imgcheck"
 	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/preflight"
 	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
 )
@@ -94,10 +94,10 @@ func goodPress(t testing.TB) []byte {
 	return goodPDF
 }
 
-func errorCodes(fr FileReport) []string {
+func errorCodes(fr preflight.FileReport) []string {
 	var out []string
 	for _, f := range fr.Findings {
-		if f.Severity == Error && !slices.Contains(out, f.Code) {
+		if f.Severity == preflight.Error && !slices.Contains(out, f.Code) {
 			out = append(out, f.Code)
 		}
 	}
@@ -105,9 +105,9 @@ func errorCodes(fr FileReport) []string {
 	return out
 }
 
-func mustRules(t testing.TB, name string) Rules {
+func mustRules(t testing.TB, name string) preflight.Rules {
 	t.Helper()
-	r, err := Lookup(name, nil)
+	r, err := profiles.CheckProfile(name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +119,9 @@ func mustRules(t testing.TB, name string) Rules {
 func TestGoodPressFilePasses(t *testing.T) {
 	t.Parallel()
 	b := goodPress(t)
-	for _, prof := range []string{PDFX4, profiles.PressPDFX4} {
-		fr := Check("good.pdf", b, mustRules(t, prof), DefaultLimits)
-		if fr.Verdict != Pass {
+	for _, prof := range []string{preflight.PDFX4, profiles.PressPDFX4} {
+		fr := preflight.Check("good.pdf", b, mustRules(t, prof), preflight.DefaultLimits)
+		if fr.Verdict != preflight.Pass {
 			t.Errorf("%s: verdict %s, findings %+v", prof, fr.Verdict, fr.Findings)
 		}
 		if fr.Inks.TACMax == nil || *fr.Inks.TACMax <= 0 || *fr.Inks.TACMax > 400 {
@@ -130,10 +130,10 @@ func TestGoodPressFilePasses(t *testing.T) {
 	}
 	// sticker-cut promises a CutContour the press file does not have; pod-pdfx4 a
 	// 4 mm bleed where it has 3 mm.
-	if fr := Check("good.pdf", b, mustRules(t, profiles.StickerCut), DefaultLimits); !slices.Equal(errorCodes(fr), []string{"spot.missing"}) {
+	if fr := preflight.Check("good.pdf", b, mustRules(t, profiles.StickerCut), preflight.DefaultLimits); !slices.Equal(errorCodes(fr), []string{"spot.missing"}) {
 		t.Errorf("sticker-cut on a press file: %v", fr.Findings)
 	}
-	if fr := Check("good.pdf", b, mustRules(t, profiles.PodPDFX4), DefaultLimits); !slices.Equal(errorCodes(fr), []string{"bleed.short"}) {
+	if fr := preflight.Check("good.pdf", b, mustRules(t, profiles.PodPDFX4), preflight.DefaultLimits); !slices.Equal(errorCodes(fr), []string{"bleed.short"}) {
 		t.Errorf("pod-pdfx4 on a 3 mm press file: %v", fr.Findings)
 	}
 }
@@ -223,15 +223,15 @@ func checkMutant(t *testing.T, path, code string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := Check(path, b, mustRules(t, PDFX4), DefaultLimits)
+	fr := preflight.Check(path, b, mustRules(t, preflight.PDFX4), preflight.DefaultLimits)
 	got := errorCodes(fr)
 	if code == "" {
-		if fr.Verdict != Pass {
+		if fr.Verdict != preflight.Pass {
 			t.Errorf("verdict %s, findings %+v", fr.Verdict, fr.Findings)
 		}
 		return
 	}
-	if fr.Verdict != Fail || !slices.Equal(got, []string{code}) {
+	if fr.Verdict != preflight.Fail || !slices.Equal(got, []string{code}) {
 		t.Errorf("verdict %s, error codes %v, want exactly [%s]; findings %+v", fr.Verdict, got, code, fr.Findings)
 	}
 }
@@ -250,21 +250,20 @@ func TestBoxesAgainstPoppler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := openPDF(b, DefaultLimits)
-	pages := f.pages(10)
-	if len(pages) != 1 {
-		t.Fatalf("%d pages", len(pages))
+	boxes := preflight.PageBoxes(b)
+	if len(boxes) != 1 {
+		t.Fatalf("%d pages", len(boxes))
 	}
 	re := regexp.MustCompile(`(?m)^(MediaBox|BleedBox|TrimBox):\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)`)
 	n := 0
 	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
-		got, ok := f.rect(pages[0][name(m[1])])
+		got, ok := boxes[0][m[1]]
 		if !ok {
 			t.Errorf("%s: not read", m[1])
 			continue
 		}
 		n++
-		for i, v := range []float64{got.x0, got.y0, got.x1, got.y1} {
+		for i, v := range got {
 			want, _ := strconv.ParseFloat(m[2+i], 64)
 			if d := v - want; d > 0.006 || d < -0.006 {
 				t.Errorf("%s[%d] = %.3f, pdfinfo says %.2f", m[1], i, v, want)
@@ -285,11 +284,11 @@ func TestTACAgainstGhostscript(t *testing.T) {
 	p, _ := profiles.Builtin(profiles.PressPDFX4)
 	p.Name, p.Colour.RichBlack = "rich-press", true
 	b := renderProfile(t, p, "1001", "back")
-	rules, err := RulesFor(p)
+	rules, err := p.CheckRules()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := Check("rich.pdf", b, rules, DefaultLimits)
+	fr := preflight.Check("rich.pdf", b, rules, preflight.DefaultLimits)
 	if fr.Inks.TACMax == nil {
 		t.Fatalf("no tac_max: %+v", fr)
 	}
@@ -333,11 +332,11 @@ func TestTACAgainstGhostscript(t *testing.T) {
 	if d := tac - gsTAC; d > 5 || d < -5 {
 		t.Errorf("tac_max %.1f %%, Ghostscript's separations give %.1f %%", tac, gsTAC)
 	}
-	if slices.ContainsFunc(fr.Findings, func(f Finding) bool { return f.Code == "ink.tac" }) {
+	if slices.ContainsFunc(fr.Findings, func(f preflight.Finding) bool { return f.Code == "ink.tac" }) {
 		t.Errorf("ink.tac without an ink limit: %+v", fr.Findings)
 	}
 	rules.TACLimit = gsTAC - 20
-	fr = Check("rich.pdf", b, rules, DefaultLimits)
+	fr = preflight.Check("rich.pdf", b, rules, preflight.DefaultLimits)
 	if !slices.Contains(errorCodes(fr), "ink.tac") {
 		t.Errorf("limit %.0f %%: no ink.tac error: %+v", rules.TACLimit, fr.Findings)
 	}
@@ -349,86 +348,31 @@ func TestRasterFiles(t *testing.T) {
 	t.Parallel()
 	dtf, _ := profiles.Builtin(profiles.DTFWhite)
 	png := renderProfile(t, dtf, "1001", "front")
-	fr := Check("dtf.png", png, mustRules(t, profiles.DTFWhite), DefaultLimits)
-	if fr.Verdict != Pass || fr.Inks.TACMax != nil {
+	fr := preflight.Check("dtf.png", png, mustRules(t, profiles.DTFWhite), preflight.DefaultLimits)
+	if fr.Verdict != preflight.Pass || fr.Inks.TACMax != nil {
 		t.Errorf("dtf-white png: %+v", fr)
 	}
-	if fr := Check("dtf.png", png, mustRules(t, profiles.PressPDFX4), DefaultLimits); !slices.Contains(errorCodes(fr), "file.type") {
+	if fr := preflight.Check("dtf.png", png, mustRules(t, profiles.PressPDFX4), preflight.DefaultLimits); !slices.Contains(errorCodes(fr), "file.type") {
 		t.Errorf("a png under press-pdfx4: %+v", fr.Findings)
 	}
 	broken := bytes.Clone(png)
 	broken[len(broken)/2] ^= 0xff
-	if fr := Check("broken.png", broken, mustRules(t, profiles.DTFWhite), DefaultLimits); !slices.Equal(errorCodes(fr), []string{"png.corrupt"}) {
+	if fr := preflight.Check("broken.png", broken, mustRules(t, profiles.DTFWhite), preflight.DefaultLimits); !slices.Equal(errorCodes(fr), []string{"png.corrupt"}) {
 		t.Errorf("a damaged png: %+v", fr.Findings)
 	}
 	tp := profiles.Profile{Name: "tiff-cmyk", Output: render.ExportTIFF, Colour: profiles.Colour{Profile: profiles.DefaultCMYK}, DPI: 150, MinDPI: 100}
 	tb := renderProfile(t, tp, "1001", "front")
-	rules, err := RulesFor(tp)
+	rules, err := tp.CheckRules()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr = Check("x.tif", tb, rules, DefaultLimits)
-	if fr.Verdict == Fail || fr.Inks.TACMax == nil || *fr.Inks.TACMax <= 0 {
+	fr = preflight.Check("x.tif", tb, rules, preflight.DefaultLimits)
+	if fr.Verdict == preflight.Fail || fr.Inks.TACMax == nil || *fr.Inks.TACMax <= 0 {
 		t.Errorf("CMYK tiff: %+v", fr)
 	}
 	rules.TACLimit = *fr.Inks.TACMax - 10
-	if fr := Check("x.tif", tb, rules, DefaultLimits); !slices.Equal(errorCodes(fr), []string{"ink.tac"}) {
+	if fr := preflight.Check("x.tif", tb, rules, preflight.DefaultLimits); !slices.Equal(errorCodes(fr), []string{"ink.tac"}) {
 		t.Errorf("tiff over its ink limit: %+v", fr.Findings)
-	}
-}
-
-// TestLookup: every built-in production profile is a check profile, pdfx4 is one,
-// and an unknown name lists the names there are.
-func TestLookup(t *testing.T) {
-	t.Parallel()
-	for _, n := range append([]string{PDFX4}, profiles.BuiltinNames()...) {
-		if _, err := Lookup(n, nil); err != nil {
-			t.Errorf("%s: %v", n, err)
-		}
-	}
-	f, err := profiles.Parse([]byte(`{"profiles": [{"name": "roland", "output": "pdf", "colour": {"profile": "x.icc", "inkLimit": 280}, "page": {"bleed": "2mm"}, "cut": {"spot": "CutContour"}, "white": {"spot": "RDG_WHITE"}}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Lookup("roland", f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Rules{Profile: "roland", PDFX4: true, Output: "pdf", CMYK: true, TACLimit: 280, BleedPt: 2 * 72 / 25.4, CutSpot: "CutContour", WhiteSpot: "RDG_WHITE"}
-	if r != want {
-		t.Errorf("rules %+v, want %+v", r, want)
-	}
-	if _, err := Lookup("nope", f); err == nil || !strings.Contains(err.Error(), "roland") || !strings.Contains(err.Error(), "press-pdfx4") {
-		t.Errorf("unknown profile: %v", err)
-	}
-}
-
-// TestSpotNames: a misspelt spot colour is misnamed, an absent one missing.
-func TestSpotNames(t *testing.T) {
-	t.Parallel()
-	r := Rules{Profile: "p", CutSpot: "CutContour", WhiteSpot: "White"}
-	for _, tc := range []struct {
-		found []string
-		want  []string
-	}{
-		{[]string{"CutContour", "White"}, nil},
-		{[]string{"Cut Contour", "White"}, []string{"spot.misnamed"}},
-		{[]string{"cutcontour"}, []string{"spot.misnamed", "spot.missing"}},
-	} {
-		rep := &FileReport{}
-		found := map[string]bool{}
-		for _, s := range tc.found {
-			found[s] = true
-		}
-		checkSpots(rep, r, found, "separation")
-		var got []string
-		for _, f := range rep.Findings {
-			got = append(got, f.Code)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%v: %v, want %v", tc.found, got, tc.want)
-		}
 	}
 }
 
@@ -440,12 +384,12 @@ func FuzzPreflight(f *testing.F) {
 	f.Add([]byte("%PDF-1.6\nxref\n0 2\n0000000000 65535 f \n0000000009 00000 n \ntrailer <</Root 1 0 R/Prev 9/Encrypt 5 0 R>>\nstartxref\n10\n%%EOF"))
 	f.Add([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x00IEND\xaeB`\x82"))
 	f.Add([]byte("II*\x00\x08\x00\x00\x00\x03\x00\x00\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x01\x03\x00\x01\x00\x00\x00\x01\x00\x00\x00\x06\x01\x03\x00\x01\x00\x00\x00\x05\x00\x00\x00"))
-	lim := Limits{MaxObjects: 2000, MaxInflate: 4 << 20, MaxStream: 1 << 20, MaxOps: 100_000}
-	rules := []Rules{mustRules(f, PDFX4), mustRules(f, profiles.StickerCut), mustRules(f, profiles.DTFWhite)}
+	lim := preflight.Limits{MaxObjects: 2000, MaxInflate: 4 << 20, MaxStream: 1 << 20, MaxOps: 100_000}
+	rules := []preflight.Rules{mustRules(f, preflight.PDFX4), mustRules(f, profiles.StickerCut), mustRules(f, profiles.DTFWhite)}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, r := range rules {
-			fr := Check("fuzz", data, r, lim)
-			if fr.Verdict != Pass && fr.Verdict != Warn && fr.Verdict != Fail {
+			fr := preflight.Check("fuzz", data, r, lim)
+			if fr.Verdict != preflight.Pass && fr.Verdict != preflight.Warn && fr.Verdict != preflight.Fail {
 				t.Fatalf("verdict %q", fr.Verdict)
 			}
 			for _, fd := range fr.Findings {

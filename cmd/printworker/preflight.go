@@ -43,7 +43,7 @@ func preflightCommand() command {
 					return usageError(err.Error())
 				}
 			}
-			rules, err := preflight.Lookup(*prof, pf)
+			rules, err := profiles.CheckProfile(*prof, pf)
 			if err != nil {
 				return usageError(err.Error())
 			}

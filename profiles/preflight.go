@@ -1,22 +1,19 @@
-package preflight
+package profiles
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/printworker/printworker/model"
-	"github.com/printworker/printworker/profiles"
+	"github.com/printworker/printworker/preflight"
 	"github.com/printworker/printworker/render"
 )
 
-// PDFX4 is the check profile of PDF/X-4 conformance alone.
-const PDFX4 = "pdfx4"
-
-// RulesFor is the check profile of a production profile: PDF/X-4 conformance when
+// CheckRules is the check profile of a production profile: PDF/X-4 conformance when
 // it writes PDF/X-4, and the print checks of what it promises (docs/preflight.md
 // "Check profiles").
-func RulesFor(p profiles.Profile) (Rules, error) {
-	r := Rules{Profile: p.Name, Output: p.Output, TACLimit: p.Colour.InkLimit, MinDPI: p.MinDPI}
+func (p Profile) CheckRules() (preflight.Rules, error) {
+	r := preflight.Rules{Profile: p.Name, Output: p.Output, TACLimit: p.Colour.InkLimit, MinDPI: p.MinDPI}
 	cmyk := p.Colour.Profile != "" && !strings.EqualFold(p.Colour.Profile, "srgb")
 	pdf := p.Output == model.ExportPDF || p.Output == model.ExportPDFSimple
 	raster := p.Output == model.ExportPNG || p.Output == render.ExportTIFF
@@ -28,7 +25,7 @@ func RulesFor(p profiles.Profile) (Rules, error) {
 	if p.Page.Bleed != "" && pdf {
 		b, err := render.ParseLength(p.Page.Bleed)
 		if err != nil {
-			return Rules{}, fmt.Errorf("profile %s: page.bleed: %w", p.Name, err)
+			return preflight.Rules{}, fmt.Errorf("profile %s: page.bleed: %w", p.Name, err)
 		}
 		r.BleedPt = b
 	}
@@ -47,28 +44,29 @@ func RulesFor(p profiles.Profile) (Rules, error) {
 	return r, nil
 }
 
-// Lookup finds a check profile by name: pdfx4, a built-in production profile, or
-// one of the user's (from a profiles file; nil for none).
-func Lookup(name string, file *profiles.File) (Rules, error) {
-	if name == PDFX4 {
-		return Rules{Profile: PDFX4, PDFX4: true}, nil
+// CheckProfile finds a check profile of printworker preflight by name: pdfx4, a
+// built-in production profile, or one of the user's (from a profiles file; nil for
+// none).
+func CheckProfile(name string, file *File) (preflight.Rules, error) {
+	if name == preflight.PDFX4 {
+		return preflight.PDFX4Rules(), nil
 	}
-	if p, ok := profiles.Builtin(name); ok {
-		return RulesFor(p)
+	if p, ok := Builtin(name); ok {
+		return p.CheckRules()
 	}
 	if file != nil {
 		for _, p := range file.Profiles {
 			if p.Name == name {
-				return RulesFor(p)
+				return p.CheckRules()
 			}
 		}
 	}
-	names := []string{PDFX4}
-	names = append(names, profiles.BuiltinNames()...)
+	names := []string{preflight.PDFX4}
+	names = append(names, BuiltinNames()...)
 	if file != nil {
 		for _, p := range file.Profiles {
 			names = append(names, p.Name)
 		}
 	}
-	return Rules{}, fmt.Errorf("no check profile %q (there are: %s)", name, strings.Join(names, ", "))
+	return preflight.Rules{}, fmt.Errorf("no check profile %q (there are: %s)", name, strings.Join(names, ", "))
 }
