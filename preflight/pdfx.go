@@ -236,8 +236,12 @@ func (c *pdfCheck) outputIntent(root dict) {
 	}
 	if c.r.Condition != "" {
 		reg, _ := c.str(oi["RegistryName"])
-		if !strings.EqualFold(ident, c.r.Condition) || (!strings.EqualFold(ident, "Custom") && !strings.HasPrefix(reg, "http://www.color.org")) {
-			c.rep.add("condition.mismatch", Error, 0, fmt.Sprintf("the output intent names condition %q (registry %q), where profile %s prints to %s in http://www.color.org", ident, reg, c.r.Profile, c.r.Condition))
+		if !strings.EqualFold(ident, c.r.Condition) || (c.r.Registry != "" && strings.TrimRight(reg, "/") != strings.TrimRight(c.r.Registry, "/")) {
+			want := c.r.Condition
+			if c.r.Registry != "" {
+				want += " of the registry " + c.r.Registry
+			}
+			c.rep.add("condition.mismatch", Error, 0, fmt.Sprintf("the output intent names condition %q (registry %q), where profile %s prints to %s", ident, reg, c.r.Profile, want))
 		}
 	}
 	s, ok := c.f.get(oi["DestOutputProfile"]).(*stream)

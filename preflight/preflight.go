@@ -81,9 +81,12 @@ type Rules struct {
 	// CutSpot and WhiteSpot name the spot colours of the cut contour and white
 	// plate the profile writes ("": none).
 	CutSpot, WhiteSpot string
-	// Condition is the registered output condition (OutputConditionIdentifier) the
-	// PDF's output intent must name; "": any.
+	// Condition is the output condition (OutputConditionIdentifier) the PDF's
+	// output intent must name; "": any.
 	Condition string
+	// Registry is the RegistryName the output intent must carry with it
+	// (http://www.color.org for a registered condition); "": none needed.
+	Registry string
 }
 
 // PDFX4 is the check profile of PDF/X-4 conformance alone.

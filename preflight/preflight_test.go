@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/imgcheck"
+	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/preflight"
 	"github.com/printworker/printworker/profiles"
@@ -399,4 +401,74 @@ func FuzzPreflight(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRegisteredCondition: a profile naming FOGRA39 writes an output intent with
+// OutputConditionIdentifier FOGRA39 and RegistryName http://www.color.org, finds the
+// condition's ICC file by name in the profile folder (Ghostscript's CMYK profile
+// stands in for it here), passes its check profile and fails one that prints to
+// CRPC6; without the file, the profile does not resolve and the error names the
+// files to install.
+func TestRegisteredCondition(t *testing.T) {
+	t.Parallel()
+	gs, err := profiles.FindCMYK(profiles.CMYKCandidates())
+	if err != nil {
+		t.Skip(err)
+	}
+	icc, err := os.ReadFile(gs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := profiles.Builtin(profiles.PressPDFX4)
+	p.Name, p.Colour.Condition = "fogra-press", "FOGRA39"
+	if _, err := profiles.Resolve(p, profiles.Options{ProfileDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "ISOcoated_v2_eci.icc") {
+		t.Errorf("FOGRA39 without its ICC file: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ISOcoated_v2_eci.icc"), icc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rp, err := profiles.Resolve(p, profiles.Options{ProfileDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Profile.Colour.Profile != filepath.Join(dir, "ISOcoated_v2_eci.icc") {
+		t.Errorf("profile file %s", rp.Profile.Colour.Profile)
+	}
+	p.Colour.Profile = filepath.Join(dir, "ISOcoated_v2_eci.icc")
+	b := renderProfile(t, p, "1001", "back")
+	for _, want := range []string{"/OutputConditionIdentifier (FOGRA39)", "/RegistryName (http://www.color.org)"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("no %s in the output intent", want)
+		}
+	}
+	printcheck.PDF(t, "fogra.pdf", b)
+	rules, err := p.CheckRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr := preflight.Check("fogra.pdf", b, rules, preflight.DefaultLimits); fr.Verdict != preflight.Pass {
+		t.Errorf("FOGRA39 file under its profile: %+v", fr.Findings)
+	}
+	p.Colour.Condition = "GRACoL2013"
+	rules, err = p.CheckRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rules.Condition != "CRPC6" || rules.Registry != "http://www.color.org" {
+		t.Errorf("GRACoL2013 rules %+v", rules)
+	}
+	if fr := preflight.Check("fogra.pdf", b, rules, preflight.DefaultLimits); !slices.Equal(errorCodes(fr), []string{"condition.mismatch"}) {
+		t.Errorf("FOGRA39 file under a CRPC6 profile: %+v", fr.Findings)
+	}
+	// The shop's own condition: its name, no registry.
+	p.Colour.Condition = "Shop-Press-2"
+	own := renderProfile(t, p, "1001", "back")
+	if !bytes.Contains(own, []byte("/OutputConditionIdentifier (Shop-Press-2)")) || bytes.Contains(own, []byte("/RegistryName")) {
+		t.Errorf("own condition not written as such")
+	}
+	rules, _ = p.CheckRules()
+	if fr := preflight.Check("own.pdf", own, rules, preflight.DefaultLimits); fr.Verdict != preflight.Pass {
+		t.Errorf("own condition: %+v", fr.Findings)
+	}
 }

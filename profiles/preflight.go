@@ -29,6 +29,12 @@ func (p Profile) CheckRules() (preflight.Rules, error) {
 		}
 		r.BleedPt = b
 	}
+	if c := p.Colour.Condition; c != "" && r.PDFX4 {
+		r.Condition = c
+		if rc, ok := render.RegisteredCondition(c); ok {
+			r.Condition, r.Registry = rc.Identifier, rc.Registry
+		}
+	}
 	if c := p.Cut; c != nil && pdf {
 		r.CutSpot = c.Spot
 		if r.CutSpot == "" {
