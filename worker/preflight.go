@@ -151,3 +151,16 @@ func preflightWarning(code, viewID string, fr preflight.FileReport) render.Warni
 	}
 	return render.Warning{Code: code, ViewID: viewID, Message: "preflight " + fr.Verdict + ": " + strings.Join(parts, "; ")}
 }
+
+// preflightLine is a file's preflight as the staff page and ticket show it: the
+// verdict and total ink ("pass, total ink 239.2 %"), and the report's key.
+func preflightLine(p *PreflightRecord) (line, report string) {
+	if p == nil {
+		return "", ""
+	}
+	line = p.Verdict
+	if p.TACMax != nil {
+		line += fmt.Sprintf(", total ink %.1f %%", *p.TACMax)
+	}
+	return line + " (" + p.Profile + ")", p.Report
+}

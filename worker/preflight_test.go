@@ -20,7 +20,7 @@ import (
 // profile is preflighted with it: the card (press-pdfx4) passes with its total ink,
 // the mug (a png profile whose minDpi no picture reaches) is a warning that does not
 // hold the order; each report is stored beside its file, and the warning is on the
-// file's record (so on the staff page and ticket).
+// file's record; the staff page shows each verdict and links its report.
 func TestPreflightInManifest(t *testing.T) {
 	t.Parallel()
 	e := preflightEnv(t, `{
@@ -37,6 +37,15 @@ func TestPreflightInManifest(t *testing.T) {
 	m := e.manifest("PF-1", 1)
 	if len(m.Files) != 3 {
 		t.Fatalf("%d files", len(m.Files))
+	}
+	page := string(e.object(m.StaffPage))
+	for _, want := range []string{"preflight pass, total ink", "(press-pdfx4)", "preflight warn (mug-check)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("staff page lacks %q:\n%s", want, page)
+		}
+	}
+	if n := strings.Count(page, ".preflight.json"); n != 3 || strings.Count(page, ">report</a>") != 3 {
+		t.Errorf("staff page links %d reports, want 3", n)
 	}
 	for _, f := range m.Files {
 		p := f.Preflight
