@@ -57,6 +57,9 @@ type scanner struct {
 	bleed rect
 	ps    *pageScan
 	forms map[any]bool
+	// pictures are the densest pixel sums of the pictures decoded on this page
+	// (-1: none counted), so a picture drawn many times is decoded once.
+	pictures map[*stream]int
 }
 
 type gstate struct {
@@ -168,7 +171,7 @@ func (s *scanner) use(cs *colourSpace, where string) {
 // scanPage scans the page's content.
 func (f *pdfFile) scanPage(page dict, bleed rect) *pageScan {
 	ps := &pageScan{device: map[string]bool{}, deviceAt: map[string]string{}, spots: map[string]bool{}, fonts: map[any]bool{}}
-	s := &scanner{f: f, bleed: bleed, ps: ps, forms: map[any]bool{}}
+	s := &scanner{f: f, bleed: bleed, ps: ps, forms: map[any]bool{}, pictures: map[*stream]int{}}
 	res := f.dictOf(page["Resources"])
 	var content []byte
 	switch c := f.get(page["Contents"]).(type) {
@@ -561,6 +564,10 @@ func (s *scanner) image(d dict, x *stream, res dict, g gstate) {
 		s.partial("a CMYK picture that is not plain 8-bit")
 		return
 	}
+	if best, ok := s.pictures[x]; ok {
+		s.pictureTAC(best)
+		return
+	}
 	px, err := s.f.decode(x)
 	if err != nil {
 		if errors.Is(err, errBudget) {
@@ -591,6 +598,12 @@ func (s *scanner) image(d dict, x *stream, res dict, g gstate) {
 		}
 		best = max(best, t)
 	}
+	s.pictures[x] = best
+	s.pictureTAC(best)
+}
+
+// pictureTAC counts a picture's densest pixel sum (of 4 x 255; -1: none).
+func (s *scanner) pictureTAC(best int) {
 	if best >= 0 {
 		s.ps.tacSeen = true
 		s.ps.tacMax = max(s.ps.tacMax, float64(best)*100/255)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -78,6 +79,11 @@ type pdfFile struct {
 	budget   *budget
 	repaired bool // the xref was rebuilt by scanning
 	err      error
+	// endstreams are the offsets of every "endstream" in the file, found once when
+	// a stream's /Length is wrong: searching the rest of the file for each such
+	// stream would cost the file's size per stream.
+	endstreams []int
+	endIndexed bool
 }
 
 type xrefEntry struct {
@@ -678,16 +684,36 @@ func (f *pdfFile) readIndirect(off, want int) (int, any, error) {
 		}
 	}
 	if n < 0 || int64(p)+n > int64(len(f.data)) || !bytes.Contains(f.data[p+int(n):min(len(f.data), p+int(n)+32)], []byte("endstream")) {
-		e := bytes.Index(f.data[p:], []byte("endstream"))
+		e := f.nextEndstream(p)
 		if e < 0 {
 			return 0, nil, errSyntax
 		}
-		n = int64(e)
+		n = int64(e - p)
 		for n > 0 && (f.data[p+int(n)-1] == '\n' || f.data[p+int(n)-1] == '\r') {
 			n--
 		}
 	}
 	return int(num), &stream{dict: d, raw: f.data[p : p+int(n)]}, nil
+}
+
+// nextEndstream is the offset of the first "endstream" at or after p, or -1.
+func (f *pdfFile) nextEndstream(p int) int {
+	if !f.endIndexed {
+		f.endIndexed = true
+		for i := 0; ; {
+			j := bytes.Index(f.data[i:], []byte("endstream"))
+			if j < 0 {
+				break
+			}
+			f.endstreams = append(f.endstreams, i+j)
+			i += j + len("endstream")
+		}
+	}
+	k, _ := slices.BinarySearch(f.endstreams, p)
+	if k == len(f.endstreams) {
+		return -1
+	}
+	return f.endstreams[k]
 }
 
 // get resolves o when it is a reference; other values are returned as they are.

@@ -63,7 +63,7 @@ func checkPNG(rep *FileReport, b []byte, r Rules, lim Limits) {
 		}
 		pos += 12 + int(n)
 	}
-	if !seenIHDR || !seenIEND || len(idat) == 0 || w == 0 || h == 0 {
+	if !seenIHDR || !seenIEND || len(idat) == 0 || w == 0 || h == 0 || w > 1<<31-1 || h > 1<<31-1 {
 		corrupt("IHDR, IDAT or IEND missing")
 		return
 	}
