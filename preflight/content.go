@@ -47,6 +47,8 @@ type pageScan struct {
 	tacSeen    bool
 	tacPartial []string // what the TAC could not include
 	minDPI     float64  // lowest effective resolution of a picture inside the BleedBox (0: none)
+	thinLine   float64  // thinnest process-ink stroke inside the BleedBox, in points (-1: none)
+	textEdge   float64  // nearest text origin to the trim edge, inside the trim, in points (-1: none)
 	extg       []dict   // graphics state dictionaries used by gs
 	groups     []dict   // transparency groups of forms drawn
 	err        error
@@ -55,6 +57,7 @@ type pageScan struct {
 type scanner struct {
 	f     *pdfFile
 	bleed rect
+	trim  *rect // the TrimBox, nil without one
 	ps    *pageScan
 	forms map[any]bool
 	// pictures are the densest pixel sums of the pictures decoded on this page
@@ -66,6 +69,7 @@ type gstate struct {
 	ctm                matrix
 	tm, tlm            matrix // text and text line matrices
 	leading            float64
+	lineWidth          float64
 	fill, stroke       *colourSpace
 	fillVal, strokeVal []float64
 }
@@ -169,9 +173,9 @@ func (s *scanner) use(cs *colourSpace, where string) {
 }
 
 // scanPage scans the page's content.
-func (f *pdfFile) scanPage(page dict, bleed rect) *pageScan {
-	ps := &pageScan{device: map[string]bool{}, deviceAt: map[string]string{}, spots: map[string]bool{}, fonts: map[any]bool{}}
-	s := &scanner{f: f, bleed: bleed, ps: ps, forms: map[any]bool{}, pictures: map[*stream]int{}}
+func (f *pdfFile) scanPage(page dict, bleed rect, trim *rect) *pageScan {
+	ps := &pageScan{device: map[string]bool{}, deviceAt: map[string]string{}, spots: map[string]bool{}, fonts: map[any]bool{}, thinLine: -1, textEdge: -1}
+	s := &scanner{f: f, bleed: bleed, trim: trim, ps: ps, forms: map[any]bool{}, pictures: map[*stream]int{}}
 	res := f.dictOf(page["Resources"])
 	var content []byte
 	switch c := f.get(page["Contents"]).(type) {
@@ -196,7 +200,7 @@ func (f *pdfFile) scanPage(page dict, bleed rect) *pageScan {
 			content = append(append(content, b...), '\n')
 		}
 	}
-	s.run(content, res, gstate{ctm: identity, fill: csGray, stroke: csGray, fillVal: []float64{0}, strokeVal: []float64{0}}, 0)
+	s.run(content, res, gstate{ctm: identity, fill: csGray, stroke: csGray, fillVal: []float64{0}, strokeVal: []float64{0}, lineWidth: 1}, 0)
 	return ps
 }
 
@@ -370,14 +374,20 @@ func (s *scanner) run(content []byte, res dict, g gstate, depth int) {
 			path = path[:0]
 		case "S", "s":
 			s.use(g.stroke, "a stroke")
-			s.tac(g.stroke, g.strokeVal, bbox(path), "a stroke")
+			s.tac(g.stroke, g.strokeVal, strokeBox(g, bbox(path)), "a stroke")
+			s.line(g, bbox(path))
 			path = path[:0]
 		case "B", "B*", "b", "b*":
 			s.use(g.fill, "a fill")
 			s.use(g.stroke, "a stroke")
 			s.tac(g.fill, g.fillVal, bbox(path), "a fill")
-			s.tac(g.stroke, g.strokeVal, bbox(path), "a stroke")
+			s.tac(g.stroke, g.strokeVal, strokeBox(g, bbox(path)), "a stroke")
+			s.line(g, bbox(path))
 			path = path[:0]
+		case "w":
+			if v, ok := nums(1); ok {
+				g.lineWidth = v[0]
+			}
 		case "g":
 			g.fill, g.fillVal = csGray, allNums()
 		case "G":
@@ -439,6 +449,12 @@ func (s *scanner) run(content []byte, res dict, g gstate, depth int) {
 			// text origin (glyph extents are not measured).
 			x, y := g.tm.mul(g.ctm).apply(0, 0)
 			s.tac(g.fill, g.fillVal, rect{x - 0.5, y - 0.5, x + 0.5, y + 0.5}, "text")
+			if t := s.trim; t != nil && x > t.x0 && x < t.x1 && y > t.y0 && y < t.y1 {
+				d := min(x-t.x0, t.x1-x, y-t.y0, t.y1-y)
+				if s.ps.textEdge < 0 || d < s.ps.textEdge {
+					s.ps.textEdge = d
+				}
+			}
 		case "gs":
 			if len(ops) > 0 {
 				if n, ok := ops[len(ops)-1].(name); ok {
@@ -465,9 +481,37 @@ func (s *scanner) run(content []byte, res dict, g gstate, depth int) {
 				}
 			}
 		case "d0", "d1", "ET", "Tc", "Tw", "Tz", "Tr", "Ts",
-			"w", "J", "j", "M", "d", "ri", "i", "W", "W*", "BDC", "BMC", "EMC", "MP", "DP", "BX", "EX":
+			"J", "j", "M", "d", "ri", "i", "W", "W*", "BDC", "BMC", "EMC", "MP", "DP", "BX", "EX":
 		}
 		ops = ops[:0]
+	}
+}
+
+// strokeWidth is the stroke's width on the page, through the current
+// transformation.
+func strokeWidth(g gstate) float64 {
+	det := g.ctm[0]*g.ctm[3] - g.ctm[1]*g.ctm[2]
+	return g.lineWidth * math.Sqrt(math.Abs(det))
+}
+
+// strokeBox is the box a stroke along a path of box b paints: b grown by half the
+// line width (a straight line's path has no area of its own).
+func strokeBox(g gstate, b rect) rect {
+	h := strokeWidth(g) / 2
+	return rect{b.x0 - h, b.y0 - h, b.x1 + h, b.y1 + h}
+}
+
+// line records a stroke's width when it paints process ink inside the BleedBox:
+// spot strokes (a cut contour's hairline) are not printed.
+func (s *scanner) line(g gstate, b rect) {
+	if g.stroke != nil && (g.stroke.family == "Separation" || g.stroke.family == "DeviceN") {
+		return
+	}
+	if !overlaps(strokeBox(g, b), s.bleed) {
+		return
+	}
+	if w := strokeWidth(g); s.ps.thinLine < 0 || w < s.ps.thinLine {
+		s.ps.thinLine = w
 	}
 }
 

@@ -80,6 +80,10 @@ func checkPDF(rep *FileReport, data []byte, r Rules, lim Limits) {
 	var partial []string
 	for i, p := range pages {
 		bleed := c.boxes(i+1, p)
+		var trim *rect
+		if t, ok := f.rect(p["TrimBox"]); ok {
+			trim = &t
+		}
 		if r.PDFX4 {
 			c.pageGroup(i+1, f.dictOf(p["Group"]))
 			if f.get(p["AA"]) != nil {
@@ -89,7 +93,7 @@ func checkPDF(rep *FileReport, data []byte, r Rules, lim Limits) {
 		if c.encryp {
 			continue
 		}
-		ps := f.scanPage(p, bleed)
+		ps := f.scanPage(p, bleed, trim)
 		c.content(i+1, p, ps)
 		if ps.tacSeen {
 			tacSeen = true
@@ -99,6 +103,12 @@ func checkPDF(rep *FileReport, data []byte, r Rules, lim Limits) {
 			checkTAC(rep, r, i+1, ps.tacMax)
 		}
 		checkDPI(rep, r, i+1, ps.minDPI)
+		if r.MinLinePt > 0 && ps.thinLine >= 0 && ps.thinLine < r.MinLinePt {
+			rep.add("line.thin", Warning, i+1, fmt.Sprintf("a line %.3f pt wide (%.3f mm) is thinner than the %.2f pt of profile %s: it may break up in print", ps.thinLine, ps.thinLine*25.4/72, r.MinLinePt, r.Profile))
+		}
+		if r.SafetyPt > 0 && ps.textEdge >= 0 && ps.textEdge < r.SafetyPt {
+			rep.add("text.margin", Warning, i+1, fmt.Sprintf("text starts %.1f mm from the trim, inside the %.1f mm safety margin of profile %s: the cut may touch it", ps.textEdge*25.4/72, r.SafetyPt*25.4/72, r.Profile))
+		}
 		for s := range ps.spots {
 			spots[s] = true
 		}

@@ -78,6 +78,12 @@ type Rules struct {
 	DPI float64
 	// BleedPt is the bleed every side of a PDF page needs beyond its TrimBox.
 	BleedPt float64
+	// MinLinePt is the thinnest process-ink stroke a PDF may draw, in points; 0:
+	// no check.
+	MinLinePt float64
+	// SafetyPt is the margin inside the TrimBox that text should keep clear of, in
+	// points; 0: no check.
+	SafetyPt float64
 	// CutSpot and WhiteSpot name the spot colours of the cut contour and white
 	// plate the profile writes ("": none).
 	CutSpot, WhiteSpot string

@@ -9,6 +9,13 @@ import (
 	"github.com/printworker/printworker/render"
 )
 
+// Print check defaults of PDF/X-4 profiles: a process-ink line thinner than a
+// quarter point may break up in print; text within 3 mm of the trim risks the cut.
+const (
+	MinLinePt      = 0.25
+	SafetyMarginPt = 3 * 72 / 25.4
+)
+
 // CheckRules is the check profile of a production profile: PDF/X-4 conformance when
 // it writes PDF/X-4, and the print checks of what it promises (docs/preflight.md
 // "Check profiles").
@@ -18,6 +25,10 @@ func (p Profile) CheckRules() (preflight.Rules, error) {
 	pdf := p.Output == model.ExportPDF || p.Output == model.ExportPDFSimple
 	raster := p.Output == model.ExportPNG || p.Output == render.ExportTIFF
 	r.PDFX4 = pdf && cmyk
+	if r.PDFX4 {
+		// Print checks of press files (docs/preflight.md "Check profiles").
+		r.MinLinePt, r.SafetyPt = MinLinePt, SafetyMarginPt
+	}
 	r.CMYK = cmyk && (pdf || p.Output == render.ExportTIFF)
 	if raster {
 		r.DPI = p.DPI

@@ -24,7 +24,7 @@ func TestCheckProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := preflight.Rules{Profile: "roland", PDFX4: true, Output: "pdf", CMYK: true, TACLimit: 280, BleedPt: 2 * 72 / 25.4, CutSpot: "CutContour", WhiteSpot: "RDG_WHITE"}
+	want := preflight.Rules{Profile: "roland", PDFX4: true, Output: "pdf", CMYK: true, TACLimit: 280, BleedPt: 2 * 72 / 25.4, MinLinePt: MinLinePt, SafetyPt: SafetyMarginPt, CutSpot: "CutContour", WhiteSpot: "RDG_WHITE"}
 	if r != want {
 		t.Errorf("rules %+v, want %+v", r, want)
 	}
