@@ -45,6 +45,7 @@ type pageScan struct {
 	fonts      map[any]bool // font dictionaries (references) used by Tf
 	tacMax     float64      // percent, inside the BleedBox
 	tacSeen    bool
+	cmykSeen   bool // some CMYK colour was counted (not only gray)
 	tacPartial []string // what the TAC could not include
 	minDPI     float64  // lowest effective resolution of a picture inside the BleedBox (0: none)
 	thinLine   float64  // thinnest process-ink stroke inside the BleedBox, in points (-1: none)
@@ -220,7 +221,7 @@ func (s *scanner) tac(cs *colourSpace, val []float64, b rect, what string) {
 	case cs.family == "DeviceCMYK" || (cs.family == "ICCBased" && cs.n == 4):
 		if len(val) == 4 {
 			t := (val[0] + val[1] + val[2] + val[3]) * 100
-			s.ps.tacSeen = true
+			s.ps.tacSeen, s.ps.cmykSeen = true, true
 			s.ps.tacMax = max(s.ps.tacMax, t)
 		}
 	case cs.family == "Separation" || cs.family == "DeviceN":
@@ -649,7 +650,7 @@ func (s *scanner) image(d dict, x *stream, res dict, g gstate) {
 // pictureTAC counts a picture's densest pixel sum (of 4 x 255; -1: none).
 func (s *scanner) pictureTAC(best int) {
 	if best >= 0 {
-		s.ps.tacSeen = true
+		s.ps.tacSeen, s.ps.cmykSeen = true, true
 		s.ps.tacMax = max(s.ps.tacMax, float64(best)*100/255)
 	}
 }

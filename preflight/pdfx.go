@@ -75,7 +75,7 @@ func checkPDF(rep *FileReport, data []byte, r Rules, lim Limits) {
 		rep.add("pdf.limit", Error, 0, fmt.Sprintf("more than %d pages: only the first %d were checked", maxPages, maxPages))
 		pages = pages[:maxPages]
 	}
-	tac, tacSeen := 0.0, false
+	tac, tacSeen, cmyk := 0.0, false, false
 	spots := map[string]bool{}
 	var partial []string
 	for i, p := range pages {
@@ -95,6 +95,7 @@ func checkPDF(rep *FileReport, data []byte, r Rules, lim Limits) {
 		}
 		ps := f.scanPage(p, bleed, trim)
 		c.content(i+1, p, ps)
+		cmyk = cmyk || ps.cmykSeen
 		if ps.tacSeen {
 			tacSeen = true
 			if ps.tacMax > tac {
@@ -119,7 +120,9 @@ func checkPDF(rep *FileReport, data []byte, r Rules, lim Limits) {
 		}
 	}
 	if !c.encryp {
-		if tacSeen && c.space != "RGB" {
+		// A file printed in CMYK: its output intent says so, or it paints CMYK
+		// (an RGB or gray PDF's gray is no ink total).
+		if tacSeen && (c.space == "CMYK" || c.space == "" && cmyk) {
 			rep.setTAC(tac)
 		}
 		if len(partial) > 0 {
