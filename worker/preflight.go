@@ -34,7 +34,7 @@ type Preflight struct {
 }
 
 // DefaultPreflightMax is the largest file the worker preflights by default.
-const DefaultPreflightMax = 256 << 20
+const DefaultPreflightMax = 64 << 20
 
 // PreflightRecord is a file's preflight in its manifest record.
 type PreflightRecord struct {
