@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -71,6 +72,10 @@ type Colour struct {
 	RichBlack bool `json:"richBlack,omitempty"`
 	// InkLimit caps the total ink coverage in percent; 0 none.
 	InkLimit float64 `json:"inkLimit,omitempty"`
+	// Condition is the printing condition the PDF/X output intent names: a
+	// registered one (FOGRA39, FOGRA51, CRPC6 or GRACoL2013) or the shop's own
+	// name; empty: Custom (docs/colour.md "Registered output conditions").
+	Condition string `json:"condition,omitempty"`
 }
 
 // Page is a profile's page geometry.
@@ -245,6 +250,12 @@ func (p Profile) Validate() error {
 	cmyk := p.Colour.Profile != "" && !strings.EqualFold(p.Colour.Profile, "srgb")
 	if p.Output == render.ExportTIFF && !cmyk {
 		bad("output", "tiff needs a CMYK colour.profile")
+	}
+	if c := p.Colour.Condition; c != "" && (len(c) > maxNameLen || strings.ContainsFunc(c, func(r rune) bool { return r < 0x20 || r > 0x7e || r == '(' || r == ')' || r == '\\' })) {
+		bad("colour.condition", "%q: want a registered condition (%s) or a name of up to %d printable ASCII characters without parentheses", c, strings.Join(render.RegisteredConditionNames(), ", "), maxNameLen)
+	}
+	if p.Colour.Profile == "" && p.Colour.Condition != "" {
+		bad("colour.condition", "needs a CMYK colour.profile (a file, or default-cmyk for the condition's own ICC file)")
 	}
 	if p.Colour.Profile == "" && (p.Colour.Intent != "" || p.Colour.RichBlack || p.Colour.InkLimit != 0) {
 		bad("colour", "intent, richBlack and inkLimit need a CMYK colour.profile")
@@ -444,6 +455,15 @@ func Resolve(p Profile, o Options) (*Resolved, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	cond, registered := render.RegisteredCondition(p.Colour.Condition)
+	if p.Colour.Profile == DefaultCMYK && registered {
+		// The condition's own ICC file, not the machine's generic CMYK profile.
+		path, err := findCondition(cond, o)
+		if err != nil {
+			return nil, fmt.Errorf("colour.profile: %w", err)
+		}
+		p.Colour.Profile = path
+	}
 	if p.Colour.Profile == DefaultCMYK {
 		cands := o.CMYKCandidates
 		if cands == nil {
@@ -472,6 +492,16 @@ func Resolve(p Profile, o Options) (*Resolved, error) {
 		return nil, fmt.Errorf("colour: %w", err)
 	}
 	pr := set.For("", "")
+	if p.Colour.Condition != "" && pr != nil && pr.Profile != nil {
+		if !registered {
+			cond = render.OutputCondition{Identifier: p.Colour.Condition}
+		}
+		op := *pr.Profile
+		op.Condition = cond
+		c := *pr
+		c.Profile = &op
+		pr = &c
+	}
 	slug, _ := render.ParseLength(p.Page.Slug)
 	if cut, white := p.cutPlate(), p.whitePlate(); cut != nil || white != nil || slug > 0 {
 		var c render.Print
@@ -503,6 +533,31 @@ func digest(r *Resolved) string {
 	}{p, r.ICCSHA256})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// ConditionDirs are the folders a registered condition's ICC files are looked for
+// in, after the profile folder (Options.ProfileDir).
+var ConditionDirs = []string{"/usr/share/color/icc", "/usr/share/color/icc/colord", "/usr/local/share/color/icc"}
+
+// findCondition finds an ICC file made for a registered condition. Debian ships
+// none (icc-profiles-free has FOGRA39 and GRACoL only as measurement data), so
+// the error says which files to put where.
+func findCondition(c render.OutputCondition, o Options) (string, error) {
+	dirs := ConditionDirs
+	if o.ProfileDir != "" {
+		dirs = append([]string{o.ProfileDir}, dirs...)
+	}
+	var cands []string
+	for _, d := range dirs {
+		for _, f := range c.Files {
+			cands = append(cands, filepath.Join(d, f))
+		}
+	}
+	if p, err := FindCMYK(cands); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("condition %s: no ICC profile for it on this machine: put one of %s in --color-profile-dir (or %s), or name the file in colour.profile; Debian ships none of them (docs/colour.md \"Registered output conditions\")",
+		c.Identifier, strings.Join(c.Files, ", "), strings.Join(ConditionDirs, ", "))
 }
 
 // ErrNoCMYKProfile: no CMYK ICC profile of CMYKCandidates is on the machine.

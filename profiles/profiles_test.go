@@ -151,6 +151,8 @@ func TestParseErrorsNameFields(t *testing.T) {
 		{"cut svg-id", `{"profiles": [{"name": "a", "cut": {"source": "svg-id"}}]}`, `profiles[0] ("a"): cut: render: cut contour source svg-id without an element id`},
 		{"same spot", `{"profiles": [{"name": "a", "cut": {}, "white": {"spot": "CutContour"}}]}`, `white.spot`},
 		{"builtin name", `{"profiles": [{"name": "press-pdfx4"}]}`, `"press-pdfx4" is a built-in`},
+		{"condition needs cmyk", `{"profiles": [{"name": "a", "colour": {"condition": "FOGRA39"}}]}`, `colour.condition: needs a CMYK colour.profile`},
+		{"condition text", `{"profiles": [{"name": "a", "colour": {"profile": "x.icc", "condition": "a) /JS (x"}}]}`, `colour.condition: "a) /JS (x"`},
 		{"twice", `{"profiles": [{"name": "a"}, {"name": "a"}]}`, `profiles[1] ("a"): name: "a" is defined twice`},
 		{"bad name", `{"profiles": [{"name": "A B"}]}`, `profiles[0] ("A B"): name`},
 		{"route", `{"profiles": [{"name": "a", "route": {"prefix": "../x"}}]}`, `route.prefix`},

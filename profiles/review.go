@@ -16,16 +16,24 @@ import (
 // (downloaded files; the worker raises it).
 const WarnTypeMismatch = "type-mismatch"
 
+// Warning codes of the worker's preflight of a file (docs/preflight.md "In the
+// worker"): a file with an error finding, and one with warnings only.
+const (
+	WarnPreflightError   = "preflight-error"
+	WarnPreflightWarning = "preflight-warning"
+)
+
 // ReviewNone in a policy holds nothing.
 const ReviewNone = "none"
 
 // ReviewKinds are the finding kinds a review policy may name.
-var ReviewKinds = []string{render.WarnMissingFont, render.WarnMissingGlyph, WarnBelowProfileDPI, render.WarnBleed, WarnTypeMismatch}
+var ReviewKinds = []string{render.WarnMissingFont, render.WarnMissingGlyph, WarnBelowProfileDPI, render.WarnBleed, WarnTypeMismatch, WarnPreflightError, WarnPreflightWarning}
 
 // DefaultReview is the policy of `printworker work` when none is given: a missing
 // font or glyph prints text in another face or not at all, which no customer
-// approved; the others are often acceptable and are shown as warnings only.
-var DefaultReview = []string{render.WarnMissingFont, render.WarnMissingGlyph}
+// approved, and a preflight error is a file the press would refuse; the others are
+// often acceptable and are shown as warnings only.
+var DefaultReview = []string{render.WarnMissingFont, render.WarnMissingGlyph, WarnPreflightError}
 
 // ParseReview checks a policy's list of finding kinds: ReviewKinds, or "none" alone
 // (nothing held, returned as an empty, non-nil list). Duplicates are dropped.

@@ -79,12 +79,25 @@ const (
 // setupPDFX declares the document PDF/X-4 with the profile as its output intent.
 func setupPDFX(pdf *gofpdf.Fpdf, p *OutputProfile, title string, created time.Time) {
 	pdf.SetProducer(producer, false)
+	// Without a condition: not a registered characterization, "Custom" with the
+	// profile's own name, as ISO 15930-7 asks when the profile is embedded.
+	ident, info := "Custom", pdfLiteral(p.Name)
+	if c := p.Condition; c.Identifier != "" {
+		ident, info = pdfLiteral(c.Identifier), pdfLiteral(c.Info)
+		if info == "" {
+			info = pdfLiteral(p.Name)
+		}
+		if c.Registry != "" {
+			// fpdf has no RegistryName field and writes Info as "/Info (%s) ":
+			// the registry is written as a key of its own after the Info string
+			// (both made safe by pdfLiteral, so nothing else can be closed).
+			info += ") /RegistryName (" + pdfLiteral(c.Registry)
+		}
+	}
 	pdf.AddOutputIntent(gofpdf.OutputIntentType{
-		SubtypeIdent: gofpdf.OutputIntent_GTS_PDFX,
-		// Not a registered characterization: "Custom" with the profile's own name,
-		// as ISO 15930-7 asks when the profile is embedded.
-		OutputConditionIdentifier: "Custom",
-		Info:                      pdfLiteral(p.Name),
+		SubtypeIdent:              gofpdf.OutputIntent_GTS_PDFX,
+		OutputConditionIdentifier: ident,
+		Info:                      info,
 		ICCProfile:                p.ICC,
 	})
 	pdf.SetXmpMetadata(pdfxXMP(title, created))

@@ -41,8 +41,11 @@ type OutputProfile struct {
 	SHA256 string
 	// Intent names the rendering intent the transforms were built with.
 	Intent string
-	ToCMYK CMYKTransform
-	Proof  CMYKProof
+	// Condition is the printing condition the PDF/X output intent names; zero:
+	// "Custom", described by the profile's Name.
+	Condition OutputCondition
+	ToCMYK    CMYKTransform
+	Proof     CMYKProof
 }
 
 // Print holds the print-grade output settings of a render. The zero value is the

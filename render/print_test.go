@@ -24,6 +24,7 @@ import (
 
 	"golang.org/x/image/tiff"
 
+	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/colour"
 
@@ -93,6 +94,9 @@ func renderPrint(t testing.TB, p *Print, d *model.DesignDetail, view string) ([]
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every PDF/X-4 file the print tests write passes printworker's own preflight
+	// (docs/preflight.md).
+	printcheck.PDFX4(t, view, buf.Bytes())
 	return buf.Bytes(), res
 }
 

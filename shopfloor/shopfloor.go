@@ -115,6 +115,11 @@ type Row struct {
 	File       File
 	// Warnings are the file's warnings as "code: message".
 	Warnings []string
+	// Preflight is the file's preflight verdict in words ("pass, total ink 240 %");
+	// empty when the file was not checked (docs/preflight.md "In the worker").
+	Preflight string
+	// PreflightReport is the key of the file's preflight report.
+	PreflightReport string
 }
 
 // File is a stored print file as a row shows it.

@@ -42,7 +42,7 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 <td><div class="thumb">{{if .Thumb}}<img src="{{.Thumb}}" alt="preview of {{.Row.File.Filename}}" onerror="this.replaceWith('no preview')">{{else}}no preview{{end}}</div></td>
 <td class="qty">{{.Row.Quantity}}</td>
 <td>{{.Row.DesignName}} (design {{.Row.DesignID}})<br>product {{or .Row.ProductID "—"}}<br>view {{.Row.File.View}}<br>{{.Row.File.Size}}</td>
-<td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}</td>
+<td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}{{with .Row.Preflight}}<br>preflight {{.}}{{end}}{{with .Report}} · <a href="{{.}}">report</a>{{end}}</td>
 <td>{{if .Row.Warnings}}<ul class="warn">{{range .Row.Warnings}}<li>{{.}}</li>{{end}}</ul>{{else}}none{{end}}</td>
 </tr>
 {{else}}<tr><td colspan="5">This order has no print files.</td></tr>
@@ -54,8 +54,8 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 // routed to another bucket (docs/routing.md) the link is its URL and there is no
 // preview.
 type staffRow struct {
-	Row         Row
-	Thumb, Link any
+	Row                 Row
+	Thumb, Link, Report any
 }
 
 // StaffPage renders the order's page; manifestKey is the key of the order's manifest,
@@ -83,6 +83,9 @@ func StaffPage(o Order, manifestKey string, link Linker) ([]byte, error) {
 				return nil, err
 			}
 			if row.Link, err = link(r.File.Key); err != nil {
+				return nil, err
+			}
+			if row.Report, err = link(r.PreflightReport); err != nil {
 				return nil, err
 			}
 		}

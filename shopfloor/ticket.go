@@ -295,6 +295,9 @@ func (t *ticketWriter) row(i int, r Row) {
 	t.line(tx, 9, "", fmt.Sprintf("Product %s - view %s", orDash(r.ProductID), orDash(r.File.View())))
 	t.line(tx, 9, "", r.File.Size()+" - "+orDash(r.File.Type))
 	t.line(tx, 8, "", orDash(r.File.Filename))
+	if r.Preflight != "" {
+		t.line(tx, 8, "", "Preflight "+r.Preflight)
+	}
 	if len(r.Warnings) > 0 {
 		red(pdf)
 		for _, wr := range r.Warnings {

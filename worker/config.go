@@ -141,6 +141,10 @@ type Config struct {
 	// "Review holds"); the zero value holds nothing (printworker work holds on
 	// profiles.DefaultReview unless told otherwise).
 	Review ReviewPolicy
+	// Preflight is the check of every file rendered with a production profile
+	// (docs/preflight.md "In the worker"); the zero value checks files up to
+	// DefaultPreflightMax bytes.
+	Preflight Preflight
 	// ShopFloor holds the thumbnail, job ticket and staff page settings
 	// (docs/shop-floor.md); the zero value makes all three.
 	ShopFloor ShopFloor

@@ -68,6 +68,9 @@ type FileRecord struct {
 	EffectiveDPI float64 `json:"effectiveDpi,omitempty"`
 	// Sidecars are the files stored beside this one: a png's white plate and cut.
 	Sidecars []SidecarRecord `json:"sidecars,omitempty"`
+	// Preflight is the file's preflight with its profile's check profile
+	// (docs/preflight.md "In the worker"); absent without a profile.
+	Preflight *PreflightRecord `json:"preflight,omitempty"`
 	// Machine is the file's copy in the machine folder a routing rule sent it to
 	// (docs/routing.md "Machine folders"); absent when no rule did.
 	Machine *MachineFile `json:"machine,omitempty"`
@@ -407,7 +410,12 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 		pw.CloseWithError(err)
 		done <- out{res, err}
 	}()
-	put, perr := w.uploadTo(ctx, w.deps.Storage, kindFile, obj, pr)
+	var src io.Reader = pr
+	pc := w.preflightCapture(x)
+	if pc != nil {
+		src = io.TeeReader(pr, pc)
+	}
+	put, perr := w.uploadTo(ctx, w.deps.Storage, kindFile, obj, src)
 	pr.CloseWithError(errStorageStopped)
 	if perr != nil {
 		cancel()
@@ -429,6 +437,9 @@ func (w *Worker) renderView(ctx context.Context, x viewExport, obj storage.Objec
 	rec.Warnings = append(rec.Warnings, r.Warnings...)
 	rec.Colour = &r.Colour
 	recordProfile(rec, x.prof, r)
+	if err := w.recordPreflight(ctx, x, rec, pc); err != nil {
+		return put, err
+	}
 	if len(r.Sidecars) > 0 {
 		if err := w.putSidecars(ctx, x, rec, r.Sidecars); err != nil {
 			return put, err

@@ -194,6 +194,11 @@ func rekeyed(m *Manifest, f func(string) string) *Manifest {
 		for j := range fr.Sidecars {
 			fr.Sidecars[j].Key = f(fr.Sidecars[j].Key)
 		}
+		if fr.Preflight != nil {
+			p := *fr.Preflight
+			p.Report = opt(p.Report)
+			fr.Preflight = &p
+		}
 		c.Files[i] = fr
 	}
 	c.LineItems = make([]ManifestLine, len(m.LineItems))
@@ -231,6 +236,9 @@ func moves(m *Manifest, f func(string) string) []move {
 		}
 		for _, sc := range fr.Sidecars {
 			out = append(out, move{fr.Bucket, sc.Key, f(sc.Key), sc.ContentType, sc.SHA256, sc.Bytes})
+		}
+		if fr.Preflight != nil && fr.Preflight.Report != "" {
+			out = append(out, move{"", fr.Preflight.Report, f(fr.Preflight.Report), "application/json", "", 0})
 		}
 	}
 	return out

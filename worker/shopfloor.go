@@ -172,6 +172,7 @@ func shopOrder(m *Manifest) shopfloor.Order {
 			for _, wr := range f.Warnings {
 				r.Warnings = append(r.Warnings, wr.Code+": "+wr.Message)
 			}
+			r.Preflight, r.PreflightReport = preflightLine(f.Preflight)
 			o.Rows = append(o.Rows, r)
 		}
 	}

@@ -45,6 +45,7 @@ func commands() []command {
 		reconcileCommand(),
 		renderCommand(),
 		profilesCommand(),
+		preflightCommand(),
 		gangCommand(),
 		imposeCommand(),
 		reviewCommand(),

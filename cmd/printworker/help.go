@@ -51,7 +51,7 @@ var flagGroups = []flagGroup{
 		first: []string{"color-profile", "color-intent", "bleed", "color-config", "color-raster", "crop-marks"}},
 	{title: "Cut and white plates", takes: []string{"cut-", "white-"},
 		first: []string{"cut-contour", "cut-offset", "white-plate", "white-choke", "white-spot"}},
-	{title: "Shop floor", takes: []string{"thumbnails", "ticket-", "staff-pages", "day-page-delay", "review-hold", "store-review-hold"},
+	{title: "Shop floor", takes: []string{"thumbnails", "ticket-", "staff-pages", "day-page-delay", "review-hold", "store-review-hold", "preflight", "preflight-max-bytes"},
 		first: []string{"thumbnails", "ticket-size", "staff-pages", "review-hold"}},
 	{title: "Events", takes: []string{"events-"},
 		first: []string{"events-url", "events-secret", "events-secret-file", "events-file"}},

@@ -121,6 +121,9 @@ func describe(p profiles.Profile) []string {
 		if p.Colour.InkLimit > 0 {
 			c += fmt.Sprintf(", ink limit %g%%", p.Colour.InkLimit)
 		}
+		if p.Colour.Condition != "" {
+			c += ", condition " + p.Colour.Condition
+		}
 		out = append(out, c)
 	} else {
 		out = append(out, "colour: sRGB")

@@ -58,8 +58,10 @@ func reviewCommand() command {
 
 // reviewFlags are the review policy flags of work.
 type reviewFlags struct {
-	hold   string
-	stores storeReviewFlag
+	hold      string
+	stores    storeReviewFlag
+	preflight bool
+	pfMax     byteSize
 }
 
 func addReviewFlags(fs *flag.FlagSet) *reviewFlags {
@@ -67,7 +69,18 @@ func addReviewFlags(fs *flag.FlagSet) *reviewFlags {
 	fs.StringVar(&r.hold, "review-hold", strings.Join(profiles.DefaultReview, ","), "preflight findings that hold an order for review (printworker review): "+
 		strings.Join(profiles.ReviewKinds, ", ")+", comma separated; none: hold nothing; a production profile's \"review\" decides for its files")
 	fs.Var(&r.stores, "store-review-hold", "store=findings, repeatable (several: store=a,b;other=none): the review hold of one store")
+	fs.BoolVar(&r.preflight, "preflight", true, "preflight every file rendered with a production profile with its check profile (docs/preflight.md): report beside the file, verdict in the manifest, preflight-error holds by --review-hold")
+	r.pfMax = byteSize(worker.DefaultPreflightMax)
+	fs.Var(&r.pfMax, "preflight-max-bytes", "largest file the worker preflights (its bytes are held in memory while it is stored)")
 	return r
+}
+
+// preflightConfig is the worker's preflight setting.
+func (r *reviewFlags) preflightConfig() (worker.Preflight, error) {
+	if r.pfMax <= 0 {
+		return worker.Preflight{}, usageError("--preflight-max-bytes: want a positive size")
+	}
+	return worker.Preflight{Off: !r.preflight, MaxBytes: int64(r.pfMax)}, nil
 }
 
 func (r *reviewFlags) config() (worker.ReviewPolicy, error) {

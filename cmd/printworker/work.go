@@ -63,6 +63,9 @@ func workCommand() command {
 			cfg.Events, eventsErr = ef.config()
 			var reviewErr error
 			cfg.Review, reviewErr = rvf.config()
+			if reviewErr == nil {
+				cfg.Preflight, reviewErr = rvf.preflightConfig()
+			}
 			tr := setupTracing(ctx, e, "worker", log)
 			defer stopTracing(tr, log)
 			sf.s3.HTTPClient = tracedHTTP(tr)

@@ -1,8 +1,9 @@
 // Package printcheck verifies print files the way a print shop's preflight would, for
 // the tests of every package that produces them: a PNG must decode, a PDF must pass
 // `qpdf --check` (when qpdf is installed; otherwise its header and trailer are
-// checked and the test log says the deeper check was skipped), and every number in its
-// objects and content streams must be one a reader takes (Numbers).
+// checked and the test log says the deeper check was skipped), every number in its
+// objects and content streams must be one a reader takes (Numbers), and a PDF/X-4
+// file must pass printworker's preflight with the pdfx4 profile (PDFX4).
 package printcheck
 
 import (
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/model"
+	"github.com/printworker/printworker/preflight"
 )
 
 // File checks b, the content of the file name of export type typ (png, pdf,
@@ -48,6 +50,7 @@ func PDF(t testing.TB, name string, b []byte) {
 	if err := Numbers(b, ReaderMaxReal); err != nil {
 		t.Errorf("%s: %v", name, err)
 	}
+	PDFX4(t, name, b)
 	if _, err := exec.LookPath("qpdf"); err != nil {
 		t.Logf("%s: qpdf not installed, only the PDF's header and trailer were checked", name)
 		return
@@ -58,5 +61,21 @@ func PDF(t testing.TB, name string, b []byte) {
 	}
 	if out, err := exec.Command("qpdf", "--check", p).CombinedOutput(); err != nil {
 		t.Errorf("%s: qpdf --check: %v\n%s", name, err, out)
+	}
+}
+
+// PDFX4 checks a file that declares itself PDF/X-4 (GTS_PDFXVersion) with
+// printworker's own preflight (docs/preflight.md): any error finding is a test
+// error. Other PDFs are left alone.
+func PDFX4(t testing.TB, name string, b []byte) {
+	t.Helper()
+	if !bytes.Contains(b, []byte("/GTS_PDFXVersion")) {
+		return
+	}
+	fr := preflight.Check(name, b, preflight.PDFX4Rules(), preflight.DefaultLimits)
+	for _, f := range fr.Findings {
+		if f.Severity == preflight.Error {
+			t.Errorf("%s: preflight --profile pdfx4: %s (page %d): %s", name, f.Code, f.Page, f.Message)
+		}
 	}
 }
