@@ -21,6 +21,26 @@ const (
 	TicketOff    = "off"
 )
 
+// What the ticket and the staff page draw of an order, whatever it holds: the work
+// of an order's completion stays bounded (docs/shop-floor.md "Bounds"). Every
+// warning and file stays in the manifest.
+const (
+	// MaxListedWarnings is how many warnings of one file are listed; the rest are
+	// counted in one line.
+	MaxListedWarnings = 8
+	// MaxTicketRows is how many files a ticket draws (each a preview read back from
+	// storage and a few shaped lines); the rest are counted in one line.
+	MaxTicketRows = 100
+)
+
+// listed is the part of ws that is listed and how many are left out.
+func listed(ws []string) ([]string, int) {
+	if len(ws) <= MaxListedWarnings {
+		return ws, 0
+	}
+	return ws[:MaxListedWarnings], len(ws) - MaxListedWarnings
+}
+
 // Names of the shop floor objects, next to the order's manifest.
 const (
 	TicketName    = "ticket.pdf"

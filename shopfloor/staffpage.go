@@ -43,7 +43,7 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 <td class="qty">{{.Row.Quantity}}</td>
 <td>{{.Row.DesignName}} (design {{.Row.DesignID}})<br>product {{or .Row.ProductID "—"}}<br>view {{.Row.File.View}}<br>{{.Row.File.Size}}</td>
 <td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}</td>
-<td>{{if .Row.Warnings}}<ul class="warn">{{range .Row.Warnings}}<li>{{.}}</li>{{end}}</ul>{{else}}none{{end}}</td>
+<td>{{if .Warnings}}<ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}{{with .More}}<li>and {{.}} more: see the manifest</li>{{end}}</ul>{{else}}none{{end}}</td>
 </tr>
 {{else}}<tr><td colspan="5">This order has no print files.</td></tr>
 {{end}}</table>
@@ -56,6 +56,9 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 type staffRow struct {
 	Row         Row
 	Thumb, Link any
+	// Warnings are the listed ones, More counts the rest (MaxListedWarnings).
+	Warnings []string
+	More     int
 }
 
 // StaffPage renders the order's page; manifestKey is the key of the order's manifest,
@@ -76,6 +79,7 @@ func StaffPage(o Order, manifestKey string, link Linker) ([]byte, error) {
 	}
 	for _, r := range o.Rows {
 		row := staffRow{Row: r}
+		row.Warnings, row.More = listed(r.Warnings)
 		if r.File.Bucket != "" {
 			row.Thumb, row.Link = "", r.File.URL
 		} else {

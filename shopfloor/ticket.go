@@ -253,8 +253,11 @@ func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err er
 		black(pdf)
 	}
 	t.line(x0, 11, "B", fmt.Sprintf("Files (%d)", len(o.Rows)))
-	for i, r := range o.Rows {
+	for i, r := range o.Rows[:min(len(o.Rows), MaxTicketRows)] {
 		t.row(i, r)
+	}
+	if more := len(o.Rows) - MaxTicketRows; more > 0 {
+		t.line(x0, 11, "B", fmt.Sprintf("... and %d more file(s): see the staff page or the manifest", more))
 	}
 	for r := range t.missing {
 		missing = append(missing, r)
@@ -297,8 +300,12 @@ func (t *ticketWriter) row(i int, r Row) {
 	t.line(tx, 8, "", orDash(r.File.Filename))
 	if len(r.Warnings) > 0 {
 		red(pdf)
-		for _, wr := range r.Warnings {
+		shown, more := listed(r.Warnings)
+		for _, wr := range shown {
 			t.line(tx, 8, "", "! "+wr)
+		}
+		if more > 0 {
+			t.line(tx, 8, "", fmt.Sprintf("! and %d more warning(s): see the manifest", more))
 		}
 		black(pdf)
 	}

@@ -133,7 +133,8 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 // what the QR code holds.
 func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]byte, error) {
 	o := shopOrder(m)
-	for i, r := range o.Rows {
+	// Only the files the ticket draws have their preview read back.
+	for i, r := range o.Rows[:min(len(o.Rows), shopfloor.MaxTicketRows)] {
 		o.Rows[i].File.Preview = w.readThumb(ctx, r.File.Bucket, r.File.Thumbnail)
 	}
 	opt := shopfloor.TicketOptions{Size: size, Link: link, ShipTo: w.cfg.ShopFloor.ShipTo, Location: w.cfg.ShopFloor.timeZone(m.Store)}
