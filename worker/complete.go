@@ -112,6 +112,9 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		markSkipped(ctx, fmt.Sprintf("revision %d superseded by %d", p.Rev, snap.Rev))
 		return nil
 	}
+	if err := w.quantityError(snap.Order); err != nil {
+		return err
+	}
 	for _, ref := range snap.Expected {
 		if _, ok := snap.Done[ref]; !ok {
 			// Cannot happen for a completion enqueued by the last design; seen only if
