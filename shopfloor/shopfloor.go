@@ -153,10 +153,19 @@ type File struct {
 	// ticket embeds (nil: a placeholder box).
 	Thumbnail string
 	Preview   []byte
+	// Sidecars are the files that go with this one to the machine (a white plate, a
+	// cut file), each named as staff find it beside the file.
+	Sidecars []Sidecar
 	// The physical size: page size for a PDF, pixels and resolution for a raster.
 	PageWidthPt, PageHeightPt float64
 	WidthPx, HeightPx         int
 	DPI                       float64
+}
+
+// Sidecar is a file stored beside a print file (a white plate, a cut file).
+type Sidecar struct {
+	Key      string
+	Filename string
 }
 
 // View is the file's view name, else its id.

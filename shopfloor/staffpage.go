@@ -42,7 +42,7 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 <td><div class="thumb">{{if .Thumb}}<img src="{{.Thumb}}" alt="preview of {{.Row.File.Filename}}" onerror="this.replaceWith('no preview')">{{else}}no preview{{end}}</div></td>
 <td class="qty">{{.Row.Quantity}}</td>
 <td>{{.Row.DesignName}} (design {{.Row.DesignID}})<br>product {{or .Row.ProductID "—"}}<br>view {{.Row.File.View}}<br>{{.Row.File.Size}}</td>
-<td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}</td>
+<td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}{{range .Sidecars}}<br>+ {{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}</td>
 <td>{{if .Warnings}}<ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}{{with .More}}<li>and {{.}} more: see the manifest</li>{{end}}</ul>{{else}}none{{end}}</td>
 </tr>
 {{else}}<tr><td colspan="5">This order has no print files.</td></tr>
@@ -56,9 +56,17 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 type staffRow struct {
 	Row         Row
 	Thumb, Link any
+	// Sidecars are the file's white plate and cut file, linked.
+	Sidecars []staffLink
 	// Warnings are the listed ones, More counts the rest (MaxListedWarnings).
 	Warnings []string
 	More     int
+}
+
+// staffLink is a named link.
+type staffLink struct {
+	Name string
+	Link any
 }
 
 // StaffPage renders the order's page; manifestKey is the key of the order's manifest,
@@ -82,12 +90,22 @@ func StaffPage(o Order, manifestKey string, link Linker) ([]byte, error) {
 		row.Warnings, row.More = listed(r.Warnings)
 		if r.File.Bucket != "" {
 			row.Thumb, row.Link = "", r.File.URL
+			for _, sc := range r.File.Sidecars {
+				row.Sidecars = append(row.Sidecars, staffLink{Name: sc.Filename})
+			}
 		} else {
 			if row.Thumb, err = link(r.File.Thumbnail); err != nil {
 				return nil, err
 			}
 			if row.Link, err = link(r.File.Key); err != nil {
 				return nil, err
+			}
+			for _, sc := range r.File.Sidecars {
+				l, err := link(sc.Key)
+				if err != nil {
+					return nil, err
+				}
+				row.Sidecars = append(row.Sidecars, staffLink{Name: sc.Filename, Link: l})
 			}
 		}
 		data.Rows = append(data.Rows, row)

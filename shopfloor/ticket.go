@@ -298,6 +298,10 @@ func (t *ticketWriter) row(i int, r Row) {
 	t.line(tx, 9, "", fmt.Sprintf("Product %s - view %s", orDash(r.ProductID), orDash(r.File.View())))
 	t.line(tx, 9, "", r.File.Size()+" - "+orDash(r.File.Type))
 	t.line(tx, 8, "", orDash(r.File.Filename))
+	// A white plate or cut file prints with its file: staff look for both.
+	for _, sc := range r.File.Sidecars {
+		t.line(tx, 8, "", "+ "+sc.Filename)
+	}
 	if len(r.Warnings) > 0 {
 		red(pdf)
 		shown, more := listed(r.Warnings)

@@ -170,6 +170,9 @@ func shopOrder(m *Manifest) shopfloor.Order {
 				File: shopfloor.File{Key: f.Key, Bucket: f.Bucket, URL: f.URL, Filename: f.Filename, ViewID: f.ViewID,
 					ViewName: f.ViewName, Type: f.Type, Mode: f.Mode, Thumbnail: f.Thumbnail,
 					PageWidthPt: f.PageWidthPt, PageHeightPt: f.PageHeightPt, WidthPx: f.WidthPx, HeightPx: f.HeightPx, DPI: f.DPI}}
+			for _, sc := range f.Sidecars {
+				r.File.Sidecars = append(r.File.Sidecars, shopfloor.Sidecar{Key: sc.Key, Filename: sc.Filename})
+			}
 			for _, wr := range f.Warnings {
 				r.Warnings = append(r.Warnings, wr.Code+": "+wr.Message)
 			}
