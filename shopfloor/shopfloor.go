@@ -90,6 +90,9 @@ type Order struct {
 	Created     string
 	GeneratedAt string
 	ShipTo      model.Address
+	// Customer is the name of who ordered; the ticket shows it when the ship-to
+	// address has no name (a guest checkout).
+	Customer string
 	// Lines are the order's lines as the store sent them, each with its quantity.
 	Lines []Line
 	Rows  []Row

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/printworker/printworker/shopfloor"
@@ -155,7 +156,7 @@ func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]
 func shopOrder(m *Manifest) shopfloor.Order {
 	o := shopfloor.Order{ID: m.OrderID, Store: m.Store, Domain: m.Domain, Revision: m.Revision,
 		Status: m.OrderStatus, Rush: IsRush(m.OrderStatus), Created: m.OrderCreated, GeneratedAt: m.GeneratedAt,
-		ShipTo: m.Shipping, Warnings: len(m.Warnings), Ticket: m.Ticket, Reprint: m.Reprint}
+		ShipTo: m.Shipping, Customer: strings.TrimSpace(m.Customer.FirstName + " " + m.Customer.LastName), Warnings: len(m.Warnings), Ticket: m.Ticket, Reprint: m.Reprint}
 	for _, li := range m.LineItems {
 		o.Lines = append(o.Lines, shopfloor.Line{Quantity: li.Quantity, DesignID: li.DesignID, DesignName: li.DesignName, ProductID: li.ProductID})
 	}
