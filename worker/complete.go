@@ -154,6 +154,9 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 			if !approved(old, m, f) {
 				return w.holdOrder(ctx, t, k, snap.Date, m, key, f)
 			}
+			if err := w.unholdEarly(ctx, m); err != nil {
+				return err
+			}
 			m.Review = old.Review
 		}
 	}

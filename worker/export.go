@@ -202,6 +202,9 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 		}
 		res.Files = append(res.Files, rec)
 	}
+	if err := w.holdEarly(ctx, p.Store, d.ProductID, res.Files); err != nil {
+		return fmt.Errorf("design %d: %w", ref.ID, err)
+	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("design %d: encode result: %w", ref.ID, err)
