@@ -101,6 +101,18 @@ func fill(row string, fields map[byte]string) string {
 	return b.String()
 }
 
+// PersonName is the name of address a as its country writes it: the family name
+// first for a Japanese, Chinese or Korean name written in its own script (佐藤 健二),
+// else the given name first.
+func PersonName(a model.Address) string {
+	first, last := strings.TrimSpace(oneLine(a.FirstName)), strings.TrimSpace(oneLine(a.LastName))
+	cc := strings.ToUpper(strings.TrimSpace(a.CountryCode))
+	if _, ok := localAddressLayouts[cc]; ok && !latin(model.Address{FirstName: first, LastName: last}) {
+		return strings.TrimSpace(last + " " + first)
+	}
+	return strings.TrimSpace(first + " " + last)
+}
+
 // latin reports whether the address is written without CJK characters.
 func latin(a model.Address) bool {
 	for _, r := range a.Address1 + a.Address2 + a.City + a.Province + a.CompanyName + a.FirstName + a.LastName {

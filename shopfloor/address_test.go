@@ -54,6 +54,24 @@ func TestAddressLines(t *testing.T) {
 	}
 }
 
+func TestPersonName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a    model.Address
+		want string
+	}{
+		{model.Address{FirstName: "Ann", LastName: "Lee", CountryCode: "US"}, "Ann Lee"},
+		{model.Address{FirstName: "健二", LastName: "佐藤", CountryCode: "JP"}, "佐藤 健二"},
+		{model.Address{FirstName: "Kenji", LastName: "Sato", CountryCode: "JP"}, "Kenji Sato"},
+		{model.Address{FirstName: "健二", LastName: "佐藤", CountryCode: "US"}, "健二 佐藤"},
+		{model.Address{LastName: "Lee"}, "Lee"},
+	} {
+		if got := PersonName(tc.a); got != tc.want {
+			t.Errorf("PersonName(%+v) = %q, want %q", tc.a, got, tc.want)
+		}
+	}
+}
+
 // TestTicketGuestPhoneUK: a guest order's ticket (no name in the shipping address)
 // names the customer, shows the ship-to phone, and prints a UK postcode after the
 // city.

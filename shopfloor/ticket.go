@@ -344,7 +344,7 @@ func OrderDate(created string, loc *time.Location) string {
 // country's layout (AddressLines), with its phone for the courier. A guest order's
 // address may carry no name: the customer's stands in for it.
 func shipToLines(s model.Address, customer, setting string) []string {
-	name := strings.TrimSpace(s.FirstName + " " + s.LastName)
+	name := PersonName(s)
 	if name == "" {
 		name = strings.TrimSpace(customer)
 	}
