@@ -152,13 +152,14 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if review {
 		if f := w.reviewFindings(m); len(f) > 0 {
 			if !approved(old, m, f) {
+				clearHeldEarly(m)
 				return w.holdOrder(ctx, t, k, snap.Date, m, key, f)
-			}
-			if err := w.unholdEarly(ctx, m); err != nil {
-				return err
 			}
 			m.Review = old.Review
 		}
+	}
+	if err := w.unholdEarly(ctx, m); err != nil {
+		return err
 	}
 	if err := w.deliverPlanned(ctx, m, old); err != nil {
 		return err

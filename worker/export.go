@@ -77,6 +77,9 @@ type FileRecord struct {
 	// GangPlan is the add to the gang group (Gang) still to make, at the order's
 	// completion or its release from review (docs/shop-floor.md "Review holds").
 	GangPlan *GangPlan `json:"gangPlan,omitempty"`
+	// HeldEarly says the file's objects were moved under review/ at its export
+	// (holdEarly); the completion clears it, so no manifest carries it.
+	HeldEarly bool `json:"heldEarly,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -202,7 +205,7 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 		}
 		res.Files = append(res.Files, rec)
 	}
-	if err := w.holdEarly(ctx, p.Store, d.ProductID, res.Files); err != nil {
+	if err := w.holdEarly(ctx, k, d.ProductID, res.Files); err != nil {
 		return fmt.Errorf("design %d: %w", ref.ID, err)
 	}
 	b, err := json.Marshal(res)
