@@ -2,6 +2,7 @@ package shopfloor
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/printworker/printworker/model"
 )
@@ -93,6 +94,15 @@ func fill(row string, fields map[byte]string) string {
 		if v := strings.TrimSpace(fields[row[i]]); v != "" {
 			if b.Len() > 0 || !strings.ContainsAny(pending, ",-") {
 				b.WriteString(pending)
+			}
+			// Fields a local layout writes together (東京都千代田区) keep a space
+			// when either side is not CJK (Tokyo 東京).
+			if pending == "" && b.Len() > 0 {
+				last, _ := utf8.DecodeLastRuneInString(b.String())
+				first, _ := utf8.DecodeRuneInString(v)
+				if last < 0x2E80 || first < 0x2E80 {
+					b.WriteByte(' ')
+				}
 			}
 			b.WriteString(v)
 		}

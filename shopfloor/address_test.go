@@ -39,6 +39,8 @@ func TestAddressLines(t *testing.T) {
 			[]string{"Ann Lee", "1-1 Chiyoda, Tokyo", "100-0001", "JP"}},
 		{"JP Japanese", model.Address{Address1: "千代田1-1", City: "千代田区", Province: "東京都", Zip: "100-0001", CountryCode: "JP"},
 			[]string{"〒100-0001", "東京都千代田区", "千代田1-1", "Ann Lee", "JP"}},
+		{"JP mixed scripts", model.Address{Address1: "1-2-3 Shibuya", City: "東京", Province: "Tokyo", Zip: "150-0002", CountryCode: "JP"},
+			[]string{"〒150-0002", "Tokyo 東京", "1-2-3 Shibuya", "Ann Lee", "JP"}},
 		{"JP Japanese without postcode", model.Address{Address1: "千代田1-1", City: "千代田区", Province: "東京都", CountryCode: "JP"},
 			[]string{"東京都千代田区", "千代田1-1", "Ann Lee", "JP"}},
 		{"default", model.Address{Address1: "Rua Augusta 12", City: "Luanda", Zip: "1100", Province: "Luanda", CountryCode: "AO"},
