@@ -37,6 +37,10 @@ type Config struct {
 	// (its retries could never succeed and would end with the webhook removed), the
 	// generic endpoint 422 with the same status.
 	MaxLines int
+	// MaxQuantity caps the quantity of one line (default DefaultMaxQuantity, 10,000);
+	// an order with a line over it enqueues nothing, answered as for MaxLines with
+	// the status "quantity_too_large".
+	MaxQuantity int
 
 	Shopify     Shopify
 	Orders      Generic
@@ -109,6 +113,7 @@ func DefaultConfig() Config {
 		DeliveryTTL:     72 * time.Hour,
 		EnqueueTimeout:  5 * time.Second,
 		MaxLines:        DefaultMaxLines,
+		MaxQuantity:     DefaultMaxQuantity,
 		Shopify:         Shopify{DesignProperty: "_design"},
 		Orders:          Generic{Tolerance: 5 * time.Minute},
 		BigCommerce:     BigCommerce{APIURL: DefaultBigCommerceAPIURL, DesignOption: "design"},

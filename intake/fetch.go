@@ -202,6 +202,9 @@ func (f *Fetcher) fetch(ctx context.Context, p jobs.OrderFetch) error {
 		return &fetchError{platform: p.Platform, what: "order " + o.OrderID,
 			err: fmt.Errorf("%d personalized lines, more than the limit of %d: nothing enqueued", n, f.cfg.MaxLines)}
 	}
+	if reason := jobs.QuantityRefusal(o, f.cfg.MaxQuantity); pl.push != OpDelete && reason != "" {
+		return &fetchError{platform: p.Platform, what: "order " + o.OrderID, err: errors.New(reason + ": nothing enqueued")}
+	}
 	done, err := runPlan(ctx, f.enq, p.Store, o, pl)
 	if err != nil {
 		return err

@@ -258,16 +258,11 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 	}
 	if n := len(ev.order.LineItems); p.push != OpDelete && n > s.cfg.MaxLines {
 		// Refused whole: printing some of an order's lines is worse than none.
-		res.Status = outcomeTooManyLines
-		res.Reason = fmt.Sprintf("%d personalized lines, more than the limit of %d: nothing enqueued", n, s.cfg.MaxLines)
-		s.log.WarnContext(ctx, "intake: order refused", "reason", res.Reason, "endpoint", ev.endpoint,
-			"topic", ev.topic, "store", ev.store, "domain", ev.order.Domain, "order", ev.order.OrderID)
-		if ev.endpoint != endpointOrders {
-			// Stores retry every non-2xx and finally remove or disable the
-			// webhook; a retry of this order can never succeed.
-			return http.StatusOK, res
-		}
-		return http.StatusUnprocessableEntity, res
+		return s.refuseWhole(ctx, ev, res, outcomeTooManyLines,
+			fmt.Sprintf("%d personalized lines, more than the limit of %d: nothing enqueued", n, s.cfg.MaxLines))
+	}
+	if reason := jobs.QuantityRefusal(ev.order, s.cfg.MaxQuantity); p.push != OpDelete && reason != "" {
+		return s.refuseWhole(ctx, ev, res, outcomeQuantityTooLarge, reason+": nothing enqueued")
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.EnqueueTimeout)

@@ -92,6 +92,7 @@ func (r *Renderer) buildScene(ctx context.Context, v *model.View, src MediaSourc
 	for i := range s.Warnings {
 		s.Warnings[i].ViewID = v.ID
 	}
+	s.Warnings = summarizeWarnings(s.Warnings, s)
 	s.svgBytes = b.media.svgBytes
 	return s, p, b.media.pending, nil
 }

@@ -182,7 +182,7 @@ func (r *Renderer) measureMedia(data []byte, m model.Media, tint string) (*sourc
 		}
 		if tint != "" {
 			c, _ := parseHexColor(tint)
-			doc.Recolor(svg.Paint{R: float64(c.R) / 255, G: float64(c.G) / 255, B: float64(c.B) / 255, A: 1})
+			doc.Recolor(svg.Paint{R: float64(c.R) / 255, G: float64(c.G) / 255, B: float64(c.B) / 255, A: float64(c.A) / 255})
 		}
 		return &source{doc: doc, orient: svg.Identity, w: doc.Width, h: doc.Height}, nil, nil
 	}

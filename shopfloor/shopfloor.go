@@ -21,6 +21,26 @@ const (
 	TicketOff    = "off"
 )
 
+// What the ticket and the staff page draw of an order, whatever it holds: the work
+// of an order's completion stays bounded (docs/shop-floor.md "Bounds"). Every
+// warning and file stays in the manifest.
+const (
+	// MaxListedWarnings is how many warnings of one file are listed; the rest are
+	// counted in one line.
+	MaxListedWarnings = 8
+	// MaxTicketRows is how many files a ticket draws (each a preview read back from
+	// storage and a few shaped lines); the rest are counted in one line.
+	MaxTicketRows = 100
+)
+
+// listed is the part of ws that is listed and how many are left out.
+func listed(ws []string) ([]string, int) {
+	if len(ws) <= MaxListedWarnings {
+		return ws, 0
+	}
+	return ws[:MaxListedWarnings], len(ws) - MaxListedWarnings
+}
+
 // Names of the shop floor objects, next to the order's manifest.
 const (
 	TicketName    = "ticket.pdf"
@@ -70,6 +90,9 @@ type Order struct {
 	Created     string
 	GeneratedAt string
 	ShipTo      model.Address
+	// Customer is the name of who ordered; the ticket shows it when the ship-to
+	// address has no name (a guest checkout).
+	Customer string
 	// Lines are the order's lines as the store sent them, each with its quantity.
 	Lines []Line
 	Rows  []Row
@@ -138,10 +161,19 @@ type File struct {
 	// ticket embeds (nil: a placeholder box).
 	Thumbnail string
 	Preview   []byte
+	// Sidecars are the files that go with this one to the machine (a white plate, a
+	// cut file), each named as staff find it beside the file.
+	Sidecars []Sidecar
 	// The physical size: page size for a PDF, pixels and resolution for a raster.
 	PageWidthPt, PageHeightPt float64
 	WidthPx, HeightPx         int
 	DPI                       float64
+}
+
+// Sidecar is a file stored beside a print file (a white plate, a cut file).
+type Sidecar struct {
+	Key      string
+	Filename string
 }
 
 // View is the file's view name, else its id.

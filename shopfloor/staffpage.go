@@ -42,8 +42,8 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 <td><div class="thumb">{{if .Thumb}}<img src="{{.Thumb}}" alt="preview of {{.Row.File.Filename}}" onerror="this.replaceWith('no preview')">{{else}}no preview{{end}}</div></td>
 <td class="qty">{{.Row.Quantity}}</td>
 <td>{{.Row.DesignName}} (design {{.Row.DesignID}})<br>product {{or .Row.ProductID "—"}}<br>view {{.Row.File.View}}<br>{{.Row.File.Size}}</td>
-<td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}{{with .Row.Preflight}}<br>preflight {{.}}{{end}}{{with .Report}} · <a href="{{.}}">report</a>{{end}}</td>
-<td>{{if .Row.Warnings}}<ul class="warn">{{range .Row.Warnings}}<li>{{.}}</li>{{end}}</ul>{{else}}none{{end}}</td>
+<td>{{if .Link}}<a href="{{.Link}}">{{.Row.File.Filename}}</a>{{else}}<span class="warn">file missing</span>{{end}}{{range .Sidecars}}<br>+ {{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}{{end}}<br>{{.Row.File.Type}} · {{.Row.File.Mode}}{{with .Row.Preflight}}<br>preflight {{.}}{{end}}{{with .Report}} · <a href="{{.}}">report</a>{{end}}</td>
+<td>{{if .Warnings}}<ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}{{with .More}}<li>and {{.}} more: see the manifest</li>{{end}}</ul>{{else}}none{{end}}</td>
 </tr>
 {{else}}<tr><td colspan="5">This order has no print files.</td></tr>
 {{end}}</table>
@@ -56,6 +56,17 @@ ul.warn{margin:.3em 0;padding-left:1.2em}
 type staffRow struct {
 	Row                 Row
 	Thumb, Link, Report any
+	// Sidecars are the file's white plate and cut file, linked.
+	Sidecars []staffLink
+	// Warnings are the listed ones, More counts the rest (MaxListedWarnings).
+	Warnings []string
+	More     int
+}
+
+// staffLink is a named link.
+type staffLink struct {
+	Name string
+	Link any
 }
 
 // StaffPage renders the order's page; manifestKey is the key of the order's manifest,
@@ -76,8 +87,12 @@ func StaffPage(o Order, manifestKey string, link Linker) ([]byte, error) {
 	}
 	for _, r := range o.Rows {
 		row := staffRow{Row: r}
+		row.Warnings, row.More = listed(r.Warnings)
 		if r.File.Bucket != "" {
 			row.Thumb, row.Link = "", r.File.URL
+			for _, sc := range r.File.Sidecars {
+				row.Sidecars = append(row.Sidecars, staffLink{Name: sc.Filename})
+			}
 		} else {
 			if row.Thumb, err = link(r.File.Thumbnail); err != nil {
 				return nil, err
@@ -87,6 +102,13 @@ func StaffPage(o Order, manifestKey string, link Linker) ([]byte, error) {
 			}
 			if row.Report, err = link(r.PreflightReport); err != nil {
 				return nil, err
+			}
+			for _, sc := range r.File.Sidecars {
+				l, err := link(sc.Key)
+				if err != nil {
+					return nil, err
+				}
+				row.Sidecars = append(row.Sidecars, staffLink{Name: sc.Filename, Link: l})
 			}
 		}
 		data.Rows = append(data.Rows, row)

@@ -228,7 +228,7 @@ func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err er
 	}
 	t.line(x0, 10, "B", "Rush: "+rush)
 	t.y += t.fs(4)
-	if lines := shipToLines(o.ShipTo, opt.ShipTo); len(lines) > 0 {
+	if lines := shipToLines(o.ShipTo, o.Customer, opt.ShipTo); len(lines) > 0 {
 		t.line(x0, 11, "B", "Ship to")
 		for _, l := range lines {
 			t.line(x0+t.fs(8), 10, "", l)
@@ -253,8 +253,11 @@ func Ticket(o Order, opt TicketOptions) (pdfBytes []byte, missing []rune, err er
 		black(pdf)
 	}
 	t.line(x0, 11, "B", fmt.Sprintf("Files (%d)", len(o.Rows)))
-	for i, r := range o.Rows {
+	for i, r := range o.Rows[:min(len(o.Rows), MaxTicketRows)] {
 		t.row(i, r)
+	}
+	if more := len(o.Rows) - MaxTicketRows; more > 0 {
+		t.line(x0, 11, "B", fmt.Sprintf("... and %d more file(s): see the staff page or the manifest", more))
 	}
 	for r := range t.missing {
 		missing = append(missing, r)
@@ -295,13 +298,21 @@ func (t *ticketWriter) row(i int, r Row) {
 	t.line(tx, 9, "", fmt.Sprintf("Product %s - view %s", orDash(r.ProductID), orDash(r.File.View())))
 	t.line(tx, 9, "", r.File.Size()+" - "+orDash(r.File.Type))
 	t.line(tx, 8, "", orDash(r.File.Filename))
+	// A white plate or cut file prints with its file: staff look for both.
+	for _, sc := range r.File.Sidecars {
+		t.line(tx, 8, "", "+ "+sc.Filename)
+	}
 	if r.Preflight != "" {
 		t.line(tx, 8, "", "Preflight "+r.Preflight)
 	}
 	if len(r.Warnings) > 0 {
 		red(pdf)
-		for _, wr := range r.Warnings {
+		shown, more := listed(r.Warnings)
+		for _, wr := range shown {
 			t.line(tx, 8, "", "! "+wr)
+		}
+		if more > 0 {
+			t.line(tx, 8, "", fmt.Sprintf("! and %d more warning(s): see the manifest", more))
 		}
 		black(pdf)
 	}
@@ -332,25 +343,23 @@ func OrderDate(created string, loc *time.Location) string {
 	return ts.In(loc).Format("2 Jan 2006, 15:04 MST")
 }
 
-// shipToLines are the lines of the ship-to address the setting shows, empty ones
-// left out.
-func shipToLines(s model.Address, setting string) []string {
-	name := strings.TrimSpace(s.FirstName + " " + s.LastName)
-	var all []string
+// shipToLines are the lines of the ship-to address the setting shows, in its
+// country's layout (AddressLines), with its phone for the courier. A guest order's
+// address may carry no name: the customer's stands in for it.
+func shipToLines(s model.Address, customer, setting string) []string {
+	name := PersonName(s)
+	if name == "" {
+		name = strings.TrimSpace(customer)
+	}
 	switch setting {
 	case ShipToNone:
 		return nil
 	case ShipToName:
-		all = []string{name}
-	default:
-		all = []string{name, s.CompanyName, s.Address1, s.Address2,
-			strings.TrimSpace(s.Zip + " " + s.City), s.Province, strings.TrimSpace(s.Country + " " + s.CountryCode)}
+		return nonEmpty(name)
 	}
-	var out []string
-	for _, l := range all {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
+	out := AddressLines(s, name)
+	if p := strings.TrimSpace(s.Phone); p != "" {
+		out = append(out, "Phone "+p)
 	}
 	return out
 }

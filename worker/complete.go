@@ -112,6 +112,9 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 		markSkipped(ctx, fmt.Sprintf("revision %d superseded by %d", p.Rev, snap.Rev))
 		return nil
 	}
+	if err := w.quantityError(snap.Order); err != nil {
+		return err
+	}
 	for _, ref := range snap.Expected {
 		if _, ok := snap.Done[ref]; !ok {
 			// Cannot happen for a completion enqueued by the last design; seen only if
@@ -149,10 +152,14 @@ func (w *Worker) handleComplete(ctx context.Context, t *asynq.Task) error {
 	if review {
 		if f := w.reviewFindings(m); len(f) > 0 {
 			if !approved(old, m, f) {
+				clearHeldEarly(m)
 				return w.holdOrder(ctx, t, k, snap.Date, m, key, f)
 			}
 			m.Review = old.Review
 		}
+	}
+	if err := w.unholdEarly(ctx, m); err != nil {
+		return err
 	}
 	if err := w.deliverPlanned(ctx, m, old); err != nil {
 		return err

@@ -148,7 +148,11 @@ type Config struct {
 	// ShopFloor holds the thumbnail, job ticket and staff page settings
 	// (docs/shop-floor.md); the zero value makes all three.
 	ShopFloor ShopFloor
-	Logger    *slog.Logger
+	// MaxQuantity is the largest quantity of an order line (--max-quantity); an order
+	// with more on a line is refused for good at its push and its completion. 0 is
+	// jobs.DefaultMaxQuantity.
+	MaxQuantity int
+	Logger      *slog.Logger
 }
 
 // Defaults.

@@ -80,6 +80,9 @@ type FileRecord struct {
 	// GangPlan is the add to the gang group (Gang) still to make, at the order's
 	// completion or its release from review (docs/shop-floor.md "Review holds").
 	GangPlan *GangPlan `json:"gangPlan,omitempty"`
+	// HeldEarly says the file's objects were moved under review/ at its export
+	// (holdEarly); the completion clears it, so no manifest carries it.
+	HeldEarly bool `json:"heldEarly,omitempty"`
 }
 
 // DesignResult is what a finished design export records for the manifest.
@@ -204,6 +207,9 @@ func (w *Worker) handleExport(ctx context.Context, t *asynq.Task) error {
 			return err
 		}
 		res.Files = append(res.Files, rec)
+	}
+	if err := w.holdEarly(ctx, k, d.ProductID, res.Files); err != nil {
+		return fmt.Errorf("design %d: %w", ref.ID, err)
 	}
 	b, err := json.Marshal(res)
 	if err != nil {

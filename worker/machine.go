@@ -47,7 +47,14 @@ const ReadySuffix = ".ready"
 // path and name (or the rule's pattern) under the prefix.
 func (w *Worker) machineKey(x viewExport, t routing.Target, rec *FileRecord) (string, error) {
 	name := rec.Filename
-	if t.Filename != "" {
+	// A flat folder's default pattern gives way to the order folder's name when that
+	// names the order (the default [order]-[id]-[title] does): one name per file on
+	// the ticket, the staff page, the manifest and in the machine folder
+	// (docs/routing.md "Machine folders"). Within an order a name is one design's
+	// view, [line] added nothing that [id] does not.
+	sameName := t.Layout == routing.LayoutFlat && t.Filename == routing.DefaultMachinePattern &&
+		strings.Contains(w.cfg.Filenames.Pattern, "[order]")
+	if t.Filename != "" && !sameName {
 		opts := w.cfg.Filenames
 		opts.Pattern = t.Filename
 		made := filenames.ForDesign(opts, x.fields, x.views)[x.index]

@@ -28,6 +28,11 @@ func (w *Worker) handlePush(ctx context.Context, t *asynq.Task) error {
 	}
 	updated := ""
 	if p.Order != nil {
+		if p.Op != jobs.OpDelete {
+			if err := w.quantityError(p.Order); err != nil {
+				return err
+			}
+		}
 		updated = p.Order.Updated
 		reason, err := w.state.PushStale(ctx, p.OrderKey, updated)
 		if err != nil {

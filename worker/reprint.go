@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,9 @@ type ReprintFile struct {
 	Key    string `json:"key"`
 	Bucket string `json:"bucket,omitempty"`
 	Ready  string `json:"ready,omitempty"`
+	// Sidecars are the keys of the copy's white plate and cut file, in the order of
+	// the original's sidecars: the reprint name's stem with each one's suffix.
+	Sidecars []string `json:"sidecars,omitempty"`
 }
 
 // ReprintTicketName is the name of the n-th reprint's job ticket in the order folder.
@@ -134,17 +138,24 @@ func (w *Worker) handleReprint(ctx context.Context, t *asynq.Task) error {
 func reprintTicketData(m *Manifest, files []FileRecord, rec ReprintRecord) *Manifest {
 	tm := *m
 	tm.Reprint, tm.Warnings, tm.Reprints = true, nil, nil
-	names := map[string]string{}
+	first := map[string]ReprintFile{}
 	for _, rf := range rec.Files {
-		if names[rf.Of] == "" {
-			names[rf.Of] = path.Base(rf.Key)
+		if _, ok := first[rf.Of]; !ok {
+			first[rf.Of] = rf
 		}
 	}
 	tm.Files = nil
 	keep := map[string]bool{}
 	for _, f := range files {
-		if n := names[f.Key]; n != "" {
-			f.Filename = n
+		if rf, ok := first[f.Key]; ok {
+			f.Filename = path.Base(rf.Key)
+			// Its sidecars by their reprint names too (the slice is the manifest's).
+			f.Sidecars = slices.Clone(f.Sidecars)
+			for i, sk := range rf.Sidecars {
+				if i < len(f.Sidecars) {
+					f.Sidecars[i].Key, f.Sidecars[i].Filename = sk, path.Base(sk)
+				}
+			}
 		}
 		if rec.Copies > 1 {
 			f.Filename += fmt.Sprintf(" (%d copies)", rec.Copies)
@@ -224,6 +235,17 @@ func (w *Worker) reprintFile(ctx context.Context, f *FileRecord, p jobs.Reprint)
 			return nil, err
 		}
 		rf := ReprintFile{Of: f.Key, Key: key, Bucket: bucket}
+		// A white plate or cut file is printed with its artwork: each copy carries
+		// every sidecar of the original, before its ready marker.
+		for _, sc := range f.Sidecars {
+			sk := sidecarMachineKey(key, f.Filename, sc.Filename)
+			src := &FileRecord{Key: sc.Key, Bucket: f.Bucket, ContentType: sc.ContentType, Bytes: sc.Bytes, SHA256: sc.SHA256}
+			err := w.copyObject(ctx, src, storage.Object{Key: sk, ContentType: sc.ContentType, Filename: path.Base(sk), IfAbsent: true}, w.storageOf(bucket))
+			if err != nil && !errors.Is(err, storage.ErrExists) {
+				return nil, err
+			}
+			rf.Sidecars = append(rf.Sidecars, sk)
+		}
 		if ready {
 			if rf.Ready, err = w.putReady(ctx, bucket, key); err != nil {
 				return nil, err

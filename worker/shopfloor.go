@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/printworker/printworker/shopfloor"
@@ -133,7 +134,8 @@ func (w *Worker) writeShopFloor(ctx context.Context, m *Manifest, manifestKey st
 // what the QR code holds.
 func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]byte, error) {
 	o := shopOrder(m)
-	for i, r := range o.Rows {
+	// Only the files the ticket draws have their preview read back.
+	for i, r := range o.Rows[:min(len(o.Rows), shopfloor.MaxTicketRows)] {
 		o.Rows[i].File.Preview = w.readThumb(ctx, r.File.Bucket, r.File.Thumbnail)
 	}
 	opt := shopfloor.TicketOptions{Size: size, Link: link, ShipTo: w.cfg.ShopFloor.ShipTo, Location: w.cfg.ShopFloor.timeZone(m.Store)}
@@ -154,7 +156,7 @@ func (w *Worker) ticket(ctx context.Context, m *Manifest, size, link string) ([]
 func shopOrder(m *Manifest) shopfloor.Order {
 	o := shopfloor.Order{ID: m.OrderID, Store: m.Store, Domain: m.Domain, Revision: m.Revision,
 		Status: m.OrderStatus, Rush: IsRush(m.OrderStatus), Created: m.OrderCreated, GeneratedAt: m.GeneratedAt,
-		ShipTo: m.Shipping, Warnings: len(m.Warnings), Ticket: m.Ticket, Reprint: m.Reprint}
+		ShipTo: m.Shipping, Customer: strings.TrimSpace(m.Customer.FirstName + " " + m.Customer.LastName), Warnings: len(m.Warnings), Ticket: m.Ticket, Reprint: m.Reprint}
 	for _, li := range m.LineItems {
 		o.Lines = append(o.Lines, shopfloor.Line{Quantity: li.Quantity, DesignID: li.DesignID, DesignName: li.DesignName, ProductID: li.ProductID})
 	}
@@ -169,6 +171,9 @@ func shopOrder(m *Manifest) shopfloor.Order {
 				File: shopfloor.File{Key: f.Key, Bucket: f.Bucket, URL: f.URL, Filename: f.Filename, ViewID: f.ViewID,
 					ViewName: f.ViewName, Type: f.Type, Mode: f.Mode, Thumbnail: f.Thumbnail,
 					PageWidthPt: f.PageWidthPt, PageHeightPt: f.PageHeightPt, WidthPx: f.WidthPx, HeightPx: f.HeightPx, DPI: f.DPI}}
+			for _, sc := range f.Sidecars {
+				r.File.Sidecars = append(r.File.Sidecars, shopfloor.Sidecar{Key: sc.Key, Filename: sc.Filename})
+			}
 			for _, wr := range f.Warnings {
 				r.Warnings = append(r.Warnings, wr.Code+": "+wr.Message)
 			}

@@ -697,6 +697,7 @@ func (d *demoRun) wait(ctx context.Context, orders []demoOrder) (map[string]*wor
 	got := map[string]*worker.Manifest{}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	var checked time.Time
 	for {
 		for _, o := range orders {
 			if got[o.key.OrderID] != nil {
@@ -717,6 +718,15 @@ func (d *demoRun) wait(ctx context.Context, orders []demoOrder) (map[string]*wor
 			bar.Finish()
 			return nil, d.timeoutError(orders, got)
 		}
+		// Every task ended and some failed for good: no manifest can come, so the
+		// demo says why now instead of waiting out --timeout.
+		if time.Since(checked) >= 500*time.Millisecond {
+			checked = time.Now()
+			if failed := d.failedForGood(ctx); failed != "" {
+				bar.Finish()
+				return nil, d.failedError(orders, got, failed)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			bar.Finish()
@@ -724,6 +734,66 @@ func (d *demoRun) wait(ctx context.Context, orders []demoOrder) (map[string]*wor
 		case <-tick.C:
 		}
 	}
+}
+
+// failedForGood names the tasks of this run that failed for good (archived) once no
+// task of any queue waits, runs or retries; "" while one does, or when none failed.
+func (d *demoRun) failedForGood(ctx context.Context) string {
+	qs, err := jobs.Queues(ctx, d.rdb)
+	if err != nil {
+		return ""
+	}
+	insp := asynq.NewInspectorFromRedisClient(d.rdb)
+	var failed []string
+	for _, q := range qs {
+		info, err := insp.GetQueueInfo(q)
+		if err != nil {
+			return ""
+		}
+		if info.Pending+info.Active+info.Scheduled+info.Retry+info.Aggregating > 0 {
+			return ""
+		}
+		if info.Archived == 0 {
+			continue
+		}
+		archived, err := insp.ListArchivedTasks(q, asynq.PageSize(100))
+		if err != nil {
+			return ""
+		}
+		for _, a := range archived {
+			// An earlier run's task (a Redis given with --redis-url) is not this run's.
+			if a.LastFailedAt.Before(d.started) {
+				continue
+			}
+			failed = append(failed, fmt.Sprintf("task %s %s (queue %s): %s", a.Type, a.ID, q, a.LastErr))
+		}
+	}
+	switch len(failed) {
+	case 0:
+		return ""
+	case 1:
+		return failed[0]
+	}
+	// The first says why; the others mostly say the same.
+	return fmt.Sprintf("%s; and %d more task(s)", failed[0], len(failed)-1)
+}
+
+// missingOrders names the orders that have no manifest yet.
+func missingOrders(orders []demoOrder, got map[string]*worker.Manifest) []string {
+	var missing []string
+	for _, o := range orders {
+		if got[o.key.OrderID] == nil {
+			missing = append(missing, o.name)
+		}
+	}
+	return missing
+}
+
+// failedError says which orders have no manifest and which tasks failed for good.
+func (d *demoRun) failedError(orders []demoOrder, got map[string]*worker.Manifest, failed string) error {
+	missing := missingOrders(orders, got)
+	return fmt.Errorf("demo: stopped: no manifest for %s, and no task is left to make one; failed for good: %s (fix that and run again; --log-level info shows each step)",
+		strings.Join(missing, ", "), failed)
 }
 
 // waitDayPages waits until the day page builds have run: a completion enqueues its
@@ -776,12 +846,7 @@ func (d *demoRun) readManifest(ctx context.Context, key string) (*worker.Manifes
 }
 
 func (d *demoRun) timeoutError(orders []demoOrder, got map[string]*worker.Manifest) error {
-	var missing []string
-	for _, o := range orders {
-		if got[o.key.OrderID] == nil {
-			missing = append(missing, o.name)
-		}
-	}
+	missing := missingOrders(orders, got)
 	reason := ""
 	insp := asynq.NewInspectorFromRedisClient(d.rdb)
 	// Every queue asynq knows: a failed task says why, whichever queue it ran in.

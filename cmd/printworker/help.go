@@ -39,7 +39,7 @@ var flagGroups = []flagGroup{
 		first: []string{"hub-url", "hub-store", "hub-api-key", "hub-secret", "hub-secret-file", "hub-stores-file", "hub-rate-per-minute", "hub-rate-burst", "hub-tries", "hub-timeout"}},
 	{title: "Redis", takes: []string{"redis-", "state-retention", "task-retention"},
 		first: []string{"redis-url", "redis-url-file", "redis-sentinel-master", "redis-sentinel-addrs", "redis-cluster-addrs"}},
-	{title: "Jobs and workers", takes: []string{"mode", "store-mode", "store-max-share", "concurrency", "memory-budget", "queue-weight", "export-queue-shards", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max", "poll-"},
+	{title: "Jobs and workers", takes: []string{"mode", "store-mode", "store-max-share", "concurrency", "memory-budget", "queue-weight", "export-queue-shards", "strict-priority", "shutdown-timeout", "export-retry-window", "export-timeout", "push-timeout", "retry-base", "retry-max", "poll-", "max-quantity"},
 		first: []string{"mode", "concurrency", "memory-budget", "queue-weight", "export-queue-shards", "shutdown-timeout", "export-retry-window"}},
 	{title: "Storage", takes: []string{"storage", "storage-", "s3-", "sftp-", "filename-"},
 		first: []string{"storage", "storage-dir", "s3-bucket", "s3-endpoint", "s3-region", "s3-path-style", "s3-access-key", "s3-secret-key", "s3-secret-key-file", "s3-checksum", "storage-layout", "filename-pattern"}},
@@ -55,7 +55,7 @@ var flagGroups = []flagGroup{
 		first: []string{"thumbnails", "ticket-size", "staff-pages", "review-hold"}},
 	{title: "Events", takes: []string{"events-"},
 		first: []string{"events-url", "events-secret", "events-secret-file", "events-file"}},
-	{title: "Intake", takes: []string{"addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines"},
+	{title: "Intake", takes: []string{"addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines", "max-quantity"},
 		first: []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"},
 		lead:  []string{"serve"},
 		// --addr of hubsim is the simulator's own address.

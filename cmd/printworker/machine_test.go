@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,10 +26,11 @@ func TestDemoMachineFolders(t *testing.T) {
 	manifests := checkDemoOutput(t, out, stdout)
 	want := map[string][]string{ // machine folder -> print files
 		// The T-shirt front is a dtf-white PNG: its white plate goes with it.
-		"dtf": {"6100000000001-1-1001-Team-Shirt-Back.pdf", "6100000000001-1-1001-Team-Shirt-Front-white.png",
-			"6100000000001-1-1001-Team-Shirt-Front.png", "6100000000001-1-1001-Team-Shirt-Sleeve.pdf"},
-		"sublimation": {"6100000000001-2-1002-Coffee-Mug-Left.png", "6100000000001-2-1002-Coffee-Mug-Right.png",
-			"6100000000003-1-1002-Coffee-Mug-Left.png", "6100000000003-1-1002-Coffee-Mug-Right.png"},
+		// One name per file: the order folder's, which names the order.
+		"dtf": {"6100000000001-1001-Team-Shirt-Back.pdf", "6100000000001-1001-Team-Shirt-Front-white.png",
+			"6100000000001-1001-Team-Shirt-Front.png", "6100000000001-1001-Team-Shirt-Sleeve.pdf"},
+		"sublimation": {"6100000000001-1002-Coffee-Mug-Left.png", "6100000000001-1002-Coffee-Mug-Right.png",
+			"6100000000003-1002-Coffee-Mug-Left.png", "6100000000003-1002-Coffee-Mug-Right.png"},
 	}
 	seen := map[string]string{} // lower-case name -> folder
 	for folder, files := range want {
@@ -71,6 +73,9 @@ func TestDemoMachineFolders(t *testing.T) {
 				continue
 			}
 			copies++
+			if path.Base(f.Machine.Key) != f.Filename {
+				t.Errorf("%s is %s in its machine folder: two names for one file", f.Filename, f.Machine.Key)
+			}
 			data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(f.Machine.Key)))
 			sum := sha256.Sum256(data)
 			if err != nil || hex.EncodeToString(sum[:]) != f.SHA256 {

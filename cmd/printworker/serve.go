@@ -33,6 +33,7 @@ type intakeFlags struct {
 	deliveryTTL      time.Duration
 	enqueueTimeout   time.Duration
 	maxLines         int
+	maxQuantity      int
 }
 
 func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
@@ -53,6 +54,7 @@ func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
 	fs.DurationVar(&f.deliveryTTL, "delivery-ttl", d.DeliveryTTL, "how long webhook ids are remembered to drop duplicates")
 	fs.DurationVar(&f.enqueueTimeout, "enqueue-timeout", d.EnqueueTimeout, "bound of one webhook's enqueue; slower answers 503 so the store retries")
 	fs.IntVar(&f.maxLines, "max-lines", d.MaxLines, "most personalized lines of one order; a larger order enqueues nothing (Shopify: 200 too_many_lines, /webhooks/orders: 422)")
+	fs.IntVar(&f.maxQuantity, "max-quantity", d.MaxQuantity, "largest quantity of one order line; an order with more enqueues nothing (store platforms: 200 quantity_too_large, /webhooks/orders: 422)")
 	return f
 }
 
@@ -76,6 +78,7 @@ func (f *intakeFlags) config() intake.Config {
 	c.DeliveryTTL = f.deliveryTTL
 	c.EnqueueTimeout = f.enqueueTimeout
 	c.MaxLines = f.maxLines
+	c.MaxQuantity = f.maxQuantity
 	return c
 }
 

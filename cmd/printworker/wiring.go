@@ -551,6 +551,7 @@ type workerFlags struct {
 	gangLease       time.Duration
 	gangTick        time.Duration
 	polling         worker.Polling
+	maxQuantity     int
 }
 
 // defaultStoreShare keeps half of every worker's slots for other stores than a
@@ -585,6 +586,7 @@ func addWorkerFlags(fs *flag.FlagSet) *workerFlags {
 	fs.IntVar(&w.hubTries, "hub-tries", worker.DefaultHubRetry().Tries, "tries of each idempotent hub read (design, view export, media) inside one attempt, each through the rate limit")
 	fs.DurationVar(&w.gangLease, "gang-lease", sheetjob.DefaultLease, "lease of a gang group's sheet builder, renewed while it builds: after a crash its batch is rebuilt once the lease ends")
 	fs.DurationVar(&w.gangTick, "gang-tick", sheetjob.DefaultTick, "how often the worker checks the gang groups' cut-offs")
+	fs.IntVar(&w.maxQuantity, "max-quantity", jobs.DefaultMaxQuantity, "largest quantity of one order line: an order with more (not from the intake, which refuses it) fails for good at its push and completion")
 	w.shop = addShopFloorFlags(fs)
 	return w
 }
@@ -609,7 +611,7 @@ func (w *workerFlags) config(layout string, log *slog.Logger) (worker.Config, er
 		Backoff: worker.Backoff{Base: w.backoffBase, Max: w.backoffMax},
 		Layout:  storage.Layout{Pattern: layout}, Filenames: filenames.Options{Pattern: filenamePattern(w.filenamePattern)},
 		FileDate: w.fileDate, Logger: log, GangLease: w.gangLease, GangTick: w.gangTick,
-		Polling: w.polling,
+		Polling: w.polling, MaxQuantity: w.maxQuantity,
 	}
 	cfg.HubRetry = worker.HubRetry{Tries: w.hubTries}
 	cfg.RetryWindows = map[string]time.Duration{"design:export": w.retryWindow}

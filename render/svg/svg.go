@@ -158,17 +158,18 @@ func (d *Doc) DrawBytes() int64 {
 }
 
 // Recolor replaces the colour of every painted fill and stroke with p's
-// colour, keeping each paint's own alpha (p.A is ignored). Unpainted (none)
+// colour; each paint's own alpha is multiplied by p.A, so a colour with alpha
+// (#00000066) draws as translucent as the designer shows it. Unpainted (none)
 // fills and strokes stay unpainted.
 func (d *Doc) Recolor(p Paint) {
 	for i := range d.Shapes {
 		s := &d.Shapes[i]
 		if s.Fill != nil {
-			s.Fill = &Paint{p.R, p.G, p.B, s.Fill.A}
+			s.Fill = &Paint{p.R, p.G, p.B, s.Fill.A * p.A}
 		}
 		s.FillGradient, s.StrokeGradient = nil, nil
 		if s.Stroke != nil {
-			s.Stroke = &Paint{p.R, p.G, p.B, s.Stroke.A}
+			s.Stroke = &Paint{p.R, p.G, p.B, s.Stroke.A * p.A}
 		}
 	}
 }
