@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/printworker/printworker/internal/testsftp"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -20,6 +21,29 @@ import (
 // or removed there, and each error is permanent and names the link.
 func TestDirRefusesLinks(t *testing.T) {
 	t.Parallel()
+	testRefusesLinks(t, func(t *testing.T) (Store, string) {
+		hot := filepath.Join(t.TempDir(), "hot")
+		d, err := storage.NewDir(hot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, hot
+	})
+}
+
+// TestSFTPRefusesLinks is TestDirRefusesLinks against a real sshd: the links are
+// planted in the SFTP root on the server's disk.
+func TestSFTPRefusesLinks(t *testing.T) {
+	t.Parallel()
+	testRefusesLinks(t, func(t *testing.T) (Store, string) {
+		srv := testsftp.Start(t)
+		return openSFTP(t, srv.Config()), srv.Root
+	})
+}
+
+// testRefusesLinks runs the link cases against a store made by open, which returns
+// it and the folder it stores under on this machine.
+func testRefusesLinks(t *testing.T, open func(t *testing.T) (Store, string)) {
 	ctx := context.Background()
 	cases := []struct {
 		name, link, key string
@@ -34,21 +58,14 @@ func TestDirRefusesLinks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			base := t.TempDir()
-			hot, outside := filepath.Join(base, "hot"), filepath.Join(base, "outside")
-			if err := os.MkdirAll(outside, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			d, hot := open(t)
+			outside := t.TempDir()
 			// A file outside that a followed link would overwrite, read or delete.
 			victim := filepath.Join(outside, "a.png")
 			if err := os.WriteFile(victim, []byte("outside"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(outside, "a.png.json"), []byte(`{"contentType":"x/outside"}`), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			d, err := storage.NewDir(hot)
-			if err != nil {
 				t.Fatal(err)
 			}
 			link := filepath.Join(hot, filepath.FromSlash(c.link))
@@ -69,7 +86,7 @@ func TestDirRefusesLinks(t *testing.T) {
 					t.Errorf("%s: %v, want a permanent refusal of the link", op, err)
 				}
 			}
-			_, err = d.Put(ctx, storage.Object{Key: c.key, ContentType: "image/png"}, strings.NewReader("inside"))
+			_, err := d.Put(ctx, storage.Object{Key: c.key, ContentType: "image/png"}, strings.NewReader("inside"))
 			refused("put", err)
 			if c.name != "sidecar folder" && c.name != "sidecar order folder" {
 				_, _, err = d.Get(ctx, c.key)
