@@ -31,6 +31,7 @@ func TestInvalidTaskMessagesArchivedAtOnce(t *testing.T) {
 		jobs.TypeDayPage:       jobs.QueuePages,
 		jobs.TypeEventPublish:  jobs.QueueEvents,
 		jobs.TypeEventDeliver:  jobs.QueueEvents,
+		"order:unknown":        jobs.QueueOrders,
 	}
 	payloads := map[string]string{
 		"not-json":   `<html>not a task</html>`,

@@ -217,13 +217,33 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 
 // Handler returns the worker's task handler (middleware included), for running tasks
 // without a server.
-func (w *Worker) Handler() asynq.Handler { return w.mux }
+func (w *Worker) Handler() asynq.Handler { return asynq.HandlerFunc(w.route) }
+
+// route hands a task to its handler. A type no handler serves ends at once as a bad
+// payload (archived with the reason), as an unknown payload version does: asynq's
+// own answer, "handler not found", is an error of no class, retried for hours
+// (docs/pipeline.md, "Task messages that are not valid").
+func (w *Worker) route(ctx context.Context, t *asynq.Task) error {
+	if _, pattern := w.mux.Handler(t); pattern == "" {
+		w.m.tasks.WithLabelValues("unknown", OutcomePermanent).Inc()
+		return fmt.Errorf("%w: task type %q: this worker has no handler for it (upgrade the workers before the services that enqueue)", jobs.ErrPayload, printableType(t.Type()))
+	}
+	return w.mux.ProcessTask(ctx, t)
+}
+
+// printableType cuts an unknown task type for an error: at most 64 bytes.
+func printableType(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
 
 // Run processes tasks until ctx ends, then shuts down gracefully: it stops fetching
 // tasks, waits up to ShutdownTimeout for running ones, and leaves the rest to asynq,
 // which hands them to another worker. It returns nil after a shutdown caused by ctx.
 func (w *Worker) Run(ctx context.Context) error {
-	if err := w.srv.Start(w.mux); err != nil {
+	if err := w.srv.Start(w.Handler()); err != nil {
 		return fmt.Errorf("worker: start: %w", err)
 	}
 	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.serveQueues(),
