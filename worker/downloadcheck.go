@@ -198,6 +198,11 @@ type tailCheck struct {
 	n    int64
 	tail []byte
 	done error
+	// xref: a PDF's cross-reference table ("xref" at the start of a line) or stream
+	// (/Type /XRef) was seen; carry holds the last bytes of the previous read, so a
+	// keyword split between two reads is found.
+	xref  bool
+	carry []byte
 }
 
 func (t *tailCheck) Read(p []byte) (int, error) {
@@ -206,17 +211,43 @@ func (t *tailCheck) Read(p []byte) (int, error) {
 	}
 	n, err := t.r.Read(p)
 	t.n += int64(n)
+	if !t.xref && kindOfType(t.typ) == hub.KindPDF {
+		t.findXref(p[:n])
+	}
 	t.tail = append(t.tail, p[:n]...)
 	if len(t.tail) > 2*checkTail {
 		t.tail = append(t.tail[:0], t.tail[len(t.tail)-checkTail:]...)
 	}
 	if errors.Is(err, io.EOF) {
-		if reason := checkTailBytes(t.tail, t.n, t.typ); reason != "" {
+		reason := checkTailBytes(t.tail, t.n, t.typ)
+		if reason == "" && kindOfType(t.typ) == hub.KindPDF && !t.xref {
+			reason = "it has no cross-reference table or stream"
+		}
+		if reason != "" {
 			t.done = t.fail(reason)
 			return n, t.done
 		}
 	}
 	return n, err
+}
+
+var xrefMarks = [][]byte{[]byte("\nxref"), []byte("\rxref"), []byte("/XRef")}
+
+// findXref looks for a cross-reference mark in b and where b joins the end of the
+// previous read.
+func (t *tailCheck) findXref(b []byte) {
+	const keep = 4 // one byte less than the longest mark
+	joint := append(t.carry, b[:min(len(b), keep)]...)
+	for _, m := range xrefMarks {
+		if bytes.Contains(joint, m) || bytes.Contains(b, m) {
+			t.xref = true
+			return
+		}
+	}
+	if len(b) >= keep {
+		joint = b
+	}
+	t.carry = append(t.carry[:0:0], joint[max(0, len(joint)-keep):]...)
 }
 
 var pngEnd = []byte("\x00\x00\x00\x00IEND\xae\x42\x60\x82")

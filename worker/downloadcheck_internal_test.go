@@ -65,6 +65,8 @@ func TestCheckedDownload(t *testing.T) {
 		{"pdf no eof", "pdf", pdf[:len(pdf)-7], 0, 0, "%%EOF"},
 		{"pdf offset outside", "pdf", bytes.Replace(pdf, []byte("\n27\n"), []byte("\n9999\n"), 1), 0, 0, "not inside the file"},
 		{"pdf no offset", "pdf", []byte("%PDF-1.4\nstartxref\n%%EOF"), 0, 0, "names no offset"},
+		{"pdf no xref", "pdf", []byte("%PDF-1.4\n1 0 obj<<>>endobj\nstartxref\n9\n%%EOF"), 0, 0, "no cross-reference"},
+		{"pdf xref stream", "pdf", []byte("%PDF-1.5\n1 0 obj<</Type/XRef>>endobj\nstartxref\n9\n%%EOF"), 0, 0, ""},
 		{"tiff", "tiff", tiffHead(300, 200), 300, 200, ""},
 		{"tiff other size", "tiff", tiffHead(30, 20), 300, 200, "30x20 pixels"},
 		{"tiff big endian dir far", "tiff", []byte("MM\x00*\x7f\x00\x00\x00"), 300, 200, ""},
@@ -87,6 +89,33 @@ func TestCheckedDownload(t *testing.T) {
 	e.Attempt = DownloadTries
 	if e.Retryable() || !strings.Contains(e.Error(), "given up") {
 		t.Errorf("last attempt: %v retryable %v", e, e.Retryable())
+	}
+}
+
+// TestCheckedDownloadXrefAcrossReads: a cross-reference mark split between two reads
+// is found.
+func TestCheckedDownloadXrefAcrossReads(t *testing.T) {
+	t.Parallel()
+	pdf := []byte("%PDF-1.5\n1 0 obj<</Type/XRef>>endobj\nstartxref\n9\n%%EOF")
+	for cut := 1; cut < len(pdf); cut++ {
+		fail := func(reason string) error { return errors.New(reason) }
+		r, err := checkedDownload(io.MultiReader(bytes.NewReader(pdf[:cut]), bytes.NewReader(pdf[cut:])), "pdf", 0, 0, fail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read in small pieces so each read is one side of the cut or less.
+		tc := r.(*tailCheck)
+		tc.r = io.MultiReader(bytes.NewReader(pdf[:cut]), bytes.NewReader(pdf[cut:]))
+		buf := make([]byte, 7)
+		for {
+			_, err = tc.Read(buf)
+			if err != nil {
+				break
+			}
+		}
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
 	}
 }
 
