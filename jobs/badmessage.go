@@ -31,14 +31,29 @@ type Undecodable struct {
 	Reason string
 }
 
-// ArchiveUndecodable archives every active task of the queues whose message asynq
-// cannot decode, and returns them. A message that decodes is left alone, whatever
-// its payload: the handler judges that (Decode).
-func ArchiveUndecodable(ctx context.Context, rdb redis.UniversalClient, queues []string, now time.Time) ([]Undecodable, error) {
+// staleLease: a task whose lease ends sooner than this from now is not being worked
+// on: asynq's heartbeat extends the lease of every task it runs to 30 s from now
+// every 5 s, and a message it could not decode, or runs under another id, is never
+// extended.
+const staleLease = 15 * time.Second
+
+// ArchiveUndecodable archives active tasks of the queues whose message asynq cannot
+// decode, and returns them: every active task when all is set (asynq just reported a
+// message it could not decode, whose lease is still fresh), else only those whose
+// lease is stale (staleLease), which keeps a periodic sweep to one read per queue. A
+// message that decodes is left alone, whatever its payload: the handler judges that
+// (Decode).
+func ArchiveUndecodable(ctx context.Context, rdb redis.UniversalClient, queues []string, now time.Time, all bool) ([]Undecodable, error) {
 	var out []Undecodable
 	var errs []error
 	for _, q := range queues {
-		ids, err := rdb.LRange(ctx, asynqKey(q, "active"), 0, -1).Result()
+		var ids []string
+		var err error
+		if all {
+			ids, err = rdb.LRange(ctx, asynqKey(q, "active"), 0, -1).Result()
+		} else {
+			ids, err = rdb.ZRangeByScore(ctx, asynqKey(q, "lease"), &redis.ZRangeBy{Min: "-inf", Max: fmt.Sprint(now.Add(staleLease).Unix())}).Result()
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("queue %s: active tasks: %w", q, err))
 			continue

@@ -16,9 +16,10 @@ import (
 const undecodableRecheck = 4 * time.Second
 
 // sweepUndecodable archives the task messages of the served queues that asynq
-// cannot decode (jobs.ArchiveUndecodable): at start, as soon as asynq logs that it
-// could not decode a message it took, and every janitor interval for any it did not
-// log. Without it such a message stays active for good, and blocks the recovery of
+// cannot decode (jobs.ArchiveUndecodable): every active one as soon as asynq logs
+// that it could not decode a message it took (and again undecodableRecheck later);
+// at start and every janitor interval, those whose lease is stale, for any it did
+// not log. Without it such a message stays active for good, and blocks the recovery of
 // its queue's crashed tasks (docs/pipeline.md, "Task messages that are not valid").
 func (w *Worker) sweepUndecodable(ctx context.Context) {
 	queues := make([]string, 0, len(w.cfg.serveQueues()))
@@ -29,14 +30,16 @@ func (w *Worker) sweepUndecodable(ctx context.Context) {
 	every := cmp.Or(w.cfg.Polling.Janitor, time.Minute)
 	t := time.NewTimer(0)
 	defer t.Stop()
+	all := false // the timer's sweeps look at stale leases only
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.undecodable:
+			all = true
 		case <-t.C:
 		}
-		found, err := jobs.ArchiveUndecodable(ctx, w.deps.Redis, queues, time.Now())
+		found, err := jobs.ArchiveUndecodable(ctx, w.deps.Redis, queues, time.Now(), all)
 		if err != nil && ctx.Err() == nil {
 			w.log.WarnContext(ctx, "undecodable task messages not checked", "err", err)
 		}
@@ -45,7 +48,8 @@ func (w *Worker) sweepUndecodable(ctx context.Context) {
 			w.log.ErrorContext(ctx, "task failed for good, archived", "task_id", u.ID, "queue", u.Queue, "type", jobs.UndecodableType, "err", u.Reason)
 		}
 		next := every
-		if len(found) > 0 {
+		all = len(found) > 0
+		if all {
 			next = undecodableRecheck
 		}
 		if !t.Stop() {
