@@ -100,13 +100,7 @@ func TestUndecodableTaskMessagesArchived(t *testing.T) {
 		"zero-number": {0x00, 0x01},
 	}
 	for name, msg := range damaged {
-		id := "damaged-" + name
-		if _, err := c.Enqueue(asynq.NewTask(jobs.TypeTemplatesSync, []byte(`{"v":1}`)), asynq.Queue(jobs.QueueSync), asynq.TaskID(id)); err != nil {
-			t.Fatal(err)
-		}
-		if err := e.rdb.HSet(context.Background(), "asynq:{"+jobs.QueueSync+"}:t:"+id, "msg", msg).Err(); err != nil {
-			t.Fatal(err)
-		}
+		e.damaged(c, "damaged-"+name, msg)
 	}
 	// A good task behind them: its handler archives it for its own reason (no hub
 	// for the store), which shows it ran.
@@ -158,4 +152,48 @@ func (e *env) activeIDs(q string) []string {
 		e.t.Fatal(err)
 	}
 	return ids
+}
+
+// TestUndecodableUnloggedArchived: messages that decode but name no type or another
+// task id leave asynq no decode error to log; the periodic sweep finds them once
+// their lease goes stale (asynq never extends it), and archives them.
+func TestUndecodableUnloggedArchived(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *worker.Config, _ *worker.Deps) { c.Polling.Janitor = 100 * time.Millisecond })
+	c := asynq.NewClientFromRedisClient(e.rdb)
+	damaged := map[string][]byte{
+		"empty":    {},
+		"other-id": {0x0a, 0x01, 't', 0x1a, 0x05, 'o', 't', 'h', 'e', 'r', 0x22, 0x04, 's', 'y', 'n', 'c'},
+	}
+	for name, msg := range damaged {
+		e.damaged(c, "unlogged-"+name, msg)
+	}
+	e.start()
+	deadline := time.Now().Add(waitBound)
+	for name := range damaged {
+		for {
+			info, err := e.insp.GetTaskInfo(jobs.QueueSync, "unlogged-"+name)
+			if err == nil && info.State == asynq.TaskStateArchived {
+				if !strings.Contains(info.LastErr, "task message does not decode") {
+					t.Errorf("%s: last error %q", name, info.LastErr)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not archived (%v, %v): %s", name, info, err, e.queueReport())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// damaged enqueues a sync task with id and replaces its stored message with msg.
+func (e *env) damaged(c *asynq.Client, id string, msg []byte) {
+	e.t.Helper()
+	if _, err := c.Enqueue(asynq.NewTask(jobs.TypeTemplatesSync, []byte(`{"v":1}`)), asynq.Queue(jobs.QueueSync), asynq.TaskID(id)); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.rdb.HSet(context.Background(), "asynq:{"+jobs.QueueSync+"}:t:"+id, "msg", msg).Err(); err != nil {
+		e.t.Fatal(err)
+	}
 }
