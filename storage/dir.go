@@ -56,7 +56,7 @@ type Dir struct {
 // ErrLinkInPath is wrapped by the error of a hot folder operation whose path under
 // the folder holds a symbolic link. Permanent: the hot folder writes, reads and
 // deletes only its own files, never through a link planted in it.
-var ErrLinkInPath = errors.New("a symbolic link is in the path (the hot folder follows no links)")
+var ErrLinkInPath = errors.New("a symbolic link is in the path (links under the folder are not followed)")
 
 type sidecar struct {
 	ContentType string            `json:"contentType"`
