@@ -53,9 +53,9 @@ type Dir struct {
 	r    *os.Root
 }
 
-// ErrLinkInPath is wrapped by the error of a hot folder operation whose path under
-// the folder holds a symbolic link. Permanent: the hot folder writes, reads and
-// deletes only its own files, never through a link planted in it.
+// ErrLinkInPath is wrapped by the error of a hot folder or SFTP operation whose path
+// under the folder's root holds a symbolic link. Permanent: the folder backends
+// write, read and delete only their own files, never through a link planted there.
 var ErrLinkInPath = errors.New("a symbolic link is in the path (links under the folder are not followed)")
 
 type sidecar struct {
