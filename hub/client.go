@@ -324,6 +324,8 @@ func NewClient(cfg Config) (*Client, error) {
 	// Every send is the caller's: the transport must not re-send a GET behind the
 	// rate limiter's back (noreplay.go).
 	base = withoutReplay(base)
+	// A Location that does not parse fails at once, permanently (location.go).
+	base.Transport = locationCheck{next: base.Transport}
 	api := *base
 	// The signature and API key ride in custom headers, which net/http forwards on
 	// redirects even to other hosts. The interface has no redirects; refuse any that

@@ -210,7 +210,7 @@ func (c *Client) download(ctx context.Context, hc *http.Client, op string, build
 			}
 			return nil, body.err(fmt.Errorf("reading body: %w", err))
 		}
-		d.Kind = sniffKind(head)
+		d.Kind = SniffKind(head)
 	}
 	return d, nil
 }
@@ -352,8 +352,9 @@ func kindFromContentType(ct string) string {
 	return KindUnknown
 }
 
-// sniffKind decides a kind from the first bytes of a file.
-func sniffKind(head []byte) string {
+// SniffKind decides a kind from the first bytes of a file, KindUnknown when none
+// fits.
+func SniffKind(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("%PDF-")):
 		return KindPDF

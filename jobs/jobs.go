@@ -137,8 +137,9 @@ type TemplatesSync struct {
 	Source string `json:"source,omitempty"`
 }
 
-// Decode reads a payload of any type, rejecting unknown versions and bad JSON with an
-// error wrapping ErrPayload (and so asynq.SkipRetry).
+// Decode reads a payload of any type, rejecting unknown versions, bad JSON and
+// missing fields (what the type's constructor requires) with an error wrapping
+// ErrPayload (and so asynq.SkipRetry).
 func Decode[T any](b []byte) (T, error) {
 	var p T
 	var v struct {
@@ -155,6 +156,11 @@ func Decode[T any](b []byte) (T, error) {
 	}
 	if err := json.Unmarshal(b, &p); err != nil {
 		return p, fmt.Errorf("%w: %v", ErrPayload, err)
+	}
+	if c, ok := any(p).(checker); ok {
+		if err := c.check(); err != nil {
+			return p, fmt.Errorf("%w: %s", ErrPayload, strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
 	}
 	return p, nil
 }

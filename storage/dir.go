@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -33,6 +35,13 @@ const (
 
 // Dir stores objects as files under a root folder (a "hot folder").
 //
+// Every file operation goes through an os.Root opened on the folder, and every path
+// under it is checked component by component (Lstat) before use: a symbolic link
+// anywhere under the root (an order folder, the sidecar folder .printworker-meta,
+// a file) is refused with ErrLinkInPath, and os.Root keeps even a link swapped in
+// between the check and the use from leading outside the folder. The root folder
+// itself may be a link (operator configuration).
+//
 // A Put writes a hidden temporary file in the destination folder, syncs it and
 // renames it over the final name: on a POSIX filesystem the rename is atomic, so the
 // final name holds either the previous complete file or the new complete file, never
@@ -41,7 +50,13 @@ const (
 // it, and such files are never listed.
 type Dir struct {
 	root string
+	r    *os.Root
 }
+
+// ErrLinkInPath is wrapped by the error of a hot folder or SFTP operation whose path
+// under the folder's root holds a symbolic link. Permanent: the folder backends
+// write, read and delete only their own files, never through a link planted there.
+var ErrLinkInPath = errors.New("a symbolic link is in the path (links under the folder are not followed)")
 
 type sidecar struct {
 	ContentType string            `json:"contentType"`
@@ -63,7 +78,11 @@ func NewDir(root string) (*Dir, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, permanent("open", "", err)
 	}
-	return &Dir{root: abs}, nil
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, permanent("open", "", err)
+	}
+	return &Dir{root: abs, r: r}, nil
 }
 
 // Describe names the backend for logs.
@@ -78,8 +97,37 @@ func (d *Dir) path(key string) string {
 	return filepath.Join(d.root, filepath.FromSlash(key))
 }
 
-func (d *Dir) metaPath(key string) string {
-	return filepath.Join(d.root, metaDir, filepath.FromSlash(key)+".json")
+// rel is key's path relative to the root; metaRel its sidecar's.
+func rel(key string) string { return filepath.FromSlash(key) }
+
+func metaRel(key string) string { return filepath.Join(metaDir, filepath.FromSlash(key)+".json") }
+
+// noLinks refuses a path (relative to the root) of which any existing component is
+// a symbolic link; components that do not exist yet are what a Put creates.
+func (d *Dir) noLinks(name string) error {
+	parts := strings.Split(name, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		st, err := d.r.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return &fs.PathError{Op: "lstat", Path: filepath.ToSlash(p), Err: ErrLinkInPath}
+		}
+	}
+	return nil
+}
+
+// escapes reports os.Root's refusal of a path that leads outside the root (a link
+// swapped in after noLinks checked). os.Root's error has no exported value or type
+// to test for, only its text, pinned by TestDirRefusesLinks.
+func escapes(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
 }
 
 // dirError classifies a filesystem error by what it is. Permanent, with a reason a
@@ -96,6 +144,10 @@ func dirError(op, key string, err error) error {
 	}
 	why := func(reason string) error { return permanent(op, key, fmt.Errorf("%s: %w", reason, err)) }
 	switch {
+	case errors.Is(err, ErrLinkInPath):
+		return permanent(op, key, err)
+	case escapes(err):
+		return permanent(op, key, fmt.Errorf("%w: the path leads outside the hot folder: %w", ErrLinkInPath, err))
 	case errors.Is(err, fs.ErrNotExist):
 		return permanent(op, key, fmt.Errorf("%w: %w", ErrNotFound, err))
 	case errors.Is(err, syscall.ENAMETOOLONG):
@@ -121,16 +173,16 @@ func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, e
 	if err := checkObject(obj); err != nil {
 		return PutResult{}, err
 	}
-	final := d.path(obj.Key)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	final := rel(obj.Key)
+	if err := d.mkdirs(final); err != nil {
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
 	cr := newCheckedReader(&ctxReader{ctx: ctx, r: body}, obj)
-	place := os.Rename
+	place := d.r.Rename
 	if obj.IfAbsent {
-		place = os.Link // fails with EEXIST when the name is taken, atomically
+		place = d.r.Link // fails with EEXIST when the name is taken, atomically
 	}
-	if err := writeAtomicWith(final, place, func(w io.Writer) error {
+	if err := d.writeAtomicWith(final, place, func(w io.Writer) error {
 		_, err := io.Copy(w, cr)
 		return err
 	}); err != nil {
@@ -149,34 +201,55 @@ func (d *Dir) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, e
 	}
 	// The sidecar follows the data: a crash in between leaves the previous sidecar
 	// (or none), which a retried Put of the same key replaces.
-	mp := d.metaPath(obj.Key)
-	if err := os.MkdirAll(filepath.Dir(mp), 0o755); err != nil {
+	mp := metaRel(obj.Key)
+	if err := d.mkdirs(mp); err != nil {
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
-	if err := writeAtomic(mp, func(w io.Writer) error { _, err := w.Write(meta); return err }); err != nil {
+	if err := d.writeAtomicWith(mp, d.r.Rename, func(w io.Writer) error { _, err := w.Write(meta); return err }); err != nil {
 		return PutResult{}, dirError("put", obj.Key, err)
 	}
 	return res, nil
 }
 
-// writeAtomic writes a file through a synced temporary file renamed into place.
-func writeAtomic(final string, write func(io.Writer) error) error {
-	return writeAtomicWith(final, os.Rename, write)
+// mkdirs makes the folders of name (relative to the root), after checking that no
+// existing component of its path is a link.
+func (d *Dir) mkdirs(name string) error {
+	if err := d.noLinks(name); err != nil {
+		return err
+	}
+	if dir := filepath.Dir(name); dir != "." {
+		return d.r.MkdirAll(dir, 0o755)
+	}
+	return nil
 }
 
-// writeAtomicWith writes a file through a synced temporary file that place (os.Rename,
-// or os.Link for a create that must not replace) puts at final; the temporary name is
-// removed in every case.
-func writeAtomicWith(final string, place func(oldname, newname string) error, write func(io.Writer) error) (err error) {
+// createTemp creates a new temporary file beside final in the root, as
+// os.CreateTemp does (which os.Root lacks).
+func (d *Dir) createTemp(final string) (*os.File, string, error) {
+	for range 100 {
+		name := filepath.Join(filepath.Dir(final), tempPrefix+filepath.Base(final)+"-"+strconv.FormatUint(rand.Uint64(), 36)+tempSuffix)
+		f, err := d.r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("no free temporary name beside %s", filepath.ToSlash(final))
+}
+
+// writeAtomicWith writes a file through a synced temporary file that place (Rename,
+// or Link for a create that must not replace) puts at final, both within the root;
+// the temporary name is removed in every case.
+func (d *Dir) writeAtomicWith(final string, place func(oldname, newname string) error, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(final)
-	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(final)+"-*"+tempSuffix)
+	f, tmp, err := d.createTemp(final)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			d.r.Remove(tmp)
 		}
 	}()
 	if err = write(f); err != nil {
@@ -192,16 +265,16 @@ func writeAtomicWith(final string, place func(oldname, newname string) error, wr
 	if err = f.Close(); err != nil {
 		return err
 	}
-	err = place(f.Name(), final)
-	_ = os.Remove(f.Name()) // gone after a rename; after a link, the second name
+	err = place(tmp, final)
+	_ = d.r.Remove(tmp) // gone after a rename; after a link, the second name
 	if err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return d.syncDir(dir)
 }
 
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
+func (d *Dir) syncDir(dir string) error {
+	f, err := d.r.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -233,7 +306,7 @@ func (d *Dir) Get(ctx context.Context, key string) (io.ReadCloser, Info, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, Info{}, dirError("get", key, err)
 	}
-	f, err := os.Open(d.path(key))
+	f, err := d.open(key)
 	if err != nil {
 		return nil, Info{}, dirError("get", key, err)
 	}
@@ -253,7 +326,7 @@ func (d *Dir) Stat(ctx context.Context, key string) (Info, error) {
 	if err := ctx.Err(); err != nil {
 		return Info{}, dirError("stat", key, err)
 	}
-	f, err := os.Open(d.path(key))
+	f, err := d.open(key)
 	if err != nil {
 		return Info{}, dirError("stat", key, err)
 	}
@@ -265,6 +338,14 @@ func (d *Dir) Stat(ctx context.Context, key string) (Info, error) {
 	return info, nil
 }
 
+// open opens key's file in the root, no link in its path.
+func (d *Dir) open(key string) (*os.File, error) {
+	if err := d.noLinks(rel(key)); err != nil {
+		return nil, err
+	}
+	return d.r.Open(rel(key))
+}
+
 func (d *Dir) info(f *os.File, key string) (Info, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -274,7 +355,7 @@ func (d *Dir) info(f *os.File, key string) (Info, error) {
 		return Info{}, fmt.Errorf("%w: %s is a folder", fs.ErrNotExist, key)
 	}
 	info := Info{Key: key, Size: st.Size(), ModTime: st.ModTime(), ContentType: "application/octet-stream"}
-	raw, err := os.ReadFile(d.metaPath(key))
+	raw, err := d.readMeta(key)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// A file dropped in by hand has no sidecar.
@@ -283,6 +364,13 @@ func (d *Dir) info(f *os.File, key string) (Info, error) {
 		return Info{}, err
 	}
 	return withSidecar(info, raw)
+}
+
+func (d *Dir) readMeta(key string) ([]byte, error) {
+	if err := d.noLinks(metaRel(key)); err != nil {
+		return nil, err
+	}
+	return d.r.ReadFile(metaRel(key))
 }
 
 // withSidecar completes info with the content type and metadata of its sidecar (the
@@ -303,21 +391,19 @@ func withSidecar(info Info, raw []byte) (Info, error) {
 // files and folders (temporary files, sidecars) are skipped.
 func (d *Dir) List(ctx context.Context, prefix string) ([]Info, error) {
 	var out []Info
-	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+	// Within the root; WalkDir does not follow links (a linked folder is an entry
+	// that is neither a folder nor a regular file, so it is skipped).
+	err := fs.WalkDir(d.r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p == d.root {
+		if p == "." {
 			return nil
 		}
-		rel, err := filepath.Rel(d.root, p)
-		if err != nil {
-			return err
-		}
-		key := filepath.ToSlash(rel)
+		key := p
 		if strings.HasPrefix(e.Name(), ".") {
 			if e.IsDir() {
 				return filepath.SkipDir
@@ -356,8 +442,11 @@ func (d *Dir) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return dirError("delete", key, err)
 	}
-	for _, p := range []string{d.path(key), d.metaPath(key)} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range []string{rel(key), metaRel(key)} {
+		if err := d.noLinks(p); err != nil {
+			return dirError("delete", key, err)
+		}
+		if err := d.r.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return dirError("delete", key, err)
 		}
 	}

@@ -531,6 +531,43 @@ func (c *sftpConn) path(key string) string { return path.Join(c.root, key) }
 
 func (c *sftpConn) metaPath(key string) string { return path.Join(c.root, metaDir, key+".json") }
 
+// noLinks refuses a key whose path under the root holds a symbolic link (an order
+// folder, the sidecar folder .printworker-meta or the file itself linked elsewhere):
+// it Lstats every component of rel (relative to the root) at once, in parallel on
+// the one connection, so the check costs about one round trip. Components that do
+// not exist yet are what a Put creates. SFTP has no equivalent of os.Root: a link
+// swapped in between this check and the write is the server's to stop (chroot the
+// SFTP user into the folder: docs/storage.md, "Links in the folder").
+func (c *sftpConn) noLinks(rel string) error {
+	parts := strings.Split(rel, "/")
+	type res struct {
+		fi  fs.FileInfo
+		err error
+	}
+	out := make([]res, len(parts))
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() {
+			fi, err := c.c.Lstat(path.Join(c.root, path.Join(parts[:i+1]...)))
+			out[i] = res{fi, err}
+		})
+	}
+	wg.Wait()
+	for i, r := range out {
+		switch {
+		case errors.Is(r.err, fs.ErrNotExist):
+			return nil
+		case r.err != nil:
+			return r.err
+		case r.fi.Mode()&fs.ModeSymlink != 0:
+			return &fs.PathError{Op: "lstat", Path: path.Join(parts[:i+1]...), Err: ErrLinkInPath}
+		}
+	}
+	return nil
+}
+
+func metaRelSlash(key string) string { return path.Join(metaDir, key+".json") }
+
 // isNetworkError reports a failure of the connection itself.
 func isNetworkError(err error) bool {
 	var ne net.Error
@@ -553,7 +590,7 @@ func sftpError(op, key string, err error) error {
 	}
 	var st *sftp.StatusError
 	switch {
-	case errors.Is(err, ErrHostKey), errors.Is(err, ErrAuth), errors.Is(err, ErrInvalidKey), errors.Is(err, ErrExists):
+	case errors.Is(err, ErrHostKey), errors.Is(err, ErrAuth), errors.Is(err, ErrInvalidKey), errors.Is(err, ErrExists), errors.Is(err, ErrLinkInPath):
 		return permanent(op, key, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return permanent(op, key, fmt.Errorf("%w: %w", ErrNotFound, err))
@@ -585,6 +622,9 @@ func (s *SFTP) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, 
 	var tmp string
 	err := s.do(ctx, "put", obj.Key, func(c *sftpConn) error {
 		final := c.path(obj.Key)
+		if err := c.noLinks(obj.Key); err != nil {
+			return err
+		}
 		if err := c.c.MkdirAll(path.Dir(final)); err != nil {
 			return fmt.Errorf("creating folder %s: %w", path.Dir(final), err)
 		}
@@ -620,6 +660,9 @@ func (s *SFTP) Put(ctx context.Context, obj Object, body io.Reader) (PutResult, 
 	tmp = ""
 	err = s.do(ctx, "put", obj.Key, func(c *sftpConn) error {
 		mp := c.metaPath(obj.Key)
+		if err := c.noLinks(metaRelSlash(obj.Key)); err != nil {
+			return err
+		}
 		if err := c.c.MkdirAll(path.Dir(mp)); err != nil {
 			return fmt.Errorf("creating folder %s: %w", path.Dir(mp), err)
 		}
@@ -731,6 +774,9 @@ func (s *SFTP) Get(ctx context.Context, key string) (io.ReadCloser, Info, error)
 	var f *sftp.File
 	var info Info
 	err := s.do(ctx, "get", key, func(c *sftpConn) error {
+		if err := c.noLinks(key); err != nil {
+			return err
+		}
 		var err error
 		f, err = c.c.Open(c.path(key))
 		if err != nil {
@@ -755,6 +801,9 @@ func (s *SFTP) Stat(ctx context.Context, key string) (Info, error) {
 	}
 	var info Info
 	err := s.do(ctx, "stat", key, func(c *sftpConn) error {
+		if err := c.noLinks(key); err != nil {
+			return err
+		}
 		f, err := c.c.Open(c.path(key))
 		if err != nil {
 			return err
@@ -782,6 +831,9 @@ func (c *sftpConn) info(f *sftp.File, key string) (Info, error) {
 		return Info{}, fmt.Errorf("%w: %s is a folder", fs.ErrNotExist, key)
 	}
 	info := Info{Key: key, Size: st.Size(), ModTime: st.ModTime(), ContentType: "application/octet-stream"}
+	if err := c.noLinks(metaRelSlash(key)); err != nil {
+		return Info{}, err
+	}
 	mf, err := c.c.Open(c.metaPath(key))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -852,8 +904,11 @@ func (s *SFTP) Delete(ctx context.Context, key string) error {
 		return permanent("delete", key, err)
 	}
 	err := s.do(ctx, "delete", key, func(c *sftpConn) error {
-		for _, p := range []string{c.path(key), c.metaPath(key)} {
-			if err := c.c.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		for _, rel := range []string{key, metaRelSlash(key)} {
+			if err := c.noLinks(rel); err != nil {
+				return err
+			}
+			if err := c.c.Remove(path.Join(c.root, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}

@@ -470,13 +470,28 @@ func (w *Worker) downloadView(ctx context.Context, x viewExport, obj storage.Obj
 	if err := w.followKind(ctx, x, dl, &obj, rec); err != nil {
 		return storage.PutResult{}, err
 	}
-	var body io.Reader = dl.Body
+	// Nothing is stored before the head of the file is checked, and the upload fails
+	// at the end when the end is wrong (downloadcheck.go).
+	retried, _ := asynq.GetRetryCount(ctx)
+	var bad *DownloadError
+	body, err := checkedDownload(dl.Body, rec.Type, rec.WidthPx, rec.HeightPx, func(reason string) error {
+		bad = &DownloadError{View: x.v.ID, Type: rec.Type, Reason: reason, Attempt: retried + 1}
+		return bad
+	})
+	if err != nil {
+		return storage.PutResult{}, err
+	}
 	var c *shopfloor.Capture
 	if !w.cfg.ShopFloor.NoThumbnails && (dl.Length <= 0 || dl.Length <= shopfloor.MaxPreviewSource) {
-		c = shopfloor.NewCapture(dl.Body, shopfloor.MaxPreviewSource)
+		c = shopfloor.NewCapture(body, shopfloor.MaxPreviewSource)
 		body = c
 	}
 	put, err := w.uploadTo(ctx, w.deps.Storage, kindFile, obj, body)
+	if bad != nil {
+		// The end was wrong: storage saw a failed read and stored nothing; the
+		// reason is the file's, whatever storage made of it.
+		return put, bad
+	}
 	if err != nil {
 		return put, err
 	}

@@ -99,6 +99,8 @@ type Worker struct {
 	prop    propagation.TextMapPropagator
 	srv     *asynq.Server
 	mux     *asynq.ServeMux
+	// undecodable wakes the sweep of task messages asynq cannot decode.
+	undecodable chan struct{}
 	// hooks let an internal test stop a day page build at a chosen point (dayRead:
 	// after it read the day's generation and orders), to force the interleaving a
 	// fleet produces only by chance, and fix the page's clock; nil in production.
@@ -174,6 +176,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 	w.limiter.observe = func(_ string, d time.Duration) { m.rateWait.Observe(d.Seconds()) }
 	w.budget.changed = func(n int64) { m.budgetInUse.Set(float64(n)) }
 	w.sheets = w.newSheetJobs()
+	w.undecodable = make(chan struct{}, 1)
 
 	w.mux = asynq.NewServeMux()
 	w.mux.Use(w.middleware)
@@ -199,7 +202,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		RetryDelayFunc:  cfg.Backoff.retryDelay,
 		IsFailure:       isFailure,
-		Logger:          asynqLogger{cfg.Logger},
+		Logger:          asynqLogger{l: cfg.Logger, onError: w.noteAsynqError},
 		LogLevel:        asynq.WarnLevel,
 		ErrorHandler:    asynq.ErrorHandlerFunc(w.reportError),
 		// Unless set, retries and scheduled tasks become due promptly: a 429's
@@ -214,18 +217,42 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 
 // Handler returns the worker's task handler (middleware included), for running tasks
 // without a server.
-func (w *Worker) Handler() asynq.Handler { return w.mux }
+func (w *Worker) Handler() asynq.Handler { return asynq.HandlerFunc(w.route) }
+
+// route hands a task to its handler. A type no handler serves ends at once as a bad
+// payload (archived with the reason), as an unknown payload version does: asynq's
+// own answer, "handler not found", is an error of no class, retried for hours
+// (docs/pipeline.md, "Task messages that are not valid").
+func (w *Worker) route(ctx context.Context, t *asynq.Task) error {
+	if _, pattern := w.mux.Handler(t); pattern == "" {
+		w.m.tasks.WithLabelValues("unknown", OutcomePermanent).Inc()
+		return fmt.Errorf("%w: task type %q: this worker has no handler for it (upgrade the workers before the services that enqueue)", jobs.ErrPayload, printableType(t.Type()))
+	}
+	return w.mux.ProcessTask(ctx, t)
+}
+
+// printableType cuts an unknown task type for an error: at most 64 bytes.
+func printableType(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
 
 // Run processes tasks until ctx ends, then shuts down gracefully: it stops fetching
 // tasks, waits up to ShutdownTimeout for running ones, and leaves the rest to asynq,
 // which hands them to another worker. It returns nil after a shutdown caused by ctx.
 func (w *Worker) Run(ctx context.Context) error {
-	if err := w.srv.Start(w.mux); err != nil {
+	if err := w.srv.Start(w.Handler()); err != nil {
 		return fmt.Errorf("worker: start: %w", err)
 	}
 	w.log.InfoContext(ctx, "worker started", "concurrency", w.cfg.Concurrency, "queues", w.cfg.serveQueues(),
 		"mode", w.cfg.Mode, "memory_budget_mib", w.cfg.MemoryBudget>>20)
 	w.warnUnservedShards(ctx)
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	go func() { defer close(swept); w.sweepUndecodable(sweepCtx) }()
+	defer func() { stopSweep(); <-swept }()
 	if w.sheets.HasCutoffs() {
 		go w.sheets.RunScheduler(ctx)
 	}
@@ -278,12 +305,22 @@ func (w *Worker) reportError(ctx context.Context, t *asynq.Task, err error) {
 }
 
 // asynqLogger routes asynq's own logs into slog.
-type asynqLogger struct{ l *slog.Logger }
+type asynqLogger struct {
+	l *slog.Logger
+	// onError sees every error asynq logs (badmessages.go).
+	onError func(string)
+}
 
 func (a asynqLogger) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...), "component", "asynq") }
 func (a asynqLogger) Info(args ...any)  { a.l.Info(fmt.Sprint(args...), "component", "asynq") }
 func (a asynqLogger) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...), "component", "asynq") }
-func (a asynqLogger) Error(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Error(args ...any) {
+	msg := fmt.Sprint(args...)
+	a.l.Error(msg, "component", "asynq")
+	if a.onError != nil {
+		a.onError(msg)
+	}
+}
 func (a asynqLogger) Fatal(args ...any) {
 	a.l.Error(fmt.Sprint(args...), "component", "asynq", "fatal", true)
 }

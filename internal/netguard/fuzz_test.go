@@ -1,6 +1,7 @@
 package netguard_test
 
 import (
+	"errors"
 	"net/netip"
 	"net/url"
 	"testing"
@@ -17,6 +18,7 @@ func FuzzCheckURL(f *testing.F) {
 		"http://0x7f000001/", "http://2130706433/", "http://127.1/", "http://localhost./", "http://x.localhost/",
 		"http://user:pw@10.0.0.1:8080/", "https://example.com/", "http://[::]/", "http://0/", "file:///etc/passwd",
 		"http://%31%32%37.0.0.1/", "http://127.0.0.1%00.example.com/", "http://[::ffff:a00:1]/",
+		"http://017700000001/", "http://0177.0.0.1/", "http://0x7f.1/", "http://127.0.0.1./", "http://8.8.8.8.8/",
 	} {
 		f.Add(s)
 	}
@@ -30,6 +32,10 @@ func FuzzCheckURL(f *testing.F) {
 		host := u.Hostname()
 		if ip, perr := netip.ParseAddr(host); perr == nil && netguard.Class(ip) != "" && err == nil {
 			t.Fatalf("CheckURL(%q) passed the internal address %s (%s)", raw, ip, netguard.Class(ip))
+		}
+		var re *netguard.RefusedError
+		if netguard.NonCanonicalIPv4(host) && !errors.As(err, &re) {
+			t.Fatalf("CheckURL(%q) passed the non-canonical IPv4 host %q: %v", raw, host, err)
 		}
 	})
 }

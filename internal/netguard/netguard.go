@@ -35,7 +35,62 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
+	if e.Class == ClassNonCanonical {
+		// No allow-list entry passes it: saying so would send the operator looking.
+		return fmt.Sprintf("%v: %s is %s", ErrRefused, e.Addr, e.Class)
+	}
 	return fmt.Sprintf("%v: %s is %s (not on the fetch allow-list)", ErrRefused, e.Addr, e.Class)
+}
+
+// ClassNonCanonical is the class of a host that is an IPv4 address written in
+// another form than four decimal numbers (127.1, 2130706433, 0x7f000001,
+// 017700000001, 0177.0.0.1, 127.0.0.1.). Browsers and C resolvers read such a host as an
+// address, Go's resolver as a name it never finds: either way no fetch can succeed
+// the way it would for the canonical form, and these forms are how a guard is
+// slipped past. Refused permanently, whatever the allow-list says.
+const ClassNonCanonical = "an IPv4 address in a non-canonical numeric form"
+
+// NonCanonicalIPv4 reports whether host (a URL's host, without port or brackets) is
+// an IPv4 address in a non-canonical form. As the WHATWG URL standard does, a host
+// whose last label is a number (decimal, or hex after 0x) is taken as an IPv4
+// address; only the dotted form of four decimal numbers 0-255 without leading zeros
+// is canonical (with a trailing dot it is not: Go resolves it as a name).
+func NonCanonicalIPv4(host string) bool {
+	h := strings.TrimSuffix(host, ".")
+	if h == "" || strings.ContainsAny(h, ":[]") {
+		return false
+	}
+	last := h
+	if i := strings.LastIndexByte(h, '.'); i >= 0 {
+		last = h[i+1:]
+	}
+	if !numericLabel(last) {
+		return false
+	}
+	ip, err := netip.ParseAddr(h)
+	return err != nil || !ip.Is4() || h != host
+}
+
+// numericLabel: decimal digits, or 0x / 0X followed by hex digits (none too, as the
+// URL standard counts "0x" as zero).
+func numericLabel(s string) bool {
+	if s == "" {
+		return false
+	}
+	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		for _, c := range s[2:] {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *RefusedError) Unwrap() error { return ErrRefused }
@@ -126,7 +181,8 @@ func (g *Guard) passes(hostport string) bool {
 	return g.trusted[hp]
 }
 
-// CheckURL refuses a URL whose host is a literal refused address. Names are left
+// CheckURL refuses a URL whose host is a literal refused address, or an IPv4 address
+// in a non-canonical numeric form (NonCanonicalIPv4). Names are left
 // to the dial-time check (they resolve there); trusted and allow-listed host:ports
 // pass. It lets a client refuse a redirect before sending anything, and still
 // guards literal addresses when the request goes through a proxy.
@@ -141,6 +197,9 @@ func (g *Guard) CheckURL(u *url.URL) error {
 	host := strings.TrimSuffix(strings.TrimPrefix(u.Hostname(), "["), "]")
 	if i := strings.IndexByte(host, '%'); i >= 0 {
 		host = host[:i] // zone
+	}
+	if NonCanonicalIPv4(host) {
+		return &RefusedError{Addr: hp, Class: ClassNonCanonical}
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {

@@ -221,3 +221,36 @@ func TestCheckAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestNonCanonicalIPv4: every way of writing an IPv4 address but the four decimal
+// numbers is refused at once, whatever it stands for (docs/hub-client.md,
+// "Outbound guard"); names and the canonical form are left to the other checks.
+func TestNonCanonicalIPv4(t *testing.T) {
+	t.Parallel()
+	g := netguard.Must("127.0.0.0/8")
+	cases := []struct {
+		host string
+		non  bool
+	}{
+		{"127.1", true}, {"127.0.1", true}, {"2130706433", true}, {"0x7f000001", true}, {"0X7F000001", true},
+		{"017700000001", true}, {"0177.0.0.1", true}, {"0x7f.0.0.1", true}, {"0x7f.1", true}, {"127.0.0.01", true},
+		{"0", true}, {"0x", true}, {"127.0.0.1.", true}, {"8.8.8.8.8", true}, {"256.0.0.1", true}, {"cdn.example.0x1", true},
+		{"999999999999999999999", true}, {"1.2.3.4", false}, {"127.0.0.1", false}, {"8.8.8.8", false},
+		{"example.com", false}, {"a1.example", false}, {"1.example", false}, {"0x7f.example", false}, {"::1", false},
+		{"example.1a", false}, {"", false}, {"localhost", false},
+	}
+	for _, c := range cases {
+		if got := netguard.NonCanonicalIPv4(c.host); got != c.non {
+			t.Errorf("NonCanonicalIPv4(%q) = %v, want %v", c.host, got, c.non)
+		}
+		if !c.non || strings.ContainsAny(c.host, ":") || c.host == "" {
+			continue
+		}
+		// Refused even where the allow-list admits loopback: the form is the fault.
+		err := g.CheckURL(&url.URL{Scheme: "http", Host: c.host + ":8080"})
+		var re *netguard.RefusedError
+		if !errors.As(err, &re) || re.Class != netguard.ClassNonCanonical || re.Retryable() || strings.Contains(err.Error(), "allow-list") {
+			t.Errorf("CheckURL(%s): %v, want a permanent refusal of the form", c.host, err)
+		}
+	}
+}
