@@ -55,6 +55,9 @@ type fetched struct {
 	plan  plan
 	// skip, when set, says why there is nothing to do.
 	skip string
+	// stamp is the store's modification stamp of the order read (zero: the
+	// order's own `updated`).
+	stamp time.Time
 }
 
 // statePlan is what an order's state asks for, as the Shopify path does for its
@@ -64,7 +67,7 @@ func statePlan(o *model.Order, st orderState) fetched {
 	switch st {
 	case stateCancelled:
 		return fetched{order: &model.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []model.LineItem{}},
-			plan: plan{push: OpDelete, stop: true}}
+			plan: plan{push: OpDelete, stop: true}, stamp: stampOf(o)}
 	case statePaid:
 		return fetched{order: o, plan: plan{push: OpUpdate, export: true}}
 	}
@@ -201,6 +204,16 @@ func (f *Fetcher) fetch(ctx context.Context, p jobs.OrderFetch) error {
 	if n := len(o.LineItems); pl.push != OpDelete && n > f.cfg.MaxLines {
 		return &fetchError{platform: p.Platform, what: "order " + o.OrderID,
 			err: fmt.Errorf("%d personalized lines, more than the limit of %d: nothing enqueued", n, f.cfg.MaxLines)}
+	}
+	// Two fetches of one order may run out of order: the store's stamp of what
+	// each read decides, as for webhooks.
+	stale, v, err := applyOrderStamp(ctx, f.enq, p.Store, o, got.stamp, pl, f.now(), f.cfg.DeliveryTTL)
+	if err != nil {
+		return err
+	}
+	if stale {
+		log.WarnContext(ctx, "intake: fetched order is stale: dropped", "reason", staleReason(v), "updated", o.Updated)
+		return nil
 	}
 	done, err := runPlan(ctx, f.enq, p.Store, o, pl)
 	if err != nil {

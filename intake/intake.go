@@ -181,6 +181,9 @@ type event struct {
 	// the order's state (WooCommerce, Wix) rather than from the topic.
 	plan    plan
 	planned bool
+	// stamp is the store's modification stamp when the order cannot carry it (a
+	// bare delete); zero: the order's own `updated` (storeorder.go).
+	stamp time.Time
 }
 
 // result is what the intake answers for an event.
@@ -206,6 +209,13 @@ const (
 	outcomeUnprocessable  = "unprocessable"
 	outcomeTooManyLines   = "too_many_lines"
 	outcomeUnavailable    = "unavailable"
+	// outcomeStale: older than the order's version applied already (store order).
+	outcomeStale = "stale"
+	// outcomeTestOrder: a store's test order, not exported without --print-test-orders.
+	outcomeTestOrder = "test_order"
+	// outcomeAcknowledged: an event taken and recorded that asks for no work
+	// (Etsy order.shipped).
+	outcomeAcknowledged = "acknowledged"
 )
 
 // plan lists what a topic asks for: the push op ("" for none), and whether the
@@ -281,6 +291,20 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 	}
 	if dup {
 		res.Status, res.Reason = outcomeDuplicate, "already received"
+		return http.StatusOK, res
+	}
+	stale, v, err := applyOrderStamp(ctx, s.enq, ev.store, ev.order, ev.stamp, p, s.now(), s.cfg.DeliveryTTL)
+	if err != nil {
+		s.release(ev, claimed)
+		s.log.ErrorContext(ctx, "intake: store order check failed", "err", err, "order", ev.order.OrderID)
+		res.Status, res.Reason = outcomeUnavailable, "queue unavailable, retry later"
+		return http.StatusServiceUnavailable, res
+	}
+	if stale {
+		// Kept claimed: the same delivery again is a duplicate of this drop.
+		res.Status, res.Reason = outcomeStale, staleReason(v)
+		s.log.WarnContext(ctx, "intake: stale delivery dropped", "reason", res.Reason, "endpoint", ev.endpoint,
+			"topic", ev.topic, "store", ev.store, "domain", ev.order.Domain, "order", ev.order.OrderID, "updated", ev.order.Updated)
 		return http.StatusOK, res
 	}
 

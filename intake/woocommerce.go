@@ -190,6 +190,9 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 		}
 		ev.order = &model.Order{OrderID: id, Domain: domain, LineItems: []model.LineItem{}}
 		ev.plan = plan{push: OpDelete, stop: true}
+		if at, err := wooTime("date_modified_gmt", wo.DateModifiedGMT); err == nil {
+			ev.stamp, _ = time.Parse(time.RFC3339Nano, at)
+		}
 	case cfg.Hidden():
 		// The reference is under a hidden key, absent from this body: acknowledge now,
 		// read the order through the API in a task.
