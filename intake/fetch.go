@@ -371,18 +371,16 @@ func (f *Fetcher) waitPace(ctx context.Context, platform, pace, what string) err
 // with a clear error instead.
 func (c Config) validateFetch() error {
 	var errs []error
-	if b := c.BigCommerce; b.StoreHash != "" || b.Token != "" {
+	for _, b := range c.BigCommerce.stores() {
 		if b.StoreHash == "" || b.Store == "" || b.Token == "" {
-			errs = append(errs, errors.New("intake: bigcommerce fetches need a store hash, a hub store and a token"))
-		}
-		if strings.TrimSpace(b.DesignOption) == "" {
-			errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
+			errs = append(errs, fmt.Errorf("intake: bigcommerce store %q: fetches need a store hash, a hub store and a token", b.StoreHash))
 		}
 	}
-	if e := c.Etsy; e.ShopID != "" || e.PollInterval > 0 {
-		if _, err := strconv.ParseUint(e.ShopID, 10, 64); err != nil || e.Store == "" || e.APIKey == "" || e.Token == "" {
-			errs = append(errs, errors.New("intake: etsy fetches need a numeric shop id, a hub store, an api key and a token"))
-		}
+	if len(c.BigCommerce.stores()) > 0 && strings.TrimSpace(c.BigCommerce.DesignOption) == "" {
+		errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
+	}
+	if e := c.Etsy; len(e.shops()) > 0 || e.PollInterval > 0 {
+		errs = append(errs, e.validateShops(true)...)
 		if e.PollInterval < 0 {
 			errs = append(errs, fmt.Errorf("intake: etsy poll interval %s is negative", e.PollInterval))
 		}
