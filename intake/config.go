@@ -37,6 +37,10 @@ type Config struct {
 	// (its retries could never succeed and would end with the webhook removed), the
 	// generic endpoint 422 with the same status.
 	MaxLines int
+	// PrintTestOrders exports stores' test orders (Shopify "test": true or
+	// X-Shopify-Test: true) like real ones; off, they are acknowledged (200
+	// "test_order"), logged and counted, and nothing is enqueued.
+	PrintTestOrders bool
 
 	Shopify     Shopify
 	Orders      Generic

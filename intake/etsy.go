@@ -84,10 +84,10 @@ type etsyWebhook struct {
 // Etsy's event kinds, from either form of event_type ("order.paid" as Etsy sends
 // it now, "ORDER_PAID" as its first documentation wrote it).
 const (
-	etsyFetch    = iota // read the receipt: its state decides (order.paid, other order events)
-	etsyCancel          // order.canceled: stop the exports, delete the order from the hub
-	etsyAck             // order.shipped, order.delivered: nothing to print again
-	etsyIgnored         // not an order event
+	etsyFetch   = iota // read the receipt: its state decides (order.paid, other order events)
+	etsyCancel         // order.canceled: stop the exports, delete the order from the hub
+	etsyAck            // order.shipped, order.delivered: nothing to print again
+	etsyIgnored        // not an order event
 )
 
 // etsyEventKind classifies an event type.
@@ -152,7 +152,7 @@ func (s *Server) handleEtsy(w http.ResponseWriter, r *http.Request) (int, result
 	case etsyCancel:
 		// No read needed: the event says it all. Stamped when received (store order).
 		status, res := s.process(r.Context(), event{endpoint: endpointEtsy, topic: wh.EventType, store: shop.Store,
-			order: &model.Order{OrderID: receipt, Domain: shop.domain(), LineItems: []model.LineItem{}},
+			order:      &model.Order{OrderID: receipt, Domain: shop.domain(), LineItems: []model.LineItem{}},
 			deliveryID: webhookID, plan: plan{push: OpDelete, stop: true}, planned: true})
 		return status, res, nil
 	}

@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -31,6 +32,8 @@ const (
 	HeaderShopifyTopic     = "X-Shopify-Topic"
 	HeaderShopifyShop      = "X-Shopify-Shop-Domain"
 	HeaderShopifyWebhookID = "X-Shopify-Webhook-Id"
+	// HeaderShopifyTest is "true" on deliveries of test orders.
+	HeaderShopifyTest = "X-Shopify-Test"
 )
 
 // The generic endpoint's headers (docs/intake.md).
@@ -118,9 +121,26 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 			return 0, result{}, err
 		}
 	}
+	if topic != TopicDelete && !s.cfg.PrintTestOrders && (isTrue(so.Test) || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderShopifyTest)), "true")) {
+		status, res := s.testOrder(r.Context(), endpointShopify, topic, store, o)
+		return status, res, nil
+	}
 	status, res := s.process(r.Context(), event{endpoint: endpointShopify, topic: topic, store: store,
 		order: o, deliveryID: strings.TrimSpace(r.Header.Get(HeaderShopifyWebhookID))})
 	return status, res, nil
+}
+
+// isTrue reads a JSON true (or the string "true").
+func isTrue(raw json.RawMessage) bool {
+	return strings.EqualFold(strings.Trim(strings.TrimSpace(string(raw)), `"`), "true")
+}
+
+// testOrder acknowledges a store's test order without exporting it
+// (Config.PrintTestOrders): recorded in the log and the webhook metric.
+func (s *Server) testOrder(ctx context.Context, endpoint, topic, store string, o *model.Order) (int, result) {
+	s.log.InfoContext(ctx, "intake: test order acknowledged, not exported (--print-test-orders)", "endpoint", endpoint,
+		"topic", topic, "store", store, "domain", o.Domain, "order", o.OrderID)
+	return http.StatusOK, result{Status: outcomeTestOrder, Reason: "test order: not exported", Topic: topic, Store: store, Order: o.OrderID}
 }
 
 // verifyShopify checks the base64 HMAC-SHA256 of the raw body against every secret,

@@ -1,0 +1,149 @@
+package intake_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/storesim"
+)
+
+// TestManyStoresPerPlatform: one deployment serves two BigCommerce stores and two
+// Etsy shops, each with its hub store, order domain and API token; the second of
+// each has a webhook secret of its own. Every order reaches its own hub store, read
+// with its own store's token; a delivery signed with one store's secret but naming
+// the other is refused.
+func TestManyStoresPerPlatform(t *testing.T) {
+	t.Parallel()
+	const (
+		bcHash2, bcToken2, bcSecret2 = "def456uvw", "bc-token-2", "bc-secret-of-store-2"
+		etsyShop2, etsyToken2        = "42424242", "etsy-token-2"
+	)
+	etsySecret2 := "whsec_" + base64.StdEncoding.EncodeToString([]byte("the-second-shop-signing-key-32b!"))
+	bc1 := storesim.NewBigCommerce(bcHash, bcToken, bcSecret)
+	bc2 := storesim.NewBigCommerce(bcHash2, bcToken2, bcSecret2)
+	etsy1 := storesim.NewEtsy(etsyShop, etsyKey, etsyToken, etsySecret)
+	etsy2 := storesim.NewEtsy(etsyShop2, etsyKey, etsyToken2, etsySecret2)
+	// One API server answering for every store, as api.bigcommerce.com and
+	// openapi.etsy.com do.
+	mux := http.NewServeMux()
+	mux.Handle("/stores/"+bcHash+"/", bc1.Handler())
+	mux.Handle("/stores/"+bcHash2+"/", bc2.Handler())
+	mux.Handle("/v3/application/shops/"+etsyShop+"/", etsy1.Handler())
+	mux.Handle("/v3/application/shops/"+etsyShop2+"/", etsy2.Handler())
+	p := newPlatform(t, mux, func(c *intake.Config, apiURL string) {
+		c.BigCommerce = intake.BigCommerce{Secrets: []string{bcSecret}, StoreHash: bcHash, Store: "hub-bc-1",
+			Domain: "bc1.example", Token: bcToken, APIURL: apiURL, DesignOption: "design",
+			Stores: []intake.BigCommerceStore{{StoreHash: bcHash2, Store: "hub-bc-2", Domain: "bc2.example", Token: bcToken2, Secrets: []string{bcSecret2}}}}
+		c.Etsy = intake.Etsy{Secrets: []string{etsySecret}, ShopID: etsyShop, Store: "hub-etsy-1", Domain: "etsy1.example",
+			APIKey: etsyKey, Token: etsyToken, APIURL: apiURL, DesignVariation: "Personalization",
+			Shops: []intake.EtsyShop{{ShopID: etsyShop2, Store: "hub-etsy-2", Domain: "etsy2.example", Token: etsyToken2, Secrets: []string{etsySecret2}}}}
+	})
+	bc1.Put(bcOrder(100, 11, "Awaiting Fulfillment"))
+	bc2.Put(bcOrder(200, 11, "Awaiting Fulfillment"))
+	etsy1.Put(etsyReceipt(5001, "paid", true, etsyModified))
+	etsy2.Put(etsyReceipt(6001, "paid", true, etsyModified))
+
+	for _, wh := range []storesim.Webhook{p.bcWebhook(bc1, bcStatus, 100), p.bcWebhook(bc2, bcStatus, 200)} {
+		if st := p.send(bcPath, wh); st != http.StatusOK {
+			t.Fatalf("bigcommerce: %d", st)
+		}
+	}
+	for _, wh := range []storesim.Webhook{p.etsyWebhook(etsy1, 5001), p.etsyFlat(etsySecret2, "msg_2", "order.paid", etsyShop2, 6001)} {
+		if st := p.send(etsyPath, wh); st != http.StatusOK {
+			t.Fatalf("etsy: %d", st)
+		}
+	}
+	// Store 1's secret speaking for store 2: refused.
+	forged := storesim.NewBigCommerce(bcHash2, bcToken2, bcSecret)
+	forged.Put(bcOrder(201, 11, "Awaiting Fulfillment"))
+	if st := p.send(bcPath, p.bcWebhook(forged, bcStatus, 201)); st != http.StatusUnauthorized {
+		t.Errorf("store 2's webhook signed with store 1's secret: %d, want 401", st)
+	}
+	if st := p.send(etsyPath, p.etsyFlat(etsySecret, "msg_3", "order.paid", etsyShop2, 6001)); st != http.StatusUnauthorized {
+		t.Errorf("shop 2's webhook signed with shop 1's secret: %d, want 401", st)
+	}
+	// A store no one configured: 422, as before.
+	stranger := storesim.NewBigCommerce("zzz999", "t", bcSecret)
+	if st := p.send(bcPath, p.bcWebhook(stranger, bcStatus, 1)); st != http.StatusUnprocessableEntity {
+		t.Errorf("an unknown store: %d, want 422", st)
+	}
+	if errs := p.runFetches(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := p.work(t)
+	for _, want := range []string{
+		"push update hub-bc-1/bc1.example/100", "push update hub-bc-2/bc2.example/200",
+		"push update hub-etsy-1/etsy1.example/5001", "push update hub-etsy-2/etsy2.example/6001",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %q in %q", want, got)
+		}
+	}
+	for _, notWant := range []string{"201", "zzz999"} {
+		for _, g := range got {
+			if g == "push update hub-bc-2/bc2.example/"+notWant {
+				t.Errorf("a refused delivery was enqueued: %q", g)
+			}
+		}
+	}
+	// Each store's API was read with its own token (the simulators refuse others).
+	for name, n := range map[string]int{"bc1": len(bc1.Requests()), "bc2": len(bc2.Requests()), "etsy1": len(etsy1.Requests()), "etsy2": len(etsy2.Requests())} {
+		if n == 0 {
+			t.Errorf("%s's API was never read", name)
+		}
+	}
+}
+
+// TestBigCommerceHeaderSecret: hooks created with custom headers (POST /v3/hooks
+// "headers"), as BigCommerce documents them, carry no signature: the configured
+// header secret admits them (constant-time compare, any of the rotated values). A
+// signature, when sent, is still checked; neither is 401 with nothing enqueued.
+func TestBigCommerceHeaderSecret(t *testing.T) {
+	t.Parallel()
+	sim := storesim.NewBigCommerce(bcHash, bcToken, bcSecret)
+	p := newPlatform(t, sim.Handler(), func(c *intake.Config, apiURL string) {
+		c.BigCommerce = intake.BigCommerce{Secrets: []string{bcSecret}, HeaderSecrets: []string{"hdr-old", "hdr-current"},
+			HeaderName: "X-Shop-Token", StoreHash: bcHash, Store: hubStore, Domain: hubDomain, Token: bcToken,
+			APIURL: apiURL, DesignOption: "design"}
+	})
+	sim.Put(bcOrder(100, 11, "Awaiting Fulfillment"))
+	signed := p.bcWebhook(sim, bcStatus, 100)
+	unsigned := func(header, value string) storesim.Webhook {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if header != "" {
+			h.Set(header, value)
+		}
+		return storesim.Webhook{Header: h, Body: signed.Body}
+	}
+	wrongSig := storesim.Webhook{Header: signed.Header.Clone(), Body: signed.Body}
+	wrongSig.Header.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(make([]byte, 32)))
+	wrongSig.Header.Set("X-Shop-Token", "hdr-current")
+	for _, tc := range []struct {
+		name string
+		wh   storesim.Webhook
+		want int
+	}{
+		{"no signature, no header", unsigned("", ""), http.StatusUnauthorized},
+		{"wrong header value", unsigned("X-Shop-Token", "hdr-wrong"), http.StatusUnauthorized},
+		{"the default header name instead of the configured one", unsigned("X-Printworker-Secret", "hdr-current"), http.StatusUnauthorized},
+		{"a wrong signature beside a right header", wrongSig, http.StatusUnauthorized},
+		{"header secret, current", unsigned("X-Shop-Token", "hdr-current"), http.StatusOK},
+		{"header secret, the one rotated out", unsigned("x-shop-token", "hdr-old"), http.StatusOK},
+		{"signed", signed, http.StatusOK},
+	} {
+		before := len(p.fetchTasks())
+		if st := p.send(bcPath, tc.wh); st != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, st, tc.want)
+		}
+		if tc.want != http.StatusOK && len(p.fetchTasks()) != before {
+			t.Errorf("%s: refused, yet enqueued", tc.name)
+		}
+	}
+	// The three accepted deliveries are one event (BigCommerce's hash): one fetch.
+	if n := len(p.fetchTasks()); n != 1 {
+		t.Errorf("%d fetches, want 1", n)
+	}
+}
