@@ -232,7 +232,8 @@ func (s *Server) enqueueFetch(ctx context.Context, endpoint, topic string, p job
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.EnqueueTimeout)
 	defer cancel()
-	key := "delivery:" + endpoint + ":" + deliveryKey(p.Delivery)
+	// Per store: two stores' deliveries may share an id (a hash of the event).
+	key := "delivery:" + endpoint + ":" + deliveryKey(p.Shop) + ":" + deliveryKey(p.Delivery)
 	ev := event{endpoint: endpoint, order: &model.Order{OrderID: p.OrderID}}
 	var claimed []string
 	if s.deliveries != nil {

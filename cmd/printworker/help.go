@@ -55,11 +55,12 @@ var flagGroups = []flagGroup{
 		first: []string{"thumbnails", "ticket-size", "staff-pages", "review-hold"}},
 	{title: "Events", takes: []string{"events-"},
 		first: []string{"events-url", "events-secret", "events-secret-file", "events-file"}},
-	{title: "Intake", takes: []string{"addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines"},
+	{title: "Intake", takes: []string{"addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines", "print-test-orders", "stores-file"},
 		first: []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"},
 		lead:  []string{"serve"},
-		// --addr of hubsim is the simulator's own address.
-		only: []string{"serve", "demo"}},
+		// --addr of hubsim is the simulator's own address; --stores-file of hubsim
+		// its hub stores.
+		only: []string{"serve", "demo", "work"}},
 	{title: "BigCommerce", takes: []string{"bigcommerce-"},
 		first: []string{"bigcommerce-secret", "bigcommerce-secret-file", "bigcommerce-store-hash", "bigcommerce-store", "bigcommerce-token", "bigcommerce-token-file"}},
 	{title: "Etsy", takes: []string{"etsy-"},

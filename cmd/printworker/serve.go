@@ -33,6 +33,7 @@ type intakeFlags struct {
 	deliveryTTL      time.Duration
 	enqueueTimeout   time.Duration
 	maxLines         int
+	printTestOrders  bool
 }
 
 func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
@@ -52,6 +53,7 @@ func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
 	fs.Var(&f.maxBody, "max-body", "largest webhook body accepted (413 above), e.g. 512KiB")
 	fs.DurationVar(&f.deliveryTTL, "delivery-ttl", d.DeliveryTTL, "how long webhook ids are remembered to drop duplicates")
 	fs.DurationVar(&f.enqueueTimeout, "enqueue-timeout", d.EnqueueTimeout, "bound of one webhook's enqueue; slower answers 503 so the store retries")
+	fs.BoolVar(&f.printTestOrders, "print-test-orders", false, "export stores' test orders (Shopify \"test\": true, X-Shopify-Test) like real ones; off, they are acknowledged and logged only")
 	fs.IntVar(&f.maxLines, "max-lines", d.MaxLines, "most personalized lines of one order; a larger order enqueues nothing (Shopify: 200 too_many_lines, /webhooks/orders: 422)")
 	return f
 }
@@ -76,6 +78,7 @@ func (f *intakeFlags) config() intake.Config {
 	c.DeliveryTTL = f.deliveryTTL
 	c.EnqueueTimeout = f.enqueueTimeout
 	c.MaxLines = f.maxLines
+	c.PrintTestOrders = f.printTestOrders
 	return c
 }
 
@@ -104,6 +107,9 @@ func serveCommand() command {
 			stf.apply(&cfg)
 			woof.apply(&cfg)
 			if err := wixf.apply(&cfg); err != nil {
+				return err
+			}
+			if err := stf.applyFile(&cfg); err != nil {
 				return err
 			}
 			if err := cfg.Validate(); err != nil {

@@ -21,8 +21,11 @@ import (
 type storeFlags struct {
 	bc          intake.BigCommerce
 	bcSecrets   secretList
+	bcHeader    secretList
 	etsy        intake.Etsy
 	etsySecrets secretList
+	// storesFile names the --stores-file (docs/intake.md, "Many stores").
+	storesFile string
 }
 
 func addStoreFlags(fs *flag.FlagSet) *storeFlags {
@@ -30,6 +33,10 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	f := &storeFlags{}
 	fs.Var(&f.bcSecrets, "bigcommerce-secret", "BigCommerce app client secret(s) (or whsec_ keys) verifying webhook-signature; several for rotation; none disables /webhooks/bigcommerce")
 	fs.String("bigcommerce-secret-file", "", "file holding the BigCommerce secret(s), one per line")
+	fs.Var(&f.bcHeader, "bigcommerce-header-secret", "value(s) of the custom header BigCommerce hooks were created with (POST /v3/hooks \"headers\"), accepted when a delivery carries no signature; several for rotation")
+	fs.String("bigcommerce-header-secret-file", "", "file holding the BigCommerce header secret(s), one per line")
+	fs.StringVar(&f.bc.HeaderName, "bigcommerce-header-name", intake.DefaultBigCommerceHeader, "name of that custom header")
+	fs.StringVar(&f.storesFile, "stores-file", "", "JSON file of further stores per platform (bigcommerce, etsy, shopify, woocommerce, wix), each with its hub store, domain, secrets and API credentials (docs/intake.md)")
 	fs.StringVar(&f.bc.StoreHash, "bigcommerce-store-hash", "", "store hash of the BigCommerce store (producer stores/{hash})")
 	fs.StringVar(&f.bc.Store, "bigcommerce-store", "", "hub store id BigCommerce orders go to")
 	fs.StringVar(&f.bc.Domain, "bigcommerce-domain", "", "order domain sent to the hub (default: the store hash)")
@@ -55,8 +62,23 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 func (f *storeFlags) apply(c *intake.Config) {
 	c.BigCommerce = f.bc
 	c.BigCommerce.Secrets = f.bcSecrets
+	c.BigCommerce.HeaderSecrets = f.bcHeader
 	c.Etsy = f.etsy
 	c.Etsy.Secrets = f.etsySecrets
+}
+
+// applyFile adds the stores of --stores-file (if set) to c, after every flag of
+// the platforms is applied.
+func (f *storeFlags) applyFile(c *intake.Config) error {
+	if f.storesFile == "" {
+		return nil
+	}
+	sf, err := readPlatformStores(f.storesFile)
+	if err != nil {
+		return err
+	}
+	sf.apply(c)
+	return nil
 }
 
 // fetchWork builds the order fetch handler of every platform (registered with the
@@ -71,6 +93,9 @@ type fetchWork struct {
 func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, woo *intake.WooCommerceAPI, log *slog.Logger) (*fetchWork, error) {
 	cfg := intake.DefaultConfig()
 	f.apply(&cfg)
+	if err := f.applyFile(&cfg); err != nil {
+		return nil, err
+	}
 	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log), intake.WithWooCommerceAPI(woo))
 	if err != nil {
 		return nil, usageError(err.Error())

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/printworker/printworker/intake"
+)
+
+// storesFile is the document of --stores-file: the stores of every platform one
+// deployment serves beyond the ones its flags name, each mapped to its hub store with
+// its own secrets and API credentials (docs/intake.md, "Many stores"). serve reads it
+// for the webhooks, work for the order fetches; both re-read it at start, so a
+// secret is rotated as with the flags: list the new one beside the old, restart,
+// switch the store, remove the old one.
+type storesFile struct {
+	Shopify     []mappedStore             `json:"shopify"`
+	WooCommerce []mappedStore             `json:"woocommerce"`
+	Wix         []mappedStore             `json:"wix"`
+	BigCommerce []intake.BigCommerceStore `json:"bigcommerce"`
+	Etsy        []intake.EtsyShop         `json:"etsy"`
+}
+
+// mappedStore is a store of a platform whose webhooks carry the whole order
+// (Shopify shop domain, WooCommerce site, Wix app instance).
+type mappedStore struct {
+	// Shop, Site or Instance: the platform's name of the store, as the
+	// --shopify-store, --woocommerce-store and --wix-store mappings take it.
+	Shop     string `json:"shop,omitempty"`
+	Site     string `json:"site,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Store    string `json:"store"`
+	Domain   string `json:"domain,omitempty"`
+	// Secrets are added to the platform's webhook secrets (Shopify, WooCommerce).
+	Secrets []string `json:"secrets,omitempty"`
+}
+
+func (m mappedStore) name() string { return m.Shop + m.Site + m.Instance }
+
+// readPlatformStores reads and checks a stores file; unknown fields are refused (a
+// mistyped "secrets" would otherwise leave a store unauthenticated or refused).
+func readPlatformStores(path string) (*storesFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError("--stores-file: " + err.Error())
+	}
+	var f storesFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, usageError(fmt.Sprintf("--stores-file %s: %v", path, err))
+	}
+	for platform, list := range map[string][]mappedStore{"shopify": f.Shopify, "woocommerce": f.WooCommerce, "wix": f.Wix} {
+		for i, m := range list {
+			if m.name() == "" || m.Store == "" {
+				return nil, usageError(fmt.Sprintf("--stores-file %s: %s entry %d: the store's name (shop, site or instance) and a hub store needed", path, platform, i+1))
+			}
+		}
+	}
+	return &f, nil
+}
+
+// apply adds the file's stores to an intake configuration (after the flags'
+// settings, which it extends).
+func (f *storesFile) apply(c *intake.Config) {
+	addMapped := func(stores, domains *map[string]string, list []mappedStore, secrets *[]string) {
+		for _, m := range list {
+			if *stores == nil {
+				*stores = map[string]string{}
+			}
+			(*stores)[m.name()] = m.Store
+			if m.Domain != "" {
+				if *domains == nil {
+					*domains = map[string]string{}
+				}
+				(*domains)[m.name()] = m.Domain
+			}
+			if secrets != nil {
+				*secrets = append(*secrets, m.Secrets...)
+			}
+		}
+	}
+	addMapped(&c.Shopify.Stores, &c.Shopify.Domains, f.Shopify, &c.Shopify.Secrets)
+	addMapped(&c.WooCommerce.Stores, &c.WooCommerce.Domains, f.WooCommerce, &c.WooCommerce.Secrets)
+	addMapped(&c.Wix.Stores, &c.Wix.Domains, f.Wix, nil)
+	c.BigCommerce.Stores = append(c.BigCommerce.Stores, f.BigCommerce...)
+	c.Etsy.Shops = append(c.Etsy.Shops, f.Etsy...)
+}
