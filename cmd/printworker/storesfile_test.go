@@ -44,7 +44,9 @@ func TestServeStoresFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard) }()
+	go func() {
+		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	}()
 	base := "http://" + addr
 	waitHTTP(t, base+"/healthz", done)
 
