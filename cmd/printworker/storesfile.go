@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -39,23 +40,38 @@ type mappedStore struct {
 
 func (m mappedStore) name() string { return m.Shop + m.Site + m.Instance }
 
-// readPlatformStores reads and checks a stores file; unknown fields are refused (a
-// mistyped "secrets" would otherwise leave a store unauthenticated or refused).
+// readPlatformStores reads and checks a stores file.
 func readPlatformStores(path string) (*storesFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usageError("--stores-file: " + err.Error())
 	}
+	f, err := parsePlatformStores(b)
+	if err != nil {
+		return nil, usageError(fmt.Sprintf("--stores-file %s: %v", path, err))
+	}
+	return f, nil
+}
+
+// parsePlatformStores decodes a stores file; unknown fields are refused (a
+// mistyped "secrets" would otherwise leave a store refused or its secret unused).
+func parsePlatformStores(b []byte) (*storesFile, error) {
 	var f storesFile
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, usageError(fmt.Sprintf("--stores-file %s: %v", path, err))
+		return nil, err
 	}
-	for platform, list := range map[string][]mappedStore{"shopify": f.Shopify, "woocommerce": f.WooCommerce, "wix": f.Wix} {
-		for i, m := range list {
+	if dec.More() {
+		return nil, errors.New("data after the document")
+	}
+	for _, p := range []struct {
+		name string
+		list []mappedStore
+	}{{"shopify", f.Shopify}, {"woocommerce", f.WooCommerce}, {"wix", f.Wix}} {
+		for i, m := range p.list {
 			if m.name() == "" || m.Store == "" {
-				return nil, usageError(fmt.Sprintf("--stores-file %s: %s entry %d: the store's name (shop, site or instance) and a hub store needed", path, platform, i+1))
+				return nil, fmt.Errorf("%s entry %d: the store's name (shop, site or instance) and a hub store needed", p.name, i+1)
 			}
 		}
 	}
