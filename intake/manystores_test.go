@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/storesim"
@@ -145,5 +146,34 @@ func TestBigCommerceHeaderSecret(t *testing.T) {
 	// The three accepted deliveries are one event (BigCommerce's hash): one fetch.
 	if n := len(p.fetchTasks()); n != 1 {
 		t.Errorf("%d fetches, want 1", n)
+	}
+}
+
+// TestBigCommerceFetchInStoreOrder: two fetches of one order run out of order: the
+// one that read the cancelled order (newer date_modified) runs first, then one that
+// read it paid (older). The older read is stale: dropped without a retry, and the
+// order stays deleted with nothing exported.
+func TestBigCommerceFetchInStoreOrder(t *testing.T) {
+	t.Parallel()
+	p, sim := newBigCommerce(t)
+	cancelled := bcOrder(100, 5, "Cancelled")
+	cancelled.Modified = cancelled.Modified.Add(time.Minute)
+	sim.Put(cancelled)
+	if st := p.send(bcPath, p.bcWebhook(sim, bcStatus, 100)); st != http.StatusOK {
+		t.Fatalf("cancel: %d", st)
+	}
+	if errs := p.runFetches(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	sim.Put(bcOrder(100, 11, "Awaiting Fulfillment")) // what the late fetch reads
+	if st := p.send(bcPath, p.bcWebhook(sim, bcStatus, 100)); st != http.StatusOK {
+		t.Fatalf("paid: %d", st)
+	}
+	if errs := p.runFetches(); len(errs) > 0 {
+		t.Fatalf("a stale fetch must end without a retry: %v", errs)
+	}
+	key := hubStore + "/" + hubDomain + "/100"
+	if got := p.work(t); !slices.Equal(got, []string{"push delete " + key}) {
+		t.Errorf("tasks %q, want the delete alone", got)
 	}
 }
