@@ -46,6 +46,7 @@ func commands() []command {
 		profilesCommand(),
 		gangCommand(),
 		reviewCommand(),
+		storesCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
