@@ -21,6 +21,12 @@ import (
 // apply in arrival order.
 type orderStamper interface {
 	ApplyStamp(ctx context.Context, store string, o *model.Order, stamp time.Time, mode jobs.StampMode, ttl time.Duration) (jobs.StampVerdict, error)
+	// Stamp reads the order's recorded stamp (zero: none) without changing it.
+	Stamp(ctx context.Context, store string, o *model.Order) (time.Time, bool, error)
+}
+
+func (a jobsEnqueuer) Stamp(ctx context.Context, store string, o *model.Order) (time.Time, bool, error) {
+	return a.e.State().Stamp(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
 }
 
 func (a jobsEnqueuer) ApplyStamp(ctx context.Context, store string, o *model.Order, stamp time.Time, mode jobs.StampMode, ttl time.Duration) (jobs.StampVerdict, error) {

@@ -2,8 +2,10 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -67,6 +69,8 @@ type StampVerdict struct {
 	// Tombstone whether that stamp is a cancel's or delete's.
 	Current   time.Time
 	Tombstone bool
+	// Previous is, when applied, the stamp recorded before (zero: none).
+	Previous time.Time
 }
 
 func (s *State) stampKey(k OrderKey) string {
@@ -90,16 +94,33 @@ func (s *State) ApplyStamp(ctx context.Context, k OrderKey, stamp time.Time, mod
 	if err != nil {
 		return StampVerdict{}, fmt.Errorf("order state: stamp %s: %w", k, err)
 	}
+	at, gone := parseStamp(fmt.Sprint(res[1]))
 	if toInt(res[0]) == 1 {
-		return StampVerdict{Applied: true}, nil
+		return StampVerdict{Applied: true, Previous: at}, nil
 	}
-	cur := fmt.Sprint(res[1])
-	v := StampVerdict{}
-	if len(cur) > 0 && cur[0] == 'g' {
-		v.Tombstone, cur = true, cur[1:]
+	return StampVerdict{Current: at, Tombstone: gone}, nil
+}
+
+// parseStamp reads a stored stamp ("<ms>" or "g<ms>"); zero when none.
+func parseStamp(v string) (time.Time, bool) {
+	gone := strings.HasPrefix(v, "g")
+	ms, err := strconv.ParseInt(strings.TrimPrefix(v, "g"), 10, 64)
+	if err != nil {
+		return time.Time{}, false
 	}
-	if ms, err := strconv.ParseInt(cur, 10, 64); err == nil {
-		v.Current = time.UnixMilli(ms).UTC()
+	return time.UnixMilli(ms).UTC(), gone
+}
+
+// Stamp reads order k's recorded stamp (zero when none) and whether it is a
+// tombstone, without changing it.
+func (s *State) Stamp(ctx context.Context, k OrderKey) (time.Time, bool, error) {
+	v, err := s.rdb.Get(ctx, s.stampKey(k)).Result()
+	if errors.Is(err, redis.Nil) {
+		return time.Time{}, false, nil
 	}
-	return v, nil
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("order state: stamp %s: %w", k, err)
+	}
+	at, gone := parseStamp(v)
+	return at, gone, nil
 }
