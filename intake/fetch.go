@@ -87,6 +87,8 @@ type Fetcher struct {
 	now     func() time.Time
 	sleep   func(context.Context, time.Duration) error
 	woo     *WooCommerceAPI
+	// wooSites are further sites' APIs (the stores file), by site key.
+	wooSites []*WooCommerceAPI
 	readers map[string]orderReader
 
 	mu sync.Mutex
@@ -115,6 +117,12 @@ func WithFetchClock(now func() time.Time, sleep func(context.Context, time.Durat
 // none; its fetches then fail permanently with a reason naming the missing flags).
 func WithWooCommerceAPI(api *WooCommerceAPI) FetcherOption { return func(f *Fetcher) { f.woo = api } }
 
+// WithWooCommerceSites adds further WooCommerce sites whose orders the Fetcher reads
+// (many stores per platform): a fetch reads the site its webhook came from.
+func WithWooCommerceSites(apis ...*WooCommerceAPI) FetcherOption {
+	return func(f *Fetcher) { f.wooSites = append(f.wooSites, apis...) }
+}
+
 // NewFetcher builds the fetch task handler. Requests dial through guard: the
 // configured API base URLs are trusted (operator configuration), anything else an
 // API redirects to is checked like any outbound fetch. The WooCommerce API brings
@@ -137,15 +145,20 @@ func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...Fetcher
 	for _, o := range opts {
 		o(f)
 	}
-	if f.woo != nil {
-		if err := f.woo.Validate(); err != nil {
+	sites := map[string]*WooCommerceAPI{}
+	for _, api := range append([]*WooCommerceAPI{f.woo}, f.wooSites...) {
+		if api == nil {
+			continue
+		}
+		if err := api.Validate(); err != nil {
 			return nil, err
 		}
+		sites[wooSiteKey(api.URL)] = api
 	}
 	f.readers = map[string]orderReader{
 		PlatformBigCommerce: bigCommerceReader{f},
 		PlatformEtsy:        etsyReader{f},
-		PlatformWooCommerce: wooReader{f.woo},
+		PlatformWooCommerce: wooReader{api: f.woo, sites: sites},
 	}
 	return f, nil
 }

@@ -172,9 +172,12 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 
 // event is one verified, decoded webhook, whichever endpoint it came through.
 type event struct {
-	endpoint   string
-	topic      string
-	store      string
+	endpoint string
+	topic    string
+	store    string
+	// shop, when set, scopes the delivery id: a platform numbering its deliveries
+	// per site (WooCommerce) gives two sites the same ids.
+	shop       string
 	order      *model.Order
 	deliveryID string
 	// plan, when planned, is what the event asks for, decided by the endpoint from
@@ -392,7 +395,11 @@ func (s *Server) claim(ctx context.Context, ev event) (claimed []string, dup boo
 	sum := sha256.Sum256(body)
 	keys := []string{"event:" + ev.endpoint + ":" + ev.topic + ":" + ev.store + ":" + hex.EncodeToString(sum[:16])}
 	if ev.deliveryID != "" {
-		keys = append([]string{"delivery:" + ev.endpoint + ":" + deliveryKey(ev.deliveryID)}, keys...)
+		scope := ev.endpoint + ":"
+		if ev.shop != "" {
+			scope += deliveryKey(ev.shop) + ":"
+		}
+		keys = append([]string{"delivery:" + scope + deliveryKey(ev.deliveryID)}, keys...)
 	}
 	for _, k := range keys {
 		ok, err := s.deliveries.Claim(ctx, k, s.cfg.DeliveryTTL)

@@ -1,13 +1,19 @@
 package intake_test
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
 )
 
@@ -175,5 +181,59 @@ func TestBigCommerceFetchInStoreOrder(t *testing.T) {
 	key := hubStore + "/" + hubDomain + "/100"
 	if got := p.work(t); !slices.Equal(got, []string{"push delete " + key}) {
 		t.Errorf("tasks %q, want the delete alone", got)
+	}
+}
+
+// TestWooCommerceTwoSitesHiddenMeta: two WooCommerce sites with the reference under
+// a hidden key: each webhook's fetch reads its own site's REST API (the flags' site
+// and one more from the stores file), each order reaching its own hub store.
+func TestWooCommerceTwoSitesHiddenMeta(t *testing.T) {
+	t.Parallel()
+	siteA, apiA := wooSite(t)
+	siteA.Source = apiA.URL + "/"
+	siteB := storesim.NewWooCommerce(wooSecret, "", "ck_b", "cs_b")
+	apiB := httptest.NewServer(siteB)
+	t.Cleanup(apiB.Close)
+	t.Cleanup(siteB.Close)
+	siteB.Source = apiB.URL + "/"
+	h := newHarness(t, func(c *intake.Config) {
+		c.WooCommerce.Secrets = []string{wooSecret}
+		c.WooCommerce.DesignMeta = "_design_ref"
+		c.WooCommerce.Stores = map[string]string{apiA.URL: "hub-a", apiB.URL: "hub-b"}
+		c.WooCommerce.Domains = map[string]string{apiA.URL: "a.example", apiB.URL: "b.example"}
+	})
+	for _, s := range []*storesim.WooCommerce{siteA, siteB} {
+		o := storesim.WooSampleOrder(801, "_design_ref", wooCreated)
+		s.Put(o)
+		if r := h.postWoo(s.Webhook("order.created", o)); r.Status != http.StatusOK || r.Body.Status != "enqueued" {
+			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
+		}
+	}
+	enq, err := jobs.NewEnqueuer(h.rdb, jobs.EnqueuerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 5 * time.Second, CheckRedirect: intake.NoRedirect}
+	f, err := intake.NewFetcher(intake.DefaultConfig(), intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"), intake.WithFetchLogger(slogDiscard()),
+		intake.WithWooCommerceAPI(&intake.WooCommerceAPI{URL: apiA.URL, ConsumerKey: "ck_test", ConsumerSecret: "cs_test", HTTP: client}),
+		intake.WithWooCommerceSites(&intake.WooCommerceAPI{URL: apiB.URL, ConsumerKey: "ck_b", ConsumerSecret: "cs_b", HTTP: client}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range h.tasks() {
+		if tk.Type == jobs.TypeOrderFetch {
+			if err := f.ProcessTask(context.Background(), asynq.NewTask(tk.Type, tk.Payload)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := summary(t, h.tasks())
+	for _, want := range []string{"push create hub-a/a.example/801", "push create hub-b/b.example/801"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %q in %q", want, got)
+		}
+	}
+	if len(siteA.Requests()) != 1 || len(siteB.Requests()) != 1 {
+		t.Errorf("reads: site A %q, site B %q; want one each", siteA.Requests(), siteB.Requests())
 	}
 }

@@ -170,7 +170,7 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 	if err := decodeJSON(body, &wo); err != nil {
 		return 0, result{}, err
 	}
-	ev := event{endpoint: endpointWooCommerce, topic: topic, store: store, deliveryID: delivery, planned: true}
+	ev := event{endpoint: endpointWooCommerce, topic: topic, store: store, shop: site, deliveryID: delivery, planned: true}
 	switch {
 	case topic == WooTopicDeleted:
 		// order.deleted carries {"id": N} alone.

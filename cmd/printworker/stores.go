@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"log/slog"
+	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -93,10 +95,22 @@ type fetchWork struct {
 func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, woo *intake.WooCommerceAPI, log *slog.Logger) (*fetchWork, error) {
 	cfg := intake.DefaultConfig()
 	f.apply(&cfg)
-	if err := f.applyFile(&cfg); err != nil {
-		return nil, err
+	opts := []intake.FetcherOption{intake.WithFetchLogger(log), intake.WithWooCommerceAPI(woo)}
+	if f.storesFile != "" {
+		sf, err := readPlatformStores(f.storesFile)
+		if err != nil {
+			return nil, err
+		}
+		sf.apply(&cfg)
+		sites, err := sf.wooSites(func() *http.Client {
+			return &http.Client{Transport: guard.Transport(nil), Timeout: 30 * time.Second, CheckRedirect: intake.NoRedirect}
+		})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, intake.WithWooCommerceSites(sites...))
 	}
-	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log), intake.WithWooCommerceAPI(woo))
+	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, opts...)
 	if err != nil {
 		return nil, usageError(err.Error())
 	}

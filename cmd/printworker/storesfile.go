@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/printworker/printworker/intake"
@@ -36,6 +37,11 @@ type mappedStore struct {
 	Domain   string `json:"domain,omitempty"`
 	// Secrets are added to the platform's webhook secrets (Shopify, WooCommerce).
 	Secrets []string `json:"secrets,omitempty"`
+	// URL, ConsumerKey and ConsumerSecret: a WooCommerce site's REST API, read by
+	// the worker's order fetches (a hidden design meta key).
+	URL            string `json:"url,omitempty"`
+	ConsumerKey    string `json:"consumerKey,omitempty"`
+	ConsumerSecret string `json:"consumerSecret,omitempty"`
 }
 
 func (m mappedStore) name() string { return m.Shop + m.Site + m.Instance }
@@ -76,6 +82,23 @@ func parsePlatformStores(b []byte) (*storesFile, error) {
 		}
 	}
 	return &f, nil
+}
+
+// wooSites are the WooCommerce sites of the file with a REST API, each read over
+// client.
+func (f *storesFile) wooSites(client func() *http.Client) ([]*intake.WooCommerceAPI, error) {
+	var out []*intake.WooCommerceAPI
+	for _, m := range f.WooCommerce {
+		if m.URL == "" {
+			continue
+		}
+		api := &intake.WooCommerceAPI{URL: m.URL, ConsumerKey: m.ConsumerKey, ConsumerSecret: m.ConsumerSecret, HTTP: client()}
+		if err := api.Validate(); err != nil {
+			return nil, usageError(fmt.Sprintf("--stores-file: woocommerce site %s: %v", m.Site, err))
+		}
+		out = append(out, api)
+	}
+	return out, nil
 }
 
 // apply adds the file's stores to an intake configuration (after the flags'
