@@ -80,16 +80,16 @@ func statePlan(o *model.Order, st orderState) fetched {
 // enqueues the same push, export and cancel jobs a full webhook would. It is safe
 // for concurrent use.
 type Fetcher struct {
-	cfg     Config
-	enq     Enqueuer
-	http    *http.Client
-	log     *slog.Logger
-	now     func() time.Time
-	sleep   func(context.Context, time.Duration) error
-	woo     *WooCommerceAPI
+	cfg   Config
+	enq   Enqueuer
+	http  *http.Client
+	log   *slog.Logger
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+	woo   *WooCommerceAPI
 	// wooSites are further sites' APIs (the stores file), by site key.
 	wooSites []*WooCommerceAPI
-	readers map[string]orderReader
+	readers  map[string]orderReader
 
 	mu sync.Mutex
 	// notBefore is, per store API, when its rate limit window reopens (the API
