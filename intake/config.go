@@ -173,7 +173,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.WooCommerce.validate()...)
 	errs = append(errs, c.Wix.validate()...)
 	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 &&
-		len(c.WooCommerce.Secrets) == 0 && len(c.Wix.PublicKeys) == 0 && len(c.BigCommerce.Secrets) == 0 && len(c.Etsy.Secrets) == 0 {
+		len(c.WooCommerce.Secrets) == 0 && len(c.Wix.PublicKeys) == 0 && !c.BigCommerce.enabled() && len(c.Etsy.allSecrets()) == 0 {
 		errs = append(errs, errors.New("intake: no webhook secret configured: set a store's secret (shopify, woocommerce...) or an orders secret"))
 	}
 	return errors.Join(errs...)

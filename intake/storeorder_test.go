@@ -86,3 +86,23 @@ func TestStampModes(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigHeaderSecretAlone: a deployment whose only store is a BigCommerce store
+// with header-authenticated hooks is a valid intake.
+func TestConfigHeaderSecretAlone(t *testing.T) {
+	t.Parallel()
+	c := DefaultConfig()
+	c.BigCommerce = BigCommerce{HeaderSecrets: []string{"h"}, StoreHash: "s", Store: "hub", DesignOption: "design"}
+	if err := c.Validate(); err != nil {
+		t.Errorf("header secret alone: %v", err)
+	}
+	c.BigCommerce.Stores = []BigCommerceStore{{StoreHash: "s", Store: "other"}}
+	if err := c.Validate(); err == nil {
+		t.Error("a store hash listed twice was taken")
+	}
+	e := DefaultConfig()
+	e.Etsy = Etsy{DesignVariation: "Personalization", Shops: []EtsyShop{{ShopID: "1", Store: "a", Secrets: []string{"whsec_AAAA"}}}}
+	if err := e.Validate(); err != nil {
+		t.Errorf("an etsy shop from the stores file alone: %v", err)
+	}
+}
