@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/netguard"
@@ -91,6 +92,10 @@ type Fetcher struct {
 	wooSites []*WooCommerceAPI
 	readers  map[string]orderReader
 
+	// stale counts fetched orders dropped as older than the version applied
+	// (RegisterMetrics; nil: not counted).
+	stale *prometheus.CounterVec
+
 	mu sync.Mutex
 	// notBefore is, per store API, when its rate limit window reopens (the API
 	// said no requests were left).
@@ -163,6 +168,17 @@ func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...Fetcher
 	return f, nil
 }
 
+// RegisterMetrics registers the fetches' counter with reg:
+// printworker_fetch_stale_total{platform}, orders a fetch read older than the
+// version applied already, dropped (docs/intake.md, "Store order").
+func (f *Fetcher) RegisterMetrics(reg prometheus.Registerer) error {
+	f.stale = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "printworker_fetch_stale_total",
+		Help: "Orders a store fetch read older than the version applied already, dropped.",
+	}, []string{"platform"})
+	return reg.Register(f.stale)
+}
+
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -226,6 +242,9 @@ func (f *Fetcher) fetch(ctx context.Context, p jobs.OrderFetch) error {
 	}
 	if stale {
 		log.WarnContext(ctx, "intake: fetched order is stale: dropped", "reason", staleReason(v), "updated", o.Updated)
+		if f.stale != nil {
+			f.stale.WithLabelValues(p.Platform).Inc()
+		}
 		return nil
 	}
 	done, err := runPlan(ctx, f.enq, p.Store, o, pl)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/netguard"
@@ -162,6 +164,10 @@ func TestBigCommerceHeaderSecret(t *testing.T) {
 func TestBigCommerceFetchInStoreOrder(t *testing.T) {
 	t.Parallel()
 	p, sim := newBigCommerce(t)
+	reg := prometheus.NewRegistry()
+	if err := p.fetcher.RegisterMetrics(reg); err != nil {
+		t.Fatal(err)
+	}
 	cancelled := bcOrder(100, 5, "Cancelled")
 	cancelled.Modified = cancelled.Modified.Add(time.Minute)
 	sim.Put(cancelled)
@@ -181,6 +187,9 @@ func TestBigCommerceFetchInStoreOrder(t *testing.T) {
 	key := hubStore + "/" + hubDomain + "/100"
 	if got := p.work(t); !slices.Equal(got, []string{"push delete " + key}) {
 		t.Errorf("tasks %q, want the delete alone", got)
+	}
+	if n, err := testutil.GatherAndCount(reg, "printworker_fetch_stale_total"); err != nil || n != 1 {
+		t.Errorf("stale fetch counter: %d series, %v", n, err)
 	}
 }
 

@@ -122,6 +122,9 @@ func workCommand() command {
 			if err != nil {
 				return err
 			}
+			if err := fw.handler.RegisterMetrics(reg); err != nil {
+				return err
+			}
 			deps.Handlers = fw.handlers()
 			w, err := worker.New(cfg, deps)
 			if err != nil {
