@@ -155,6 +155,21 @@ func TestBigCommerceHeaderSecret(t *testing.T) {
 	if n := len(p.fetchTasks()); n != 1 {
 		t.Errorf("%d fetches, want 1", n)
 	}
+
+	// Only a header secret configured: a signed delivery (the signature cannot be
+	// checked here) is taken on its header, and refused without it.
+	hp := newPlatform(t, sim.Handler(), func(c *intake.Config, apiURL string) {
+		c.BigCommerce = intake.BigCommerce{HeaderSecrets: []string{"hdr-current"}, StoreHash: bcHash, Store: hubStore,
+			Domain: hubDomain, Token: bcToken, APIURL: apiURL, DesignOption: "design"}
+	})
+	withHeader := storesim.Webhook{Header: signed.Header.Clone(), Body: signed.Body}
+	withHeader.Header.Set("X-Printworker-Secret", "hdr-current")
+	if st := hp.send(bcPath, withHeader); st != http.StatusOK {
+		t.Errorf("signed, right header, no signing secret configured: %d, want 200", st)
+	}
+	if st := hp.send(bcPath, signed); st != http.StatusUnauthorized {
+		t.Errorf("signed, no header, no signing secret configured: %d, want 401", st)
+	}
 }
 
 // TestBigCommerceFetchInStoreOrder: two fetches of one order run out of order: the
