@@ -32,7 +32,9 @@ func TestServePrintTestOrders(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard) }()
+		go func() {
+			done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+		}()
 		waitHTTP(t, "http://"+addr+"/healthz", done)
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhooks/shopify", bytes.NewReader(body))
 		m := hmac.New(sha256.New, []byte("s3cret"))
