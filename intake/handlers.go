@@ -66,7 +66,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 
 // handleShopify verifies, maps and enqueues one Shopify order webhook.
 func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, result, error) {
-	if len(s.cfg.Shopify.Secrets) == 0 {
+	if len(s.cfg.Shopify.allSecrets()) == 0 {
 		return http.StatusNotFound, result{}, nil
 	}
 	body, err := s.readBody(w, r)
@@ -74,7 +74,7 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 		return 0, result{}, err
 	}
 	// Verify before anything looks at the body.
-	if err := verifyShopify(s.cfg.Shopify.Secrets, r.Header.Get(HeaderShopifyHmac), body); err != nil {
+	if err := verifyShopify(s.cfg.Shopify.allSecrets(), r.Header.Get(HeaderShopifyHmac), body); err != nil {
 		return 0, result{}, err
 	}
 	topic := strings.TrimSpace(r.Header.Get(HeaderShopifyTopic))
@@ -88,6 +88,12 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 	}
 	if shop == "" {
 		return 0, result{}, badRequest(HeaderShopifyShop + " header missing")
+	}
+	if len(s.cfg.Shopify.ShopSecrets) > 0 {
+		// Shops with secrets of their own: one shop's secret cannot speak for another.
+		if err := verifyShopify(s.cfg.Shopify.secretsOf(shop), r.Header.Get(HeaderShopifyHmac), body); err != nil {
+			return 0, result{}, unauthorized("shop " + shop + ": " + err.Error())
+		}
 	}
 	store, ok := s.cfg.Shopify.Stores[shop]
 	if !ok {

@@ -112,6 +112,8 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	cfg.Shopify.Domains = lowerKeys(cfg.Shopify.Domains)
 	cfg.WooCommerce.Stores = wooSiteKeys(cfg.WooCommerce.Stores)
 	cfg.WooCommerce.Domains = wooSiteKeys(cfg.WooCommerce.Domains)
+	cfg.Shopify.ShopSecrets = lowerKeysList(cfg.Shopify.ShopSecrets)
+	cfg.WooCommerce.SiteSecrets = siteKeysList(cfg.WooCommerce.SiteSecrets)
 	if _, ok := enq.(FetchEnqueuer); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
 		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue order fetches")
 	}
@@ -431,6 +433,28 @@ func deliveryKey(id string) string {
 	}
 	sum := sha256.Sum256([]byte(id))
 	return "sha256-" + hex.EncodeToString(sum[:16])
+}
+
+func lowerKeysList(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	return out
+}
+
+func siteKeysList(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[wooSiteKey(k)] = v
+	}
+	return out
 }
 
 func lowerKeys(m map[string]string) map[string]string {

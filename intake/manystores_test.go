@@ -261,3 +261,32 @@ func TestWooCommerceTwoSitesHiddenMeta(t *testing.T) {
 		t.Errorf("reads: site A %q, site B %q; want one each", siteA.Requests(), siteB.Requests())
 	}
 }
+
+// TestShopifyShopSecrets: shops with secrets of their own (the stores file): each
+// shop's deliveries must carry its own secret; the flags' secrets serve the other
+// shops only.
+func TestShopifyShopSecrets(t *testing.T) {
+	t.Parallel()
+	const second = "Second.myshopify.com"
+	h := newHarness(t, func(c *intake.Config) {
+		c.Shopify.Stores["second.myshopify.com"] = "store-2"
+		c.Shopify.ShopSecrets = map[string][]string{second: {"second-secret"}}
+	})
+	body := readFile(t, "order_customized.json")
+	for i, tc := range []struct {
+		shop, secret string
+		want         int
+	}{
+		{shopDomain, shopSecret, http.StatusOK},
+		{shopDomain, "second-secret", http.StatusUnauthorized},
+		{"second.myshopify.com", shopSecret, http.StatusUnauthorized},
+		{"second.myshopify.com", "second-secret", http.StatusOK},
+	} {
+		hdr := shopifyHeaders("orders/paid", body, "w-"+string(rune('a'+i)))
+		hdr.Set("X-Shopify-Shop-Domain", tc.shop)
+		hdr.Set("X-Shopify-Hmac-Sha256", shopifySign(tc.secret, body))
+		if r := h.post("/webhooks/shopify", body, hdr); r.Status != tc.want {
+			t.Errorf("shop %s signed with %s: %d %s, want %d", tc.shop, tc.secret, r.Status, r.Raw, tc.want)
+		}
+	}
+}

@@ -35,7 +35,8 @@ type mappedStore struct {
 	Instance string `json:"instance,omitempty"`
 	Store    string `json:"store"`
 	Domain   string `json:"domain,omitempty"`
-	// Secrets are added to the platform's webhook secrets (Shopify, WooCommerce).
+	// Secrets are the store's own webhook secrets (Shopify, WooCommerce): its
+	// deliveries must match one of them; without, the platform's flags' secrets.
 	Secrets []string `json:"secrets,omitempty"`
 	// URL, ConsumerKey and ConsumerSecret: a WooCommerce site's REST API, read by
 	// the worker's order fetches (a hidden design meta key).
@@ -104,7 +105,7 @@ func (f *storesFile) wooSites(client func() *http.Client) ([]*intake.WooCommerce
 // apply adds the file's stores to an intake configuration (after the flags'
 // settings, which it extends).
 func (f *storesFile) apply(c *intake.Config) {
-	addMapped := func(stores, domains *map[string]string, list []mappedStore, secrets *[]string) {
+	addMapped := func(stores, domains *map[string]string, list []mappedStore, secrets *map[string][]string) {
 		for _, m := range list {
 			if *stores == nil {
 				*stores = map[string]string{}
@@ -116,13 +117,16 @@ func (f *storesFile) apply(c *intake.Config) {
 				}
 				(*domains)[m.name()] = m.Domain
 			}
-			if secrets != nil {
-				*secrets = append(*secrets, m.Secrets...)
+			if secrets != nil && len(m.Secrets) > 0 {
+				if *secrets == nil {
+					*secrets = map[string][]string{}
+				}
+				(*secrets)[m.name()] = m.Secrets
 			}
 		}
 	}
-	addMapped(&c.Shopify.Stores, &c.Shopify.Domains, f.Shopify, &c.Shopify.Secrets)
-	addMapped(&c.WooCommerce.Stores, &c.WooCommerce.Domains, f.WooCommerce, &c.WooCommerce.Secrets)
+	addMapped(&c.Shopify.Stores, &c.Shopify.Domains, f.Shopify, &c.Shopify.ShopSecrets)
+	addMapped(&c.WooCommerce.Stores, &c.WooCommerce.Domains, f.WooCommerce, &c.WooCommerce.SiteSecrets)
 	addMapped(&c.Wix.Stores, &c.Wix.Domains, f.Wix, nil)
 	c.BigCommerce.Stores = append(c.BigCommerce.Stores, f.BigCommerce...)
 	c.Etsy.Shops = append(c.Etsy.Shops, f.Etsy...)

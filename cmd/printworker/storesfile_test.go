@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"io"
 	"net/http"
@@ -78,6 +81,27 @@ func TestServeStoresFile(t *testing.T) {
 		}
 		if st, err := storesim.Send(ctx, http.DefaultClient, base+"/webhooks/etsy", wh); err != nil || st != 200 {
 			t.Fatalf("etsy shop %s: %d %v", shop.ShopID, st, err)
+		}
+	}
+	// A Shopify shop of the file only, with its own secret.
+	order, err := demoOrders.ReadFile("demodata/shopify-order-1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for secret, want := range map[string]int{"shop-2-secret": 200, "another": 401} {
+		req, _ := http.NewRequest(http.MethodPost, base+"/webhooks/shopify", bytes.NewReader(order))
+		m := hmac.New(sha256.New, []byte(secret))
+		m.Write(order)
+		req.Header.Set("X-Shopify-Hmac-Sha256", base64.StdEncoding.EncodeToString(m.Sum(nil)))
+		req.Header.Set("X-Shopify-Topic", "orders/create")
+		req.Header.Set("X-Shopify-Shop-Domain", "second.myshopify.com")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("shopify shop of the file signed with %s: %d, want %d", secret, resp.StatusCode, want)
 		}
 	}
 	var got []string
