@@ -114,7 +114,7 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	cfg.WooCommerce.Domains = wooSiteKeys(cfg.WooCommerce.Domains)
 	cfg.Shopify.ShopSecrets = lowerKeysList(cfg.Shopify.ShopSecrets)
 	cfg.WooCommerce.SiteSecrets = siteKeysList(cfg.WooCommerce.SiteSecrets)
-	if _, ok := enq.(FetchEnqueuer); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
+	if _, ok := enq.(FetchEnqueuer); len(cfg.WooCommerce.allSecrets()) > 0 && cfg.WooCommerce.Hidden() && !ok {
 		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue order fetches")
 	}
 	s := &Server{cfg: cfg, enq: enq, deliveries: deliveries, ready: ready, log: slog.Default(), now: time.Now}
