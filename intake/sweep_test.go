@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/storesim"
@@ -88,5 +90,47 @@ func TestApplyOrderEtsyAndTestOrders(t *testing.T) {
 	got, err = p.fetcher.ApplyOrder(ctx, intake.PlatformShopify, shopDomain, test)
 	if err != nil || got.Skip != "test order" || len(p.tasks()) != before {
 		t.Errorf("a Shopify test order: %+v %v", got, err)
+	}
+}
+
+// TestApplyOrderWooCommerceAndWix: swept WooCommerce and Wix orders map as their
+// webhooks: a paid order is pushed and exported, a cancelled one deleted with its
+// exports stopped, an unapproved Wix order skipped.
+func TestApplyOrderWooCommerceAndWix(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPlatform(t, http.NotFoundHandler(), func(c *intake.Config, _ string) {
+		c.WooCommerce.Stores = map[string]string{"https://Woo.Example.com/": "hub-woo"}
+		c.WooCommerce.Domains = map[string]string{"woo.example.com": "woo.example"}
+		c.Wix.Stores = map[string]string{"inst-1": "hub-wix"}
+		c.Wix.DesignField = "Design"
+	})
+	paid, _ := json.Marshal(storesim.WooSampleOrder(701, "design", wooCreated))
+	got, err := p.fetcher.ApplyOrder(ctx, intake.PlatformWooCommerce, "https://woo.example.com", paid)
+	if err != nil || got.Store != "hub-woo" || !got.Unseen || !slices.Equal(got.Jobs, []string{"push:update", "export"}) {
+		t.Errorf("woocommerce, paid: %+v %v", got, err)
+	}
+	cancelled := storesim.WooSampleOrder(701, "design", wooCreated)
+	cancelled.Status, cancelled.DateModifiedGMT = "cancelled", storesim.WooGMT(wooCreated.Add(time.Hour))
+	body, _ := json.Marshal(cancelled)
+	got, err = p.fetcher.ApplyOrder(ctx, intake.PlatformWooCommerce, "woo.example.com", body)
+	if err != nil || !slices.Equal(got.Jobs, []string{"cancel", "push:delete"}) {
+		t.Errorf("woocommerce, cancelled: %+v %v", got, err)
+	}
+	// The paid version again, older than the cancel: stale.
+	if got, err := p.fetcher.ApplyOrder(ctx, intake.PlatformWooCommerce, "woo.example.com", paid); err != nil || got.Skip == "" || len(got.Jobs) != 0 {
+		t.Errorf("woocommerce, the older paid version after the cancel: %+v %v", got, err)
+	}
+
+	wo := storesim.WixSampleOrder("w-1", "Design", wooCreated)
+	body, _ = json.Marshal(wo)
+	got, err = p.fetcher.ApplyOrder(ctx, intake.PlatformWix, "inst-1", body)
+	if err != nil || got.Store != "hub-wix" || len(got.Jobs) == 0 || got.Jobs[0] != "push:update" {
+		t.Errorf("wix: %+v %v", got, err)
+	}
+	wo.ID, wo.Status = "w-2", "INITIALIZED"
+	body, _ = json.Marshal(wo)
+	if got, err := p.fetcher.ApplyOrder(ctx, intake.PlatformWix, "inst-1", body); err != nil || got.Skip == "" {
+		t.Errorf("wix, not approved: %+v %v", got, err)
 	}
 }
