@@ -2,6 +2,8 @@ package intake
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
@@ -24,17 +28,25 @@ const endpointBigCommerce = PlatformBigCommerce
 // BigCommerce configures POST /webhooks/bigcommerce and the order fetches behind it.
 type BigCommerce struct {
 	// Secrets verify the Standard Webhooks signature (webhook-signature): the app's
-	// client secret, or a "whsec_<base64>" key. Several allow rotation. Empty
-	// disables the endpoint (404).
+	// client secret, or a "whsec_<base64>" key. Several allow rotation.
 	Secrets []string
+	// HeaderSecrets are the values of the custom header (HeaderName) the hooks were
+	// created with (POST /v3/hooks "headers"), compared in constant time; several
+	// allow rotation. Neither these nor Secrets (of any store): the endpoint is
+	// disabled (404).
+	HeaderSecrets []string
+	// HeaderName is that header (default X-Printworker-Secret).
+	HeaderName string
 	// StoreHash is the store ("stores/{hash}" in the webhook's producer) whose
-	// webhooks are taken; webhooks of other stores are refused.
+	// webhooks are taken; webhooks of stores neither it nor Stores name are refused.
 	StoreHash string
 	// Store is the hub store the orders go to; Domain the order domain sent to the
 	// hub (default: the store hash).
 	Store, Domain string
 	// Token is the API account's access token (X-Auth-Token) for the order reads.
 	Token string
+	// Stores are further stores served by the same deployment (the stores file).
+	Stores []BigCommerceStore
 	// APIURL is the API's base (default https://api.bigcommerce.com).
 	APIURL string
 	// DesignOption is the product option (display name) whose value is the design
@@ -42,33 +54,44 @@ type BigCommerce struct {
 	DesignOption string
 }
 
+// DefaultBigCommerceHeader is the default custom header of BigCommerce hooks.
+const DefaultBigCommerceHeader = "X-Printworker-Secret"
+
+func (b BigCommerce) headerName() string {
+	if strings.TrimSpace(b.HeaderName) != "" {
+		return strings.TrimSpace(b.HeaderName)
+	}
+	return DefaultBigCommerceHeader
+}
+
+func (b BigCommerce) enabled() bool {
+	sig, hdr := b.allSecrets()
+	return len(sig) > 0 || len(hdr) > 0
+}
+
 func (b BigCommerce) validate() []error {
-	if len(b.Secrets) == 0 {
+	if !b.enabled() {
 		return nil
 	}
 	var errs []error
-	for _, s := range b.Secrets {
+	sig, hdr := b.allSecrets()
+	for _, s := range append(append([]string{}, sig...), hdr...) {
 		if s == "" {
 			errs = append(errs, errors.New("intake: an empty bigcommerce secret"))
+			break
 		}
 	}
-	if _, err := standardKeys(b.Secrets); err != nil {
+	if _, err := standardKeys(sig); err != nil {
 		errs = append(errs, fmt.Errorf("intake: bigcommerce secret: %w", err))
 	}
-	if b.StoreHash == "" || b.Store == "" {
+	if len(b.stores()) == 0 {
 		errs = append(errs, errors.New("intake: bigcommerce needs a store hash and a hub store"))
 	}
+	errs = append(errs, b.validateStores()...)
 	if strings.TrimSpace(b.DesignOption) == "" {
 		errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
 	}
 	return errs
-}
-
-func (b BigCommerce) domain() string {
-	if b.Domain != "" {
-		return b.Domain
-	}
-	return b.StoreHash
 }
 
 // bcWebhook is BigCommerce's webhook body: ids only.
@@ -96,12 +119,22 @@ const (
 // order.
 func (s *Server) handleBigCommerce(w http.ResponseWriter, r *http.Request) (int, result, error) {
 	cfg := s.cfg.BigCommerce
-	if len(cfg.Secrets) == 0 {
+	if !cfg.enabled() {
 		return http.StatusNotFound, result{}, nil
 	}
-	var wh bcWebhook
-	webhookID, err := s.readStandard(w, r, cfg.Secrets, &wh)
+	body, err := s.readBody(w, r)
 	if err != nil {
+		return 0, result{}, err
+	}
+	// Verified with every store's secrets before the body is read, then again
+	// with its own store's: one store's secret cannot speak for another.
+	sig, hdr := cfg.allSecrets()
+	webhookID, err := s.verifyBigCommerce(r.Header, body, sig, hdr)
+	if err != nil {
+		return 0, result{}, err
+	}
+	var wh bcWebhook
+	if err := decodeJSON(body, &wh); err != nil {
 		return 0, result{}, err
 	}
 	var event string
@@ -114,8 +147,13 @@ func (s *Server) handleBigCommerce(w http.ResponseWriter, r *http.Request) (int,
 		// BigCommerce retries anything but 2xx; a scope we do not act on is taken.
 		return http.StatusOK, result{Status: outcomeIgnored, Reason: "scope not handled", Topic: wh.Scope}, nil
 	}
-	if wh.Producer != "stores/"+cfg.StoreHash {
-		return 0, result{}, unprocessable(fmt.Sprintf("producer %q is not the configured store", wh.Producer))
+	hash, _ := strings.CutPrefix(wh.Producer, "stores/")
+	st, ok := cfg.store(hash)
+	if !ok {
+		return 0, result{}, unprocessable(fmt.Sprintf("producer %q is not a configured store", wh.Producer))
+	}
+	if _, err := s.verifyBigCommerce(r.Header, body, st.Secrets, st.HeaderSecrets); err != nil {
+		return 0, result{}, unauthorized("store " + st.StoreHash + ": " + err.Error())
 	}
 	id, err := strconv.ParseInt(string(wh.Data.ID), 10, 64)
 	if err != nil || id <= 0 {
@@ -127,10 +165,57 @@ func (s *Server) handleBigCommerce(w http.ResponseWriter, r *http.Request) (int,
 	if delivery == "" {
 		delivery = webhookID
 	}
-	p := jobs.OrderFetch{Platform: PlatformBigCommerce, Store: cfg.Store, Shop: cfg.StoreHash,
+	if delivery == "" {
+		// Header-authenticated and without a hash: the event itself is the identity.
+		delivery = st.StoreHash + ":" + wh.Scope + ":" + strconv.FormatInt(id, 10) + ":" + strconv.FormatInt(s.now().Unix(), 10)
+	}
+	p := jobs.OrderFetch{Platform: PlatformBigCommerce, Store: st.Store, Shop: st.StoreHash,
 		OrderID: strconv.FormatInt(id, 10), Event: event, Delivery: delivery}
 	status, res := s.enqueueFetch(r.Context(), endpointBigCommerce, wh.Scope, p)
 	return status, res, nil
+}
+
+// maxBigCommerceHeader caps the custom secret header.
+const maxBigCommerceHeader = 1024
+
+// verifyBigCommerce authenticates a BigCommerce delivery: a Standard Webhooks
+// signature when one is sent and a signing secret is configured (checked against
+// sig; a wrong one is refused even with a right header), else the custom header the
+// hook was created with, compared in constant time with every header secret (a
+// signature nothing here can check does not stand in the way of a right header).
+// Neither: 401. It returns the webhook-id ("" without a checked signature).
+func (s *Server) verifyBigCommerce(h http.Header, body []byte, sig, hdr []string) (string, error) {
+	if h.Get(standardwebhooks.HeaderWebhookSignature) != "" && len(sig) > 0 {
+		keys, err := standardKeys(sig)
+		if err != nil {
+			return "", err
+		}
+		return verifyStandard(keys, h, body, s.now(), s.cfg.Orders.Tolerance)
+	}
+	name := s.cfg.BigCommerce.headerName()
+	v := h.Get(name)
+	switch {
+	case v == "":
+		return "", unauthorized("neither webhook-signature nor " + name + " sent")
+	case len(v) > maxBigCommerceHeader:
+		return "", headerTooLarge(name, maxBigCommerceHeader)
+	}
+	if !secretIn(v, hdr) {
+		return "", unauthorized(name + " matches no configured secret")
+	}
+	return "", nil
+}
+
+// secretIn compares v with every secret in constant time (SHA-256 first, so the
+// comparison does not leak the secrets' lengths either).
+func secretIn(v string, secrets []string) bool {
+	got := sha256.Sum256([]byte(v))
+	ok := 0
+	for _, sec := range secrets {
+		want := sha256.Sum256([]byte(sec))
+		ok |= subtle.ConstantTimeCompare(got[:], want[:])
+	}
+	return ok == 1
 }
 
 // enqueueFetch dedupes a verified id-only notification on its delivery and enqueues
@@ -145,7 +230,8 @@ func (s *Server) enqueueFetch(ctx context.Context, endpoint, topic string, p job
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.EnqueueTimeout)
 	defer cancel()
-	key := "delivery:" + endpoint + ":" + deliveryKey(p.Delivery)
+	// Per store: two stores' deliveries may share an id (a hash of the event).
+	key := "delivery:" + endpoint + ":" + deliveryKey(p.Shop) + ":" + deliveryKey(p.Delivery)
 	ev := event{endpoint: endpoint, order: &model.Order{OrderID: p.OrderID}}
 	var claimed []string
 	if s.deliveries != nil {
@@ -332,7 +418,12 @@ type bigCommerceReader struct{ f *Fetcher }
 // readOrder removes an archived order without reading it, else reads and maps it.
 func (r bigCommerceReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, error) {
 	if p.Event == jobs.FetchDelete {
-		return statePlan(&model.Order{OrderID: p.OrderID, Domain: r.f.cfg.BigCommerce.domain()}, stateCancelled), nil
+		st, ok := r.f.cfg.BigCommerce.store(p.Shop)
+		if !ok {
+			return fetched{}, &fetchError{platform: PlatformBigCommerce, what: "order " + p.OrderID,
+				err: fmt.Errorf("store %q is not a configured store", p.Shop)}
+		}
+		return statePlan(&model.Order{OrderID: p.OrderID, Domain: st.domain()}, stateCancelled), nil
 	}
 	o, st, err := r.f.bigCommerceOrder(ctx, p)
 	if err != nil {
@@ -344,12 +435,12 @@ func (r bigCommerceReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fe
 // bigCommerceOrder reads the order, its shipping address and its products, and
 // maps them.
 func (f *Fetcher) bigCommerceOrder(ctx context.Context, p jobs.OrderFetch) (*model.Order, orderState, error) {
-	cfg := f.cfg.BigCommerce
-	if p.Shop != cfg.StoreHash {
+	cfg, ok := f.cfg.BigCommerce.store(p.Shop)
+	if !ok {
 		return nil, 0, &fetchError{platform: PlatformBigCommerce, what: "order " + p.OrderID,
-			err: fmt.Errorf("store %q is not the configured store %q", p.Shop, cfg.StoreHash)}
+			err: fmt.Errorf("store %q is not a configured store", p.Shop)}
 	}
-	base := strings.TrimRight(cfg.APIURL, "/") + "/stores/" + url.PathEscape(cfg.StoreHash) + "/v2/orders/" + url.PathEscape(p.OrderID)
+	base := strings.TrimRight(f.cfg.BigCommerce.APIURL, "/") + "/stores/" + url.PathEscape(cfg.StoreHash) + "/v2/orders/" + url.PathEscape(p.OrderID)
 	h := http.Header{"X-Auth-Token": {cfg.Token}}
 	var bo bcOrder
 	if err := f.getJSON(ctx, PlatformBigCommerce, "bigcommerce:"+cfg.StoreHash, base, h, &bo); err != nil {
@@ -376,7 +467,7 @@ func (f *Fetcher) bigCommerceOrder(ctx context.Context, p jobs.OrderFetch) (*mod
 	if len(ships) > 0 {
 		ship = &ships[0]
 	}
-	o, st, err := mapBigCommerceOrder(&bo, ship, lines, cfg.domain(), cfg.DesignOption)
+	o, st, err := mapBigCommerceOrder(&bo, ship, lines, cfg.domain(), f.cfg.BigCommerce.DesignOption)
 	if err != nil {
 		return nil, 0, &fetchError{platform: PlatformBigCommerce, what: "order " + p.OrderID, err: err}
 	}

@@ -41,6 +41,10 @@ type Config struct {
 	// an order with a line over it enqueues nothing, answered as for MaxLines with
 	// the status "quantity_too_large".
 	MaxQuantity int
+	// PrintTestOrders exports stores' test orders (Shopify "test": true or
+	// X-Shopify-Test: true) like real ones; off, they are acknowledged (200
+	// "test_order"), logged and counted, and nothing is enqueued.
+	PrintTestOrders bool
 
 	Shopify     Shopify
 	Orders      Generic
@@ -88,6 +92,32 @@ type Shopify struct {
 	// Domains maps a shop domain to the order domain sent to the hub (one of the
 	// domains configured for the hub account). Unlisted shops send their shop domain.
 	Domains map[string]string
+	// ShopSecrets are shops' own secrets (the stores file): a delivery of a shop
+	// listed here must match one of them, of any other shop one of Secrets.
+	ShopSecrets map[string][]string
+}
+
+// allSecrets are Secrets and every shop's own.
+func (c Shopify) allSecrets() []string { return withOwn(c.Secrets, c.ShopSecrets) }
+
+// secretsOf are the secrets a delivery of shop must match.
+func (c Shopify) secretsOf(shop string) []string { return ownOr(c.Secrets, c.ShopSecrets, shop) }
+
+// withOwn joins the platform's secrets and every store's own.
+func withOwn(all []string, own map[string][]string) []string {
+	out := append([]string{}, all...)
+	for _, ss := range own {
+		out = append(out, ss...)
+	}
+	return out
+}
+
+// ownOr is a store's own secrets, else the platform's.
+func ownOr(all []string, own map[string][]string, key string) []string {
+	if ss, ok := own[key]; ok {
+		return ss
+	}
+	return all
 }
 
 // Generic configures POST /webhooks/orders (hub-shaped orders from any store).
@@ -173,8 +203,8 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Etsy.validate()...)
 	errs = append(errs, c.WooCommerce.validate()...)
 	errs = append(errs, c.Wix.validate()...)
-	if len(c.Shopify.Secrets) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 &&
-		len(c.WooCommerce.Secrets) == 0 && len(c.Wix.PublicKeys) == 0 && len(c.BigCommerce.Secrets) == 0 && len(c.Etsy.Secrets) == 0 {
+	if len(c.Shopify.allSecrets()) == 0 && len(c.Orders.Secrets) == 0 && len(c.Orders.StoreSecrets) == 0 &&
+		len(c.WooCommerce.allSecrets()) == 0 && len(c.Wix.PublicKeys) == 0 && !c.BigCommerce.enabled() && len(c.Etsy.allSecrets()) == 0 {
 		errs = append(errs, errors.New("intake: no webhook secret configured: set a store's secret (shopify, woocommerce...) or an orders secret"))
 	}
 	return errors.Join(errs...)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,8 @@ type Etsy struct {
 	Store, Domain string
 	// APIKey (x-api-key) and Token (OAuth bearer, scope transactions_r) read receipts.
 	APIKey, Token string
+	// Shops are further shops served by the same deployment (the stores file).
+	Shops []EtsyShop
 	// APIURL is the API's base (default https://openapi.etsy.com).
 	APIURL string
 	// PollInterval polls getShopReceipts this often (0: webhooks only).
@@ -46,7 +49,7 @@ type Etsy struct {
 	DesignVariation string
 }
 
-func (e Etsy) enabled() bool { return len(e.Secrets) > 0 || e.PollInterval > 0 }
+func (e Etsy) enabled() bool { return len(e.allSecrets()) > 0 || e.PollInterval > 0 }
 
 func (e Etsy) validate() []error {
 	var errs []error
@@ -61,23 +64,14 @@ func (e Etsy) validate() []error {
 			errs = append(errs, errors.New(`intake: an etsy secret must start with "whsec_"`))
 		}
 	}
-	if _, err := standardKeys(e.Secrets); err != nil {
+	if _, err := standardKeys(e.allSecrets()); err != nil {
 		errs = append(errs, fmt.Errorf("intake: etsy secret: %w", err))
 	}
-	if _, err := strconv.ParseUint(e.ShopID, 10, 64); err != nil || e.Store == "" {
-		errs = append(errs, errors.New("intake: etsy needs a numeric shop id and a hub store"))
-	}
+	errs = append(errs, e.validateShops(false)...)
 	if strings.TrimSpace(e.DesignVariation) == "" {
 		errs = append(errs, errors.New("intake: etsy design variation must not be empty"))
 	}
 	return errs
-}
-
-func (e Etsy) domain() string {
-	if e.Domain != "" {
-		return e.Domain
-	}
-	return "etsy-" + e.ShopID
 }
 
 // etsyWebhook is Etsy's webhook body: where the receipt is, not the receipt.
@@ -87,41 +81,108 @@ type etsyWebhook struct {
 	ShopID      nullString `json:"shop_id"`
 }
 
-// handleEtsy verifies one Etsy webhook and enqueues the fetch of its receipt.
+// Etsy's event kinds, from either form of event_type ("order.paid" as Etsy sends
+// it now, "ORDER_PAID" as its first documentation wrote it).
+const (
+	etsyFetch   = iota // read the receipt: its state decides (order.paid, other order events)
+	etsyCancel         // order.canceled: stop the exports, delete the order from the hub
+	etsyAck            // order.shipped, order.delivered: nothing to print again
+	etsyIgnored        // not an order event
+)
+
+// etsyEventKind classifies an event type.
+func etsyEventKind(eventType string) int {
+	t := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(eventType), "_", "."))
+	switch t {
+	case "order.canceled", "order.cancelled":
+		return etsyCancel
+	case "order.shipped", "order.delivered":
+		return etsyAck
+	}
+	if strings.HasPrefix(t, "order.") {
+		return etsyFetch
+	}
+	return etsyIgnored
+}
+
+// handleEtsy verifies one Etsy webhook and enqueues what its event asks for: the
+// fetch of its receipt, or its cancellation.
 func (s *Server) handleEtsy(w http.ResponseWriter, r *http.Request) (int, result, error) {
 	cfg := s.cfg.Etsy
-	if len(cfg.Secrets) == 0 {
+	secrets := cfg.allSecrets()
+	if len(secrets) == 0 {
 		return http.StatusNotFound, result{}, nil
 	}
-	var wh etsyWebhook
-	webhookID, err := s.readStandard(w, r, cfg.Secrets, &wh)
+	body, err := s.readBody(w, r)
 	if err != nil {
 		return 0, result{}, err
 	}
-	if !strings.HasPrefix(wh.EventType, "ORDER_") {
+	webhookID, err := s.verifyStandardBody(r.Header, body, secrets)
+	if err != nil {
+		return 0, result{}, err
+	}
+	var wh etsyWebhook
+	if err := decodeJSON(body, &wh); err != nil {
+		return 0, result{}, err
+	}
+	kind := etsyEventKind(wh.EventType)
+	if kind == etsyIgnored {
 		return http.StatusOK, result{Status: outcomeIgnored, Reason: "event not handled", Topic: wh.EventType}, nil
 	}
-	if wh.ShopID.str() != cfg.ShopID {
-		return 0, result{}, unprocessable(fmt.Sprintf("shop %q is not the configured shop", wh.ShopID.str()))
+	shop, ok := cfg.shop(wh.ShopID.str())
+	if !ok {
+		return 0, result{}, unprocessable(fmt.Sprintf("shop %q is not a configured shop", wh.ShopID.str()))
 	}
-	receipt, err := etsyReceiptID(wh.ResourceURL, cfg.ShopID)
+	if len(cfg.Shops) > 0 {
+		// Several shops: the delivery must carry this shop's own secret.
+		if _, err := s.verifyStandardBody(r.Header, body, shop.Secrets); err != nil {
+			return 0, result{}, unauthorized("shop " + shop.ShopID + ": " + err.Error())
+		}
+	}
+	receipt, err := etsyReceiptID(wh.ResourceURL, shop.ShopID, cfg.APIURL)
 	if err != nil {
 		return 0, result{}, err
 	}
+	switch kind {
+	case etsyAck:
+		s.log.InfoContext(r.Context(), "intake: etsy event acknowledged, nothing to print", "event", wh.EventType,
+			"store", shop.Store, "order", receipt, "delivery", webhookID)
+		return http.StatusOK, result{Status: outcomeAcknowledged, Reason: "nothing to print", Topic: wh.EventType,
+			Store: shop.Store, Order: receipt}, nil
+	case etsyCancel:
+		// No read needed: the event says it all. Stamped when received (store order).
+		status, res := s.process(r.Context(), event{endpoint: endpointEtsy, topic: wh.EventType, store: shop.Store,
+			order:      &model.Order{OrderID: receipt, Domain: shop.domain(), LineItems: []model.LineItem{}},
+			deliveryID: webhookID, plan: plan{push: OpDelete, stop: true}, planned: true})
+		return status, res, nil
+	}
 	// Etsy retries a delivery under the same webhook-id.
-	p := jobs.OrderFetch{Platform: PlatformEtsy, Store: cfg.Store, Shop: cfg.ShopID, OrderID: receipt,
+	p := jobs.OrderFetch{Platform: PlatformEtsy, Store: shop.Store, Shop: shop.ShopID, OrderID: receipt,
 		Event: jobs.FetchOrder, Delivery: webhookID}
 	status, res := s.enqueueFetch(r.Context(), endpointEtsy, wh.EventType, p)
 	return status, res, nil
 }
 
-// etsyReceiptID takes the receipt id out of a resource_url of the configured shop.
-// The URL itself is never fetched: the worker builds the request from its own API
-// base, so a webhook cannot point a worker anywhere.
-func etsyReceiptID(resource, shop string) (string, error) {
+// etsyHosts are Etsy's own API hosts: resource_url names one of them (the
+// documentation writes api.etsy.com, deliveries openapi.etsy.com).
+var etsyHosts = []string{"openapi.etsy.com", "api.etsy.com"}
+
+// etsyReceiptID takes the receipt id out of a resource_url of the shop. The URL
+// must be https on Etsy's API host (or the configured API's), and is never fetched
+// itself: the worker builds the request from its own API base and the ids, so a
+// webhook cannot point a worker anywhere.
+func etsyReceiptID(resource, shop, apiURL string) (string, error) {
 	u, err := url.Parse(resource)
 	if err != nil {
 		return "", badRequest("resource_url is not a URL")
+	}
+	host := strings.ToLower(u.Host)
+	allowed := slices.Contains(etsyHosts, host) && u.Scheme == "https"
+	if api, err := url.Parse(apiURL); err == nil && api.Host != "" && strings.EqualFold(api.Host, u.Host) && api.Scheme == u.Scheme {
+		allowed = true
+	}
+	if !allowed {
+		return "", badRequest(fmt.Sprintf("resource_url host %q is not Etsy's API", u.Host))
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
 	n := len(parts)
@@ -129,7 +190,7 @@ func etsyReceiptID(resource, shop string) (string, error) {
 		return "", badRequest("resource_url is not a shop receipt")
 	}
 	if parts[n-3] != shop {
-		return "", unprocessable(fmt.Sprintf("resource_url names shop %q, not the configured shop", parts[n-3]))
+		return "", unprocessable(fmt.Sprintf("resource_url names shop %q, not the delivery's shop", parts[n-3]))
 	}
 	if id, err := strconv.ParseUint(parts[n-1], 10, 64); err != nil || id == 0 {
 		return "", badRequest("resource_url's receipt id is not a positive integer")
@@ -245,12 +306,12 @@ func mapEtsyReceipt(r *etsyReceipt, domain, variation string) (*model.Order, ord
 	return o, etsyState(r), nil
 }
 
-func (f *Fetcher) etsyHeader() http.Header {
-	return http.Header{"X-Api-Key": {f.cfg.Etsy.APIKey}, "Authorization": {"Bearer " + f.cfg.Etsy.Token}}
+func etsyHeader(shop EtsyShop) http.Header {
+	return http.Header{"X-Api-Key": {shop.APIKey}, "Authorization": {"Bearer " + shop.Token}}
 }
 
-func (f *Fetcher) etsyShopURL() string {
-	return strings.TrimRight(f.cfg.Etsy.APIURL, "/") + "/v3/application/shops/" + url.PathEscape(f.cfg.Etsy.ShopID)
+func (f *Fetcher) etsyShopURL(shop EtsyShop) string {
+	return strings.TrimRight(f.cfg.Etsy.APIURL, "/") + "/v3/application/shops/" + url.PathEscape(shop.ShopID)
 }
 
 // etsyReader reads Etsy receipts (the v3 open API).
@@ -266,16 +327,16 @@ func (r etsyReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, 
 
 // etsyReceipt reads one receipt (getShopReceipt) and maps it.
 func (f *Fetcher) etsyReceipt(ctx context.Context, p jobs.OrderFetch) (*model.Order, orderState, error) {
-	cfg := f.cfg.Etsy
-	if p.Shop != cfg.ShopID {
+	shop, ok := f.cfg.Etsy.shop(p.Shop)
+	if !ok {
 		return nil, 0, &fetchError{platform: PlatformEtsy, what: "receipt " + p.OrderID,
-			err: fmt.Errorf("shop %q is not the configured shop %q", p.Shop, cfg.ShopID)}
+			err: fmt.Errorf("shop %q is not a configured shop", p.Shop)}
 	}
 	var r etsyReceipt
-	if err := f.getJSON(ctx, PlatformEtsy, "etsy:"+cfg.ShopID, f.etsyShopURL()+"/receipts/"+url.PathEscape(p.OrderID), f.etsyHeader(), &r); err != nil {
+	if err := f.getJSON(ctx, PlatformEtsy, "etsy:"+shop.ShopID, f.etsyShopURL(shop)+"/receipts/"+url.PathEscape(p.OrderID), etsyHeader(shop), &r); err != nil {
 		return nil, 0, err
 	}
-	o, st, err := mapEtsyReceipt(&r, cfg.domain(), cfg.DesignVariation)
+	o, st, err := mapEtsyReceipt(&r, shop.domain(), f.cfg.Etsy.DesignVariation)
 	if err != nil {
 		return nil, 0, &fetchError{platform: PlatformEtsy, what: "receipt " + p.OrderID, err: err}
 	}
@@ -317,7 +378,7 @@ func NewEtsyPoller(f *Fetcher, rdb redis.UniversalClient, enq FetchEnqueuer, pre
 	return &EtsyPoller{f: f, rdb: rdb, enq: enq, prefix: prefix, now: f.now, log: f.log}
 }
 
-func (p *EtsyPoller) markKey() string { return p.prefix + "etsy:mark:" + p.f.cfg.Etsy.ShopID }
+func (p *EtsyPoller) markKey(shop EtsyShop) string { return p.prefix + "etsy:mark:" + shop.ShopID }
 
 // Run polls until ctx ends. It wakes every half interval; the slot key decides
 // whether this worker polls.
@@ -342,16 +403,29 @@ func (p *EtsyPoller) Run(ctx context.Context) error {
 	}
 }
 
-// PollOnce polls if this interval's slot is free: it reports whether it polled
-// and how many receipts it enqueued.
+// PollOnce polls every shop whose slot of this interval is free: it reports
+// whether it polled any and how many receipts it enqueued.
 func (p *EtsyPoller) PollOnce(ctx context.Context) (bool, int, error) {
-	cfg := p.f.cfg.Etsy
-	iv := cfg.PollInterval
+	iv := p.f.cfg.Etsy.PollInterval
 	if iv <= 0 {
 		return false, 0, errors.New("intake: etsy polling is off")
 	}
+	polled, total := false, 0
+	var errs []error
+	for _, s := range p.f.cfg.Etsy.shops() {
+		shop, _ := p.f.cfg.Etsy.shop(s.ShopID)
+		did, n, err := p.pollShop(ctx, shop, iv)
+		polled, total = polled || did, total+n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("shop %s: %w", shop.ShopID, err))
+		}
+	}
+	return polled, total, errors.Join(errs...)
+}
+
+func (p *EtsyPoller) pollShop(ctx context.Context, shop EtsyShop, iv time.Duration) (bool, int, error) {
 	now := p.now()
-	slot := p.prefix + "etsy:slot:" + cfg.ShopID + ":" + strconv.FormatInt(now.UnixNano()/int64(iv), 10)
+	slot := p.prefix + "etsy:slot:" + shop.ShopID + ":" + strconv.FormatInt(now.UnixNano()/int64(iv), 10)
 	ok, err := p.rdb.SetNX(ctx, slot, "1", 2*iv).Result()
 	if err != nil {
 		return false, 0, fmt.Errorf("etsy poll slot: %w", err)
@@ -359,30 +433,29 @@ func (p *EtsyPoller) PollOnce(ctx context.Context) (bool, int, error) {
 	if !ok {
 		return false, 0, nil
 	}
-	mark, err := p.rdb.Get(ctx, p.markKey()).Int64()
+	mark, err := p.rdb.Get(ctx, p.markKey(shop)).Int64()
 	if errors.Is(err, redis.Nil) {
 		mark = now.Add(-etsyFirstLookback).Unix()
 	} else if err != nil {
 		return true, 0, fmt.Errorf("etsy poll mark: %w", err)
 	}
-	n, err := p.poll(ctx, mark)
+	n, err := p.poll(ctx, shop, mark)
 	return true, n, err
 }
 
-func (p *EtsyPoller) poll(ctx context.Context, mark int64) (int, error) {
-	cfg := p.f.cfg.Etsy
+func (p *EtsyPoller) poll(ctx context.Context, shop EtsyShop, mark int64) (int, error) {
 	high, n := mark, 0
 	for page := 0; page < etsyMaxPages; page++ {
 		u := fmt.Sprintf("%s/receipts?min_last_modified=%d&sort_on=updated&sort_order=asc&limit=%d&offset=%d",
-			p.f.etsyShopURL(), mark, etsyPageSize, page*etsyPageSize)
+			p.f.etsyShopURL(shop), mark, etsyPageSize, page*etsyPageSize)
 		var list struct {
 			Results []struct {
 				ReceiptID       json.Number `json:"receipt_id"`
 				UpdateTimestamp json.Number `json:"update_timestamp"`
 			} `json:"results"`
 		}
-		if err := p.f.getJSON(ctx, PlatformEtsy, "etsy:"+cfg.ShopID, u, p.f.etsyHeader(), &list); err != nil {
-			return n, p.advance(ctx, mark, high, err)
+		if err := p.f.getJSON(ctx, PlatformEtsy, "etsy:"+shop.ShopID, u, etsyHeader(shop), &list); err != nil {
+			return n, p.advance(ctx, shop, mark, high, err)
 		}
 		for _, r := range list.Results {
 			id, err := strconv.ParseUint(string(r.ReceiptID), 10, 64)
@@ -393,10 +466,10 @@ func (p *EtsyPoller) poll(ctx context.Context, mark int64) (int, error) {
 			}
 			// The update time is the delivery: the same receipt unchanged is one
 			// task however many polls see it; a change is a new fetch.
-			f := jobs.OrderFetch{Platform: PlatformEtsy, Store: cfg.Store, Shop: cfg.ShopID,
+			f := jobs.OrderFetch{Platform: PlatformEtsy, Store: shop.Store, Shop: shop.ShopID,
 				OrderID: string(r.ReceiptID), Event: jobs.FetchOrder, Delivery: "poll:" + string(r.UpdateTimestamp)}
 			if err := p.enq.FetchOrder(ctx, f); err != nil {
-				return n, p.advance(ctx, mark, high, fmt.Errorf("enqueue receipt %s: %w", r.ReceiptID, err))
+				return n, p.advance(ctx, shop, mark, high, fmt.Errorf("enqueue receipt %s: %w", r.ReceiptID, err))
 			}
 			n++
 			high = max(high, upd)
@@ -405,7 +478,7 @@ func (p *EtsyPoller) poll(ctx context.Context, mark int64) (int, error) {
 			break
 		}
 	}
-	return n, p.advance(ctx, mark, high, nil)
+	return n, p.advance(ctx, shop, mark, high, nil)
 }
 
 // raiseMark sets the mark only forward: a slow poll finishing after a later one
@@ -416,17 +489,17 @@ var raiseMark = redis.NewScript(`local v = tonumber(redis.call('GET', KEYS[1]) o
 // list sorted by update time, everything up to high is enqueued even when a later
 // page failed. The mark is inclusive (min_last_modified), so receipts updated in
 // the mark's second are read again and deduplicated by their task id.
-func (p *EtsyPoller) advance(ctx context.Context, old, high int64, pollErr error) error {
+func (p *EtsyPoller) advance(ctx context.Context, shop EtsyShop, old, high int64, pollErr error) error {
 	if high <= old {
 		if pollErr == nil {
 			// Keep a first mark, so a restart does not look back a whole day again.
-			if err := p.rdb.SetNX(ctx, p.markKey(), old, 0).Err(); err != nil {
+			if err := p.rdb.SetNX(ctx, p.markKey(shop), old, 0).Err(); err != nil {
 				return fmt.Errorf("etsy poll mark: %w", err)
 			}
 		}
 		return pollErr
 	}
-	if err := raiseMark.Run(ctx, p.rdb, []string{p.markKey()}, high).Err(); err != nil {
+	if err := raiseMark.Run(ctx, p.rdb, []string{p.markKey(shop)}, high).Err(); err != nil {
 		return errors.Join(pollErr, fmt.Errorf("etsy poll mark: %w", err))
 	}
 	return pollErr

@@ -246,7 +246,8 @@ func TestEtsyPollerConcurrent(t *testing.T) {
 }
 
 // A signed webhook's resource_url is only read for the receipt id: a URL of another
-// shop or of no receipt is refused, and nothing is fetched from it.
+// host than Etsy's API, of another shop or of no receipt is refused, and nothing is
+// fetched from it.
 func TestEtsyResourceURL(t *testing.T) {
 	t.Parallel()
 	p, sim := newEtsy(t, 0)
@@ -254,7 +255,10 @@ func TestEtsyResourceURL(t *testing.T) {
 		url    string
 		status int
 	}{
-		{"http://169.254.169.254/v3/application/shops/999/receipts/1", http.StatusUnprocessableEntity},
+		{"https://openapi.etsy.com/v3/application/shops/999/receipts/1", http.StatusUnprocessableEntity},
+		{"http://169.254.169.254/v3/application/shops/" + etsyShop + "/receipts/1", http.StatusBadRequest},
+		{"https://evil.example/v3/application/shops/" + etsyShop + "/receipts/1", http.StatusBadRequest},
+		{"http://openapi.etsy.com/v3/application/shops/" + etsyShop + "/receipts/1", http.StatusBadRequest},
 		{"http://169.254.169.254/latest/meta-data", http.StatusBadRequest},
 		{"https://openapi.etsy.com/v3/application/shops/" + etsyShop + "/receipts/0", http.StatusBadRequest},
 		{"https://openapi.etsy.com/v3/application/shops/" + etsyShop + "/receipts/x", http.StatusBadRequest},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/internal/netguard"
@@ -55,6 +56,9 @@ type fetched struct {
 	plan  plan
 	// skip, when set, says why there is nothing to do.
 	skip string
+	// stamp is the store's modification stamp of the order read (zero: the
+	// order's own `updated`).
+	stamp time.Time
 }
 
 // statePlan is what an order's state asks for, as the Shopify path does for its
@@ -64,7 +68,7 @@ func statePlan(o *model.Order, st orderState) fetched {
 	switch st {
 	case stateCancelled:
 		return fetched{order: &model.Order{OrderID: o.OrderID, Domain: o.Domain, LineItems: []model.LineItem{}},
-			plan: plan{push: OpDelete, stop: true}}
+			plan: plan{push: OpDelete, stop: true}, stamp: stampOf(o)}
 	case statePaid:
 		return fetched{order: o, plan: plan{push: OpUpdate, export: true}}
 	}
@@ -77,14 +81,20 @@ func statePlan(o *model.Order, st orderState) fetched {
 // enqueues the same push, export and cancel jobs a full webhook would. It is safe
 // for concurrent use.
 type Fetcher struct {
-	cfg     Config
-	enq     Enqueuer
-	http    *http.Client
-	log     *slog.Logger
-	now     func() time.Time
-	sleep   func(context.Context, time.Duration) error
-	woo     *WooCommerceAPI
-	readers map[string]orderReader
+	cfg   Config
+	enq   Enqueuer
+	http  *http.Client
+	log   *slog.Logger
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+	woo   *WooCommerceAPI
+	// wooSites are further sites' APIs (the stores file), by site key.
+	wooSites []*WooCommerceAPI
+	readers  map[string]orderReader
+
+	// stale counts fetched orders dropped as older than the version applied
+	// (RegisterMetrics; nil: not counted).
+	stale *prometheus.CounterVec
 
 	mu sync.Mutex
 	// notBefore is, per store API, when its rate limit window reopens (the API
@@ -112,6 +122,12 @@ func WithFetchClock(now func() time.Time, sleep func(context.Context, time.Durat
 // none; its fetches then fail permanently with a reason naming the missing flags).
 func WithWooCommerceAPI(api *WooCommerceAPI) FetcherOption { return func(f *Fetcher) { f.woo = api } }
 
+// WithWooCommerceSites adds further WooCommerce sites whose orders the Fetcher reads
+// (many stores per platform): a fetch reads the site its webhook came from.
+func WithWooCommerceSites(apis ...*WooCommerceAPI) FetcherOption {
+	return func(f *Fetcher) { f.wooSites = append(f.wooSites, apis...) }
+}
+
 // NewFetcher builds the fetch task handler. Requests dial through guard: the
 // configured API base URLs are trusted (operator configuration), anything else an
 // API redirects to is checked like any outbound fetch. The WooCommerce API brings
@@ -134,17 +150,33 @@ func NewFetcher(cfg Config, enq Enqueuer, guard *netguard.Guard, opts ...Fetcher
 	for _, o := range opts {
 		o(f)
 	}
-	if f.woo != nil {
-		if err := f.woo.Validate(); err != nil {
+	sites := map[string]*WooCommerceAPI{}
+	for _, api := range append([]*WooCommerceAPI{f.woo}, f.wooSites...) {
+		if api == nil {
+			continue
+		}
+		if err := api.Validate(); err != nil {
 			return nil, err
 		}
+		sites[wooSiteKey(api.URL)] = api
 	}
 	f.readers = map[string]orderReader{
 		PlatformBigCommerce: bigCommerceReader{f},
 		PlatformEtsy:        etsyReader{f},
-		PlatformWooCommerce: wooReader{f.woo},
+		PlatformWooCommerce: wooReader{api: f.woo, sites: sites},
 	}
 	return f, nil
+}
+
+// RegisterMetrics registers the fetches' counter with reg:
+// printworker_fetch_stale_total{platform}, orders a fetch read older than the
+// version applied already, dropped (docs/intake.md, "Store order").
+func (f *Fetcher) RegisterMetrics(reg prometheus.Registerer) error {
+	f.stale = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "printworker_fetch_stale_total",
+		Help: "Orders a store fetch read older than the version applied already, dropped.",
+	}, []string{"platform"})
+	return reg.Register(f.stale)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -204,6 +236,19 @@ func (f *Fetcher) fetch(ctx context.Context, p jobs.OrderFetch) error {
 	}
 	if reason := jobs.QuantityRefusal(o, f.cfg.MaxQuantity); pl.push != OpDelete && reason != "" {
 		return &fetchError{platform: p.Platform, what: "order " + o.OrderID, err: errors.New(reason + ": nothing enqueued")}
+	}
+	// Two fetches of one order may run out of order: the store's stamp of what
+	// each read decides, as for webhooks.
+	stale, v, err := applyOrderStamp(ctx, f.enq, p.Store, o, got.stamp, pl, f.now(), f.cfg.DeliveryTTL)
+	if err != nil {
+		return err
+	}
+	if stale {
+		log.WarnContext(ctx, "intake: fetched order is stale: dropped", "reason", staleReason(v), "updated", o.Updated)
+		if f.stale != nil {
+			f.stale.WithLabelValues(p.Platform).Inc()
+		}
+		return nil
 	}
 	done, err := runPlan(ctx, f.enq, p.Store, o, pl)
 	if err != nil {
@@ -361,18 +406,16 @@ func (f *Fetcher) waitPace(ctx context.Context, platform, pace, what string) err
 // with a clear error instead.
 func (c Config) validateFetch() error {
 	var errs []error
-	if b := c.BigCommerce; b.StoreHash != "" || b.Token != "" {
+	for _, b := range c.BigCommerce.stores() {
 		if b.StoreHash == "" || b.Store == "" || b.Token == "" {
-			errs = append(errs, errors.New("intake: bigcommerce fetches need a store hash, a hub store and a token"))
-		}
-		if strings.TrimSpace(b.DesignOption) == "" {
-			errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
+			errs = append(errs, fmt.Errorf("intake: bigcommerce store %q: fetches need a store hash, a hub store and a token", b.StoreHash))
 		}
 	}
-	if e := c.Etsy; e.ShopID != "" || e.PollInterval > 0 {
-		if _, err := strconv.ParseUint(e.ShopID, 10, 64); err != nil || e.Store == "" || e.APIKey == "" || e.Token == "" {
-			errs = append(errs, errors.New("intake: etsy fetches need a numeric shop id, a hub store, an api key and a token"))
-		}
+	if len(c.BigCommerce.stores()) > 0 && strings.TrimSpace(c.BigCommerce.DesignOption) == "" {
+		errs = append(errs, errors.New("intake: bigcommerce design option must not be empty"))
+	}
+	if e := c.Etsy; len(e.shops()) > 0 || e.PollInterval > 0 {
+		errs = append(errs, e.validateShops(true)...)
 		if e.PollInterval < 0 {
 			errs = append(errs, fmt.Errorf("intake: etsy poll interval %s is negative", e.PollInterval))
 		}

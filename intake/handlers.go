@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -31,6 +32,8 @@ const (
 	HeaderShopifyTopic     = "X-Shopify-Topic"
 	HeaderShopifyShop      = "X-Shopify-Shop-Domain"
 	HeaderShopifyWebhookID = "X-Shopify-Webhook-Id"
+	// HeaderShopifyTest is "true" on deliveries of test orders.
+	HeaderShopifyTest = "X-Shopify-Test"
 )
 
 // The generic endpoint's headers (docs/intake.md).
@@ -63,7 +66,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 
 // handleShopify verifies, maps and enqueues one Shopify order webhook.
 func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, result, error) {
-	if len(s.cfg.Shopify.Secrets) == 0 {
+	if len(s.cfg.Shopify.allSecrets()) == 0 {
 		return http.StatusNotFound, result{}, nil
 	}
 	body, err := s.readBody(w, r)
@@ -71,7 +74,7 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 		return 0, result{}, err
 	}
 	// Verify before anything looks at the body.
-	if err := verifyShopify(s.cfg.Shopify.Secrets, r.Header.Get(HeaderShopifyHmac), body); err != nil {
+	if err := verifyShopify(s.cfg.Shopify.allSecrets(), r.Header.Get(HeaderShopifyHmac), body); err != nil {
 		return 0, result{}, err
 	}
 	topic := strings.TrimSpace(r.Header.Get(HeaderShopifyTopic))
@@ -85,6 +88,12 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 	}
 	if shop == "" {
 		return 0, result{}, badRequest(HeaderShopifyShop + " header missing")
+	}
+	if len(s.cfg.Shopify.ShopSecrets) > 0 {
+		// Shops with secrets of their own: one shop's secret cannot speak for another.
+		if err := verifyShopify(s.cfg.Shopify.secretsOf(shop), r.Header.Get(HeaderShopifyHmac), body); err != nil {
+			return 0, result{}, unauthorized("shop " + shop + ": " + err.Error())
+		}
 	}
 	store, ok := s.cfg.Shopify.Stores[shop]
 	if !ok {
@@ -118,9 +127,26 @@ func (s *Server) handleShopify(w http.ResponseWriter, r *http.Request) (int, res
 			return 0, result{}, err
 		}
 	}
+	if topic != TopicDelete && !s.cfg.PrintTestOrders && (isTrue(so.Test) || strings.EqualFold(strings.TrimSpace(r.Header.Get(HeaderShopifyTest)), "true")) {
+		status, res := s.testOrder(r.Context(), endpointShopify, topic, store, o)
+		return status, res, nil
+	}
 	status, res := s.process(r.Context(), event{endpoint: endpointShopify, topic: topic, store: store,
 		order: o, deliveryID: strings.TrimSpace(r.Header.Get(HeaderShopifyWebhookID))})
 	return status, res, nil
+}
+
+// isTrue reads a JSON true (or the string "true").
+func isTrue(raw json.RawMessage) bool {
+	return strings.EqualFold(strings.Trim(strings.TrimSpace(string(raw)), `"`), "true")
+}
+
+// testOrder acknowledges a store's test order without exporting it
+// (Config.PrintTestOrders): recorded in the log and the webhook metric.
+func (s *Server) testOrder(ctx context.Context, endpoint, topic, store string, o *model.Order) (int, result) {
+	s.log.InfoContext(ctx, "intake: test order acknowledged, not exported (--print-test-orders)", "endpoint", endpoint,
+		"topic", topic, "store", store, "domain", o.Domain, "order", o.OrderID)
+	return http.StatusOK, result{Status: outcomeTestOrder, Reason: "test order: not exported", Topic: topic, Store: store, Order: o.OrderID}
 }
 
 // verifyShopify checks the base64 HMAC-SHA256 of the raw body against every secret,

@@ -112,7 +112,9 @@ func New(cfg Config, enq Enqueuer, deliveries Deliveries, ready func(context.Con
 	cfg.Shopify.Domains = lowerKeys(cfg.Shopify.Domains)
 	cfg.WooCommerce.Stores = wooSiteKeys(cfg.WooCommerce.Stores)
 	cfg.WooCommerce.Domains = wooSiteKeys(cfg.WooCommerce.Domains)
-	if _, ok := enq.(FetchEnqueuer); len(cfg.WooCommerce.Secrets) > 0 && cfg.WooCommerce.Hidden() && !ok {
+	cfg.Shopify.ShopSecrets = lowerKeysList(cfg.Shopify.ShopSecrets)
+	cfg.WooCommerce.SiteSecrets = siteKeysList(cfg.WooCommerce.SiteSecrets)
+	if _, ok := enq.(FetchEnqueuer); len(cfg.WooCommerce.allSecrets()) > 0 && cfg.WooCommerce.Hidden() && !ok {
 		return nil, errors.New("intake: the woocommerce design meta key is hidden (starts with _): the enqueuer must enqueue order fetches")
 	}
 	s := &Server{cfg: cfg, enq: enq, deliveries: deliveries, ready: ready, log: slog.Default(), now: time.Now}
@@ -172,15 +174,21 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 
 // event is one verified, decoded webhook, whichever endpoint it came through.
 type event struct {
-	endpoint   string
-	topic      string
-	store      string
+	endpoint string
+	topic    string
+	store    string
+	// shop, when set, scopes the delivery id: a platform numbering its deliveries
+	// per site (WooCommerce) gives two sites the same ids.
+	shop       string
 	order      *model.Order
 	deliveryID string
 	// plan, when planned, is what the event asks for, decided by the endpoint from
 	// the order's state (WooCommerce, Wix) rather than from the topic.
 	plan    plan
 	planned bool
+	// stamp is the store's modification stamp when the order cannot carry it (a
+	// bare delete); zero: the order's own `updated` (storeorder.go).
+	stamp time.Time
 }
 
 // result is what the intake answers for an event.
@@ -206,6 +214,13 @@ const (
 	outcomeUnprocessable  = "unprocessable"
 	outcomeTooManyLines   = "too_many_lines"
 	outcomeUnavailable    = "unavailable"
+	// outcomeStale: older than the order's version applied already (store order).
+	outcomeStale = "stale"
+	// outcomeTestOrder: a store's test order, not exported without --print-test-orders.
+	outcomeTestOrder = "test_order"
+	// outcomeAcknowledged: an event taken and recorded that asks for no work
+	// (Etsy order.shipped).
+	outcomeAcknowledged = "acknowledged"
 )
 
 // plan lists what a topic asks for: the push op ("" for none), and whether the
@@ -276,6 +291,20 @@ func (s *Server) process(ctx context.Context, ev event) (int, result) {
 	}
 	if dup {
 		res.Status, res.Reason = outcomeDuplicate, "already received"
+		return http.StatusOK, res
+	}
+	stale, v, err := applyOrderStamp(ctx, s.enq, ev.store, ev.order, ev.stamp, p, s.now(), s.cfg.DeliveryTTL)
+	if err != nil {
+		s.release(ev, claimed)
+		s.log.ErrorContext(ctx, "intake: store order check failed", "err", err, "order", ev.order.OrderID)
+		res.Status, res.Reason = outcomeUnavailable, "queue unavailable, retry later"
+		return http.StatusServiceUnavailable, res
+	}
+	if stale {
+		// Kept claimed: the same delivery again is a duplicate of this drop.
+		res.Status, res.Reason = outcomeStale, staleReason(v)
+		s.log.WarnContext(ctx, "intake: stale delivery dropped", "reason", res.Reason, "endpoint", ev.endpoint,
+			"topic", ev.topic, "store", ev.store, "domain", ev.order.Domain, "order", ev.order.OrderID, "updated", ev.order.Updated)
 		return http.StatusOK, res
 	}
 
@@ -363,7 +392,11 @@ func (s *Server) claim(ctx context.Context, ev event) (claimed []string, dup boo
 	sum := sha256.Sum256(body)
 	keys := []string{"event:" + ev.endpoint + ":" + ev.topic + ":" + ev.store + ":" + hex.EncodeToString(sum[:16])}
 	if ev.deliveryID != "" {
-		keys = append([]string{"delivery:" + ev.endpoint + ":" + deliveryKey(ev.deliveryID)}, keys...)
+		scope := ev.endpoint + ":"
+		if ev.shop != "" {
+			scope += deliveryKey(ev.shop) + ":"
+		}
+		keys = append([]string{"delivery:" + scope + deliveryKey(ev.deliveryID)}, keys...)
 	}
 	for _, k := range keys {
 		ok, err := s.deliveries.Claim(ctx, k, s.cfg.DeliveryTTL)
@@ -395,6 +428,28 @@ func deliveryKey(id string) string {
 	}
 	sum := sha256.Sum256([]byte(id))
 	return "sha256-" + hex.EncodeToString(sum[:16])
+}
+
+func lowerKeysList(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[strings.ToLower(strings.TrimSpace(k))] = v
+	}
+	return out
+}
+
+func siteKeysList(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[wooSiteKey(k)] = v
+	}
+	return out
 }
 
 func lowerKeys(m map[string]string) map[string]string {

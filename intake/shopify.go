@@ -19,20 +19,23 @@ import (
 // pointers and nullString keep "absent" apart from "empty" only as far as the mapping
 // needs: the hub wants empty strings either way (spec 2.1).
 type shopifyOrder struct {
-	ID                json.Number       `json:"id"`
-	Name              nullString        `json:"name"`
-	Email             nullString        `json:"email"`
-	ContactEmail      nullString        `json:"contact_email"`
-	CreatedAt         nullString        `json:"created_at"`
-	UpdatedAt         nullString        `json:"updated_at"`
-	CancelledAt       nullString        `json:"cancelled_at"`
-	FinancialStatus   nullString        `json:"financial_status"`
-	FulfillmentStatus nullString        `json:"fulfillment_status"`
-	Tags              nullString        `json:"tags"`
-	Customer          *shopifyCustomer  `json:"customer"`
-	BillingAddress    *shopifyAddress   `json:"billing_address"`
-	ShippingAddress   *shopifyAddress   `json:"shipping_address"`
-	LineItems         []shopifyLineItem `json:"line_items"`
+	ID                json.Number `json:"id"`
+	Name              nullString  `json:"name"`
+	Email             nullString  `json:"email"`
+	ContactEmail      nullString  `json:"contact_email"`
+	CreatedAt         nullString  `json:"created_at"`
+	UpdatedAt         nullString  `json:"updated_at"`
+	CancelledAt       nullString  `json:"cancelled_at"`
+	FinancialStatus   nullString  `json:"financial_status"`
+	FulfillmentStatus nullString  `json:"fulfillment_status"`
+	Tags              nullString  `json:"tags"`
+	// Test is true for test orders (a test payment gateway, Shopify's
+	// bogus gateway); read as raw JSON so an app writing "true" is understood.
+	Test            json.RawMessage   `json:"test"`
+	Customer        *shopifyCustomer  `json:"customer"`
+	BillingAddress  *shopifyAddress   `json:"billing_address"`
+	ShippingAddress *shopifyAddress   `json:"shipping_address"`
+	LineItems       []shopifyLineItem `json:"line_items"`
 }
 
 type shopifyCustomer struct {

@@ -102,21 +102,12 @@ func verifyStandard(keys [][]byte, h http.Header, body []byte, now time.Time, to
 	return "", unauthorized(standardwebhooks.HeaderWebhookSignature + " matches no configured secret")
 }
 
-// readStandard reads a Standard Webhooks request under the body cap, verifies it
-// with secrets before anything looks at the body, and decodes the body into v. It
-// returns the webhook-id.
-func (s *Server) readStandard(w http.ResponseWriter, r *http.Request, secrets []string, v any) (string, error) {
-	body, err := s.readBody(w, r)
-	if err != nil {
-		return "", err
-	}
+// verifyStandardBody verifies a read body's Standard Webhooks signature with
+// secrets; it returns the webhook-id.
+func (s *Server) verifyStandardBody(h http.Header, body []byte, secrets []string) (string, error) {
 	keys, err := standardKeys(secrets)
 	if err != nil {
 		return "", err
 	}
-	id, err := verifyStandard(keys, r.Header, body, s.now(), s.cfg.Orders.Tolerance)
-	if err != nil {
-		return "", err
-	}
-	return id, decodeJSON(body, v)
+	return verifyStandard(keys, h, body, s.now(), s.cfg.Orders.Tolerance)
 }

@@ -2,196 +2,253 @@ package intake
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
 )
 
-// PlatformShopify names Shopify in reconciliation sweeps (package reconcile).
+// Orders read from a store's order API (a reconciliation sweep) go through the same
+// mapping, store order and enqueue as a webhook: Fetcher.ApplyOrder.
+
+// PlatformShopify names Shopify in ApplyOrder.
 const PlatformShopify = "shopify"
 
-// SweptOrder is what SweepOrder made of one order a sweep listed.
-type SweptOrder struct {
-	// Store is the hub store the order goes to.
-	Store string
-	// Order is the hub order as the platform's webhook would have mapped it (for a
-	// cancelled order: the id and domain of the delete).
-	Order *model.Order
-	// Delete: the order is off the hub (cancelled, refunded, archived).
-	Delete bool
-	// Jobs lists what was enqueued ("push:update", "export", "cancel", ...).
+// Applied is what ApplyOrder did with one order.
+type Applied struct {
+	// Store is the hub store the order maps to, Order its id.
+	Store, Order string
+	// Jobs lists what was enqueued ("push:update", "export", "cancel", "fetch"...).
 	Jobs []string
-	// Skip, when set, says why nothing was enqueued.
+	// Skip says why nothing was enqueued ("stale: ...", "no customizations",
+	// "checkout draft", "test order", "order not approved").
 	Skip string
+	// Unseen: no delivery of this version (or a newer one) was applied before: the
+	// sweep found what no webhook brought.
+	Unseen bool
 }
 
-// SweepOrder takes one order a reconciliation sweep listed from its store's order
-// API (listed: the order as the list answered it) through the mapping and the
-// enqueue its platform's webhook goes through: Shopify and Wix list the same order
-// object their webhooks carry, WooCommerce too (read again through the REST API
-// when the design meta key is hidden), Etsy lists whole receipts, and BigCommerce
-// lists order headers only, so its order, address and products are read as its
-// fetch task reads them. shop is the platform's store (Shopify shop domain,
-// WooCommerce site, Wix app instance, Etsy shop id, BigCommerce store hash). The
-// order is mapped as an update (the state decides: paid exports, cancelled stops
-// and deletes). decide, called with the mapped order before anything is enqueued,
-// says whether to enqueue (false: the pipeline has it already). A listed order that
-// cannot be mapped is a permanent error (Retryable false).
-func (f *Fetcher) SweepOrder(ctx context.Context, platform, shop string, listed json.RawMessage, decide func(SweptOrder) (bool, error)) (SweptOrder, error) {
-	got, store, err := f.sweptOrder(ctx, platform, shop, listed)
+// Handled tells ApplyOrder whether the pipeline has this version of an order
+// already (a reconciliation sweep reads the push state): del says the order maps to
+// a delete. An order handled is enqueued no more, whatever became of its tasks.
+type Handled func(ctx context.Context, store string, o *model.Order, del bool) (bool, error)
+
+// SkipHandled is Applied.Skip of an order that handled said the pipeline has.
+const SkipHandled = "handled already"
+
+// ApplyOrder runs one order read from a store's API through the webhook path: the
+// platform's mapping (platform PlatformShopify, PlatformWooCommerce, PlatformWix,
+// PlatformEtsy or PlatformBigCommerce; shop the store as its webhooks name it: shop
+// domain, site, instance id, Etsy shop id, BigCommerce store hash; body the order
+// as the platform's REST API returns it: a Shopify order, a WooCommerce order, a
+// Wix eCommerce order, an Etsy receipt with its transactions, a BigCommerce v2
+// order), store order (an order already applied at this or a newer stamp enqueues
+// its work again only as duplicates the task ids absorb; an older one nothing), and
+// the enqueue. A BigCommerce order's lines are not in the list answer: its fetch is
+// enqueued, which reads and applies it. Errors are permanent (an order that cannot
+// be mapped, a store not configured) unless Retryable says otherwise. handled, when
+// not nil, is asked before anything is enqueued.
+func (f *Fetcher) ApplyOrder(ctx context.Context, platform, shop string, body []byte, handled Handled) (Applied, error) {
+	store, o, p, skip, err := f.mapSwept(platform, shop, body)
 	if err != nil {
-		return SweptOrder{}, err
+		return Applied{}, err
 	}
-	s := SweptOrder{Store: store, Order: got.order, Delete: got.plan.push == OpDelete, Skip: got.skip}
-	switch {
-	case s.Skip != "":
-		return s, nil
-	case !s.Delete && !hub.HasCustomizations(got.order):
-		s.Skip = "no customizations"
-		return s, nil
-	case !s.Delete && len(got.order.LineItems) > f.cfg.MaxLines:
-		s.Skip = fmt.Sprintf("%d personalized lines, more than the limit of %d", len(got.order.LineItems), f.cfg.MaxLines)
-		return s, nil
+	res := Applied{Store: store}
+	if o != nil {
+		res.Order = o.OrderID
 	}
-	if decide != nil {
-		ok, err := decide(s)
-		if err != nil || !ok {
-			s.Skip = "handled already"
-			return s, err
+	if p.fetch != nil {
+		seen, err := f.seen(ctx, store, o)
+		if err != nil {
+			return res, err
+		}
+		res.Unseen = !seen
+		if seen && handled != nil {
+			// A version applied before was fetched then: its fetch ran or is queued.
+			res.Skip = SkipHandled
+			return res, nil
+		}
+		jobsDone, err := runPlan(ctx, f.enq, store, o, p)
+		res.Jobs = jobsDone
+		return res, err
+	}
+	if skip != "" {
+		res.Skip = skip
+		return res, nil
+	}
+	if p.push != OpDelete && !hub.HasCustomizations(o) {
+		res.Skip = "no customizations"
+		return res, nil
+	}
+	if n := len(o.LineItems); p.push != OpDelete && n > f.cfg.MaxLines {
+		return res, &permanentError{fmt.Errorf("order %s: %d personalized lines, more than the limit of %d", o.OrderID, n, f.cfg.MaxLines)}
+	}
+	if handled != nil {
+		h, err := handled(ctx, store, o, p.push == OpDelete)
+		if err != nil {
+			return res, err
+		}
+		if h {
+			res.Skip = SkipHandled
+			return res, nil
 		}
 	}
-	s.Jobs, err = runPlan(ctx, f.enq, store, got.order, got.plan)
-	return s, err
+	stale, v, err := applyOrderStamp(ctx, f.enq, store, o, time.Time{}, p, f.now(), f.cfg.DeliveryTTL)
+	if err != nil {
+		return res, err
+	}
+	if stale {
+		res.Skip = "stale: " + staleReason(v)
+		return res, nil
+	}
+	res.Unseen = v.Previous.IsZero() || v.Previous.Before(stampOf(o))
+	res.Jobs, err = runPlan(ctx, f.enq, store, o, p)
+	return res, err
 }
 
-// sweptOrder maps a listed order of platform and names its hub store.
-func (f *Fetcher) sweptOrder(ctx context.Context, platform, shop string, listed json.RawMessage) (fetched, string, error) {
-	bad := func(err error) error { return &permanentError{fmt.Errorf("%s sweep: %w", platform, err)} }
-	pick := func(stores map[string]string, def, key string) (string, error) {
-		if s, ok := stores[key]; ok {
-			return s, nil
-		}
-		if def == "" {
-			return "", fmt.Errorf("%s %q is not mapped to a hub store", platform, key)
-		}
-		return def, nil
+// seen reports whether a version of o at least as new as o's was applied.
+func (f *Fetcher) seen(ctx context.Context, store string, o *model.Order) (bool, error) {
+	st, ok := f.enq.(orderStamper)
+	if !ok {
+		return false, nil
 	}
+	at, _, err := st.Stamp(ctx, store, o)
+	if err != nil {
+		return false, err
+	}
+	return !at.IsZero() && !at.Before(stampOf(o)), nil
+}
+
+// mapSwept maps one swept order as its platform's webhook path would.
+func (f *Fetcher) mapSwept(platform, shop string, body []byte) (store string, o *model.Order, p plan, skip string, err error) {
+	perm := func(err error) error { return &permanentError{fmt.Errorf("%s %s: %w", platform, shop, err)} }
 	switch platform {
 	case PlatformShopify:
-		cfg := f.cfg.Shopify
-		shop = strings.ToLower(strings.TrimSpace(shop))
-		store, err := pick(lowerKeys(cfg.Stores), cfg.DefaultStore, shop)
-		if err != nil {
-			return fetched{}, "", bad(err)
-		}
-		domain := shop
-		if d, ok := lowerKeys(cfg.Domains)[shop]; ok {
+		c := f.cfg.Shopify
+		key := strings.ToLower(strings.TrimSpace(shop))
+		store, domain := lookupStore(lowerKeys(c.Stores), c.DefaultStore, key), key
+		if d, ok := lowerKeys(c.Domains)[key]; ok {
 			domain = d
 		}
+		if store == "" {
+			return "", nil, p, "", perm(errors.New("shop is not mapped to a hub store"))
+		}
 		var so shopifyOrder
-		if err := decodeJSON(listed, &so); err != nil {
-			return fetched{}, "", bad(err)
+		if err := decodeJSON(body, &so); err != nil {
+			return "", nil, p, "", perm(err)
 		}
-		m := shopifyMapping{domain: domain, designProperty: cfg.DesignProperty}
-		cancelled := so.CancelledAt.str() != ""
-		if cancelled {
-			m.status = "cancelled"
+		m := shopifyMapping{domain: domain, designProperty: c.DesignProperty}
+		if o, err = mapShopifyOrder(&so, m); err != nil {
+			return "", nil, p, "", perm(err)
 		}
-		o, err := mapShopifyOrder(&so, m)
-		if err != nil {
-			return fetched{}, "", bad(err)
-		}
-		// As the webhooks would: orders/cancelled updates and stops; an order paid
-		// (or any order, with orders/create or orders/updated as the production
-		// topic) exports.
-		p := plan{push: OpUpdate, stop: cancelled}
-		switch fin := so.FinancialStatus.str(); {
-		case cancelled:
-		case f.cfg.ProductionTopic == TopicPaid:
-			p.export = fin == "paid" || fin == "partially_refunded"
+		o.Status = shopifyStatus(&so)
+		switch {
+		case so.CancelledAt.str() != "":
+			p = plan{push: OpUpdate, stop: true}
 		default:
-			p.export = true
+			// As the webhooks print: when paid, or at once with a production
+			// topic of orders/create or orders/updated.
+			p = plan{push: OpUpdate, export: shopifyPaid(&so) || f.cfg.ProductionTopic != TopicPaid}
 		}
-		return fetched{order: o, plan: p}, store, nil
-	case PlatformWix:
-		cfg := f.cfg.Wix
-		store, err := pick(cfg.Stores, cfg.DefaultStore, shop)
-		if err != nil {
-			return fetched{}, "", bad(err)
+		if isTrue(so.Test) && !f.cfg.PrintTestOrders {
+			skip = "test order"
 		}
-		domain, ok := cfg.Domains[shop]
-		if !ok {
-			domain = shop
-		}
-		var wo wixOrder
-		if err := decodeJSON(listed, &wo); err != nil {
-			return fetched{}, "", bad(err)
-		}
-		o, p, skip, err := mapWixEvent(WixEventUpdated, &wo, wixMapping{domain: domain, designField: cfg.DesignField})
-		if err != nil {
-			return fetched{}, "", bad(err)
-		}
-		return fetched{order: o, plan: p, skip: skip}, store, nil
+		return store, o, p, skip, nil
 	case PlatformWooCommerce:
-		cfg := f.cfg.WooCommerce
+		c := f.cfg.WooCommerce
 		site := wooSiteKey(shop)
-		store, err := pick(wooSiteKeys(cfg.Stores), cfg.DefaultStore, site)
-		if err != nil {
-			return fetched{}, "", bad(err)
+		store = lookupStore(wooSiteKeys(c.Stores), c.DefaultStore, site)
+		if store == "" {
+			return "", nil, p, "", perm(errors.New("site is not mapped to a hub store"))
 		}
-		domain, ok := wooSiteKeys(cfg.Domains)[site]
+		domain, ok := wooSiteKeys(c.Domains)[site]
 		if !ok {
 			domain, _, _ = strings.Cut(site, "/")
 		}
 		var wo wooOrder
-		if err := decodeJSON(listed, &wo); err != nil {
-			return fetched{}, "", bad(err)
+		if err := decodeJSON(body, &wo); err != nil {
+			return "", nil, p, "", perm(err)
 		}
-		if cfg.Hidden() && !wooGone(wo.Status.str()) {
-			id, err := wooID(wo.ID)
-			if err != nil {
-				return fetched{}, "", bad(err)
-			}
-			got, err := f.readers[PlatformWooCommerce].readOrder(ctx, jobs.OrderFetch{Platform: PlatformWooCommerce,
-				Store: store, Shop: site, OrderID: id, Event: jobs.FetchOrder,
-				WooCommerce: &jobs.WooFetch{Domain: domain, Topic: WooTopicUpdated, DesignKey: cfg.DesignMeta}})
-			return got, store, err
+		if o, p, skip, err = mapWooEvent(WooTopicUpdated, &wo, wooMapping{domain: domain, designMeta: c.DesignMeta}); err != nil {
+			return "", nil, p, "", perm(err)
 		}
-		o, p, skip, err := mapWooEvent(WooTopicUpdated, &wo, wooMapping{domain: domain, designMeta: cfg.DesignMeta})
-		if err != nil {
-			return fetched{}, "", bad(err)
+		return store, o, p, skip, nil
+	case PlatformWix:
+		c := f.cfg.Wix
+		store = lookupStore(c.Stores, c.DefaultStore, shop)
+		if store == "" {
+			return "", nil, p, "", perm(errors.New("instance is not mapped to a hub store"))
 		}
-		return fetched{order: o, plan: p, skip: skip}, store, nil
+		domain, ok := c.Domains[shop]
+		if !ok {
+			domain = shop
+		}
+		var wo wixOrder
+		if err := decodeJSON(body, &wo); err != nil {
+			return "", nil, p, "", perm(err)
+		}
+		if o, p, skip, err = mapWixEvent("", &wo, wixMapping{domain: domain, designField: c.DesignField}); err != nil {
+			return "", nil, p, "", perm(err)
+		}
+		return store, o, p, skip, nil
 	case PlatformEtsy:
-		cfg := f.cfg.Etsy
-		if shop != cfg.ShopID {
-			return fetched{}, "", bad(fmt.Errorf("shop %q is not the configured shop %q", shop, cfg.ShopID))
+		s, ok := f.cfg.Etsy.shop(shop)
+		if !ok {
+			return "", nil, p, "", perm(errors.New("not a configured shop"))
 		}
 		var r etsyReceipt
-		if err := decodeJSON(listed, &r); err != nil {
-			return fetched{}, "", bad(err)
+		if err := decodeJSON(body, &r); err != nil {
+			return "", nil, p, "", perm(err)
 		}
-		o, st, err := mapEtsyReceipt(&r, cfg.domain(), cfg.DesignVariation)
+		om, st, err := mapEtsyReceipt(&r, s.domain(), f.cfg.Etsy.DesignVariation)
 		if err != nil {
-			return fetched{}, "", bad(err)
+			return "", nil, p, "", perm(err)
 		}
-		return statePlan(o, st), cfg.Store, nil
+		got := statePlan(om, st)
+		return s.Store, got.order, got.plan, "", nil
 	case PlatformBigCommerce:
-		cfg := f.cfg.BigCommerce
-		var head struct {
-			ID json.Number `json:"id"`
+		s, ok := f.cfg.BigCommerce.store(shop)
+		if !ok {
+			return "", nil, p, "", perm(errors.New("not a configured store"))
 		}
-		if err := decodeJSON(listed, &head); err != nil {
-			return fetched{}, "", bad(err)
+		var bo bcOrder
+		if err := decodeJSON(body, &bo); err != nil {
+			return "", nil, p, "", perm(err)
 		}
-		got, err := f.readers[PlatformBigCommerce].readOrder(ctx, jobs.OrderFetch{Platform: PlatformBigCommerce,
-			Store: cfg.Store, Shop: shop, OrderID: head.ID.String(), Event: jobs.FetchOrder})
-		return got, cfg.Store, err
+		id, err := wooID(bo.ID)
+		if err != nil {
+			return "", nil, p, "", perm(err)
+		}
+		updated, err := bcTime("date_modified", bo.DateModified)
+		if err != nil {
+			return "", nil, p, "", perm(err)
+		}
+		o = &model.Order{OrderID: id, Domain: s.domain(), Updated: updated, LineItems: []model.LineItem{}}
+		// The fetch task's id is the order at this modification: a version swept
+		// twice is one fetch.
+		p = plan{fetch: &jobs.OrderFetch{Platform: PlatformBigCommerce, Store: s.Store, Shop: s.StoreHash, OrderID: id,
+			Event: jobs.FetchOrder, Delivery: "sweep:" + updated}}
+		return s.Store, o, p, "", nil
 	}
-	return fetched{}, "", bad(errors.New("platform not known"))
+	return "", nil, p, "", perm(fmt.Errorf("unknown platform %q", platform))
+}
+
+func lookupStore(m map[string]string, def, key string) string {
+	if s, ok := m[key]; ok {
+		return s
+	}
+	return def
+}
+
+// shopifyPaid: the order's money is in (what orders/paid reports).
+func shopifyPaid(so *shopifyOrder) bool {
+	switch so.FinancialStatus.str() {
+	case "paid", "partially_refunded":
+		return true
+	}
+	return false
 }

@@ -126,7 +126,9 @@ func TestWixRefusals(t *testing.T) {
 }
 
 // TestWixDuplicatesAndReordering: Wix retries unanswered deliveries and promises no
-// order. Each event twice, in reverse order, enqueues each event's work once.
+// order. Each event twice, in reverse order: the newer event's work is enqueued
+// once, the older one arriving after it is stale (store order), its repeat a
+// duplicate.
 func TestWixDuplicatesAndReordering(t *testing.T) {
 	t.Parallel()
 	h, site := wixHarness(t)
@@ -145,10 +147,11 @@ func TestWixDuplicatesAndReordering(t *testing.T) {
 	want := []string{
 		"export " + wixKey() + " " + wooRef1 + " x2",
 		"export " + wixKey() + " " + wooRef2 + " x1",
-		"push create " + wixKey(),
 		"push update " + wixKey(),
 	}
 	if got := summary(t, h.tasks()); !slices.Equal(got, want) {
 		t.Fatalf("tasks\n got %q\nwant %q", got, want)
 	}
+	h.wantOutcome("wix", "stale", 1)
+	h.wantOutcome("wix", "duplicate", 2)
 }

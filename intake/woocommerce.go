@@ -61,7 +61,12 @@ type WooCommerce struct {
 	// Domains maps a site to the order domain sent to the hub; unlisted sites send
 	// their host name.
 	Domains map[string]string
+	// SiteSecrets are sites' own secrets (the stores file), by site: a delivery of a
+	// site listed here must match one of them, of any other site one of Secrets.
+	SiteSecrets map[string][]string
 }
+
+func (c WooCommerce) allSecrets() []string { return withOwn(c.Secrets, c.SiteSecrets) }
 
 // Hidden reports whether the design meta key is one WooCommerce leaves out of
 // webhook bodies.
@@ -117,7 +122,7 @@ const maxWooHeader = 512
 // handleWooCommerce verifies, maps and enqueues one WooCommerce order webhook.
 func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int, result, error) {
 	cfg := s.cfg.WooCommerce
-	if len(cfg.Secrets) == 0 {
+	if len(cfg.allSecrets()) == 0 {
 		return http.StatusNotFound, result{}, nil
 	}
 	body, err := s.readBody(w, r)
@@ -129,7 +134,7 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 		// Unsigned by design: nothing is enqueued, so nothing is trusted.
 		return http.StatusOK, result{Status: outcomeIgnored, Reason: "webhook ping"}, nil
 	}
-	if err := verifyBase64HMAC(HeaderWooSignature, maxWooSignatureHeader, cfg.Secrets, sig, body); err != nil {
+	if err := verifyBase64HMAC(HeaderWooSignature, maxWooSignatureHeader, cfg.allSecrets(), sig, body); err != nil {
 		return 0, result{}, err
 	}
 	var hdr [3]string
@@ -154,6 +159,12 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 	if site == "" {
 		return 0, result{}, badRequest(HeaderWooSource + " header missing")
 	}
+	if len(cfg.SiteSecrets) > 0 {
+		// Sites with secrets of their own: one site's secret cannot speak for another.
+		if err := verifyBase64HMAC(HeaderWooSignature, maxWooSignatureHeader, ownOr(cfg.Secrets, cfg.SiteSecrets, site), sig, body); err != nil {
+			return 0, result{}, unauthorized("site " + site + ": " + err.Error())
+		}
+	}
 	store, ok := cfg.Stores[site]
 	if !ok {
 		store = cfg.DefaultStore
@@ -170,7 +181,7 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 	if err := decodeJSON(body, &wo); err != nil {
 		return 0, result{}, err
 	}
-	ev := event{endpoint: endpointWooCommerce, topic: topic, store: store, deliveryID: delivery, planned: true}
+	ev := event{endpoint: endpointWooCommerce, topic: topic, store: store, shop: site, deliveryID: delivery, planned: true}
 	switch {
 	case topic == WooTopicDeleted:
 		// order.deleted carries {"id": N} alone.
@@ -190,6 +201,9 @@ func (s *Server) handleWooCommerce(w http.ResponseWriter, r *http.Request) (int,
 		}
 		ev.order = &model.Order{OrderID: id, Domain: domain, LineItems: []model.LineItem{}}
 		ev.plan = plan{push: OpDelete, stop: true}
+		if at, err := wooTime("date_modified_gmt", wo.DateModifiedGMT); err == nil {
+			ev.stamp, _ = time.Parse(time.RFC3339Nano, at)
+		}
 	case cfg.Hidden():
 		// The reference is under a hidden key, absent from this body: acknowledge now,
 		// read the order through the API in a task.

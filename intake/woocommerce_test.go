@@ -189,7 +189,8 @@ func TestWooCommerceRefusals(t *testing.T) {
 
 // TestWooCommerceDuplicatesAndReordering: WooCommerce retries a delivery whose
 // answer it lost and runs its queue concurrently. Each delivery twice, in reverse
-// order, enqueues each event's work once.
+// order: the newer event's work is enqueued once, the older one arriving after it is
+// stale (store order) and enqueues nothing, its repeat is a duplicate.
 func TestWooCommerceDuplicatesAndReordering(t *testing.T) {
 	t.Parallel()
 	h, site := wooHarness(t, "design")
@@ -208,12 +209,13 @@ func TestWooCommerceDuplicatesAndReordering(t *testing.T) {
 	want := []string{
 		"export " + wooKey(701) + " " + wooRef1 + " x2",
 		"export " + wooKey(701) + " " + wooRef2 + " x1",
-		"push create " + wooKey(701),
 		"push update " + wooKey(701),
 	}
 	if got := summary(t, h.tasks()); !slices.Equal(got, want) {
 		t.Fatalf("tasks\n got %q\nwant %q", got, want)
 	}
+	h.wantOutcome("woocommerce", "stale", 1)
+	h.wantOutcome("woocommerce", "duplicate", 2)
 }
 
 // TestWooCommerceHiddenMetaFetch: with the reference under a hidden key the webhook

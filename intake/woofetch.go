@@ -178,23 +178,35 @@ func (e *permanentError) Error() string   { return e.err.Error() }
 func (e *permanentError) Unwrap() error   { return e.err }
 func (e *permanentError) Retryable() bool { return false }
 
-// wooReader reads WooCommerce orders through the site's REST API (nil: no site
-// configured on this worker) and maps them as their webhook would have been.
-type wooReader struct{ api *WooCommerceAPI }
+// wooReader reads WooCommerce orders through the site's REST API and maps them as
+// their webhook would have been. api is the flags' site (nil: none), sites every
+// configured site by site key.
+type wooReader struct {
+	api   *WooCommerceAPI
+	sites map[string]*WooCommerceAPI
+}
 
 func (r wooReader) readOrder(ctx context.Context, p jobs.OrderFetch) (fetched, error) {
 	w := p.WooCommerce
 	if w == nil {
 		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s: no woocommerce fields in the payload", p.OrderID)}
 	}
-	if r.api == nil {
+	api := r.api
+	if p.Shop != "" {
+		api = r.sites[p.Shop]
+	}
+	if api == nil && len(r.sites) == 0 {
 		return fetched{}, &permanentError{errors.New("woocommerce fetch: no woocommerce api configured (--woocommerce-url and its key pair on the worker)")}
 	}
-	if site := wooSiteKey(r.api.URL); p.Shop != "" && p.Shop != site {
+	if api == nil {
 		// The same order id on another site is another order.
-		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s comes from site %q, the worker's --woocommerce-url is %q", p.OrderID, p.Shop, site)}
+		site := ""
+		if r.api != nil {
+			site = wooSiteKey(r.api.URL)
+		}
+		return fetched{}, &permanentError{fmt.Errorf("woocommerce fetch: order %s comes from site %q, the worker's --woocommerce-url is %q and its stores file names no such site", p.OrderID, p.Shop, site)}
 	}
-	body, err := r.api.Order(ctx, p.OrderID)
+	body, err := api.Order(ctx, p.OrderID)
 	if err != nil {
 		return fetched{}, err
 	}

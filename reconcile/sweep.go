@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,12 +13,13 @@ import (
 
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/jobs"
+	"github.com/printworker/printworker/model"
 )
 
-// Feeder takes a listed order through the intake's mapping and enqueue
-// (*intake.Fetcher).
+// Feeder takes a listed order through the intake's mapping, store order and
+// enqueue (*intake.Fetcher).
 type Feeder interface {
-	SweepOrder(ctx context.Context, platform, shop string, listed json.RawMessage, decide func(intake.SweptOrder) (bool, error)) (intake.SweptOrder, error)
+	ApplyOrder(ctx context.Context, platform, shop string, body []byte, handled intake.Handled) (intake.Applied, error)
 }
 
 // Pushes tells what the pipeline has of an order (*jobs.State).
@@ -318,6 +318,21 @@ func (s *Sweeper) sweep(ctx context.Context, l Lister, since time.Time) (Result,
 // one must not move it back.
 var raiseMark = redis.NewScript(`local v = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end return 1`)
 
+// handled reads the push state: an order the pipeline deleted, pushed at this
+// version or a newer one, or a cancelled order the hub never had, needs nothing.
+func (s *Sweeper) handled(ctx context.Context, store string, o *model.Order, del bool) (bool, error) {
+	updated, deleted, err := s.pushes.Pushed(ctx, jobs.OrderKey{Store: store, Domain: o.Domain, OrderID: o.OrderID})
+	switch {
+	case err != nil:
+		return false, err
+	case deleted:
+		return true, nil
+	case del:
+		return updated == "", nil
+	}
+	return updated != "" && updated >= o.Updated, nil
+}
+
 // one handles one listed order: a version a sweep handled before is passed over;
 // otherwise the intake maps it and, unless the pipeline pushed this version (or a
 // newer one, or deleted the order), enqueues it, which counts as recovered.
@@ -333,27 +348,7 @@ func (s *Sweeper) one(ctx context.Context, l Lister, o Listed, res *Result) erro
 		s.m.order(l.Platform(), "seen")
 		return nil
 	}
-	recovered := false
-	got, err := s.feed.SweepOrder(ctx, l.Platform(), l.Shop(), o.Raw, func(so intake.SweptOrder) (bool, error) {
-		k := jobs.OrderKey{Store: so.Store, Domain: so.Order.Domain, OrderID: so.Order.OrderID}
-		updated, deleted, err := s.pushes.Pushed(ctx, k)
-		if err != nil {
-			return false, err
-		}
-		switch {
-		case deleted:
-			return false, nil
-		case so.Delete:
-			// A cancelled order the hub never had needs nothing; one it has is
-			// deleted (the cancel webhook was lost).
-			recovered = updated != ""
-			return true, nil
-		case updated != "" && updated >= so.Order.Updated:
-			return false, nil
-		}
-		recovered = true
-		return true, nil
-	})
+	got, err := s.feed.ApplyOrder(ctx, l.Platform(), l.Shop(), o.Raw, s.handled)
 	var rc interface{ Retryable() bool }
 	switch {
 	case err != nil && errors.As(err, &rc) && !rc.Retryable():
@@ -363,12 +358,12 @@ func (s *Sweeper) one(ctx context.Context, l Lister, o Listed, res *Result) erro
 			"shop", l.Shop(), "order", o.ID, "err", err)
 	case err != nil:
 		return fmt.Errorf("reconcile: %s order %s: %w", l.Platform(), o.ID, err)
-	case recovered:
+	case got.Skip == "" && len(got.Jobs) > 0:
 		res.Recovered++
 		s.m.order(l.Platform(), "recovered")
 		s.log.WarnContext(ctx, "reconcile: order no webhook brought enqueued", "platform", l.Platform(), "shop", l.Shop(),
 			"order", o.ID, "store", got.Store, "modified", o.Modified, "jobs", got.Jobs)
-	case got.Skip == "handled already" || len(got.Jobs) > 0:
+	case got.Skip == intake.SkipHandled:
 		res.Handled++
 		s.m.order(l.Platform(), "handled")
 	default:

@@ -49,6 +49,7 @@ func commands() []command {
 		gangCommand(),
 		imposeCommand(),
 		reviewCommand(),
+		storesCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -55,10 +55,11 @@ var flagGroups = []flagGroup{
 		first: []string{"thumbnails", "ticket-size", "staff-pages", "review-hold"}},
 	{title: "Events", takes: []string{"events-"},
 		first: []string{"events-url", "events-secret", "events-secret-file", "events-file"}},
-	{title: "Intake", takes: []string{"addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines", "max-quantity"},
+	{title: "Intake", takes: []string{"addr", "shopify-", "orders-", "production-topic", "delivery-ttl", "enqueue-timeout", "max-body", "max-lines", "max-quantity", "print-test-orders", "stores-file"},
 		first: []string{"addr", "shopify-secret", "shopify-secret-file", "orders-secret", "orders-secret-file", "production-topic"},
 		lead:  []string{"serve"},
-		// --addr of hubsim is the simulator's own address.
+		// --addr of hubsim is the simulator's own address; --stores-file of hubsim
+		// its hub stores.
 		only: []string{"serve", "demo", "work", "reconcile"}},
 	{title: "BigCommerce", takes: []string{"bigcommerce-"},
 		first: []string{"bigcommerce-secret", "bigcommerce-secret-file", "bigcommerce-store-hash", "bigcommerce-store", "bigcommerce-token", "bigcommerce-token-file"}},

@@ -34,6 +34,7 @@ type intakeFlags struct {
 	enqueueTimeout   time.Duration
 	maxLines         int
 	maxQuantity      int
+	printTestOrders  bool
 }
 
 func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
@@ -53,6 +54,7 @@ func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
 	fs.Var(&f.maxBody, "max-body", "largest webhook body accepted (413 above), e.g. 512KiB")
 	fs.DurationVar(&f.deliveryTTL, "delivery-ttl", d.DeliveryTTL, "how long webhook ids are remembered to drop duplicates")
 	fs.DurationVar(&f.enqueueTimeout, "enqueue-timeout", d.EnqueueTimeout, "bound of one webhook's enqueue; slower answers 503 so the store retries")
+	fs.BoolVar(&f.printTestOrders, "print-test-orders", false, "export stores' test orders (Shopify \"test\": true, X-Shopify-Test) like real ones; off, they are acknowledged and logged only")
 	fs.IntVar(&f.maxLines, "max-lines", d.MaxLines, "most personalized lines of one order; a larger order enqueues nothing (Shopify: 200 too_many_lines, /webhooks/orders: 422)")
 	fs.IntVar(&f.maxQuantity, "max-quantity", d.MaxQuantity, "largest quantity of one order line; an order with more enqueues nothing (store platforms: 200 quantity_too_large, /webhooks/orders: 422)")
 	return f
@@ -79,6 +81,7 @@ func (f *intakeFlags) config() intake.Config {
 	c.EnqueueTimeout = f.enqueueTimeout
 	c.MaxLines = f.maxLines
 	c.MaxQuantity = f.maxQuantity
+	c.PrintTestOrders = f.printTestOrders
 	return c
 }
 
@@ -107,6 +110,9 @@ func serveCommand() command {
 			stf.apply(&cfg)
 			woof.apply(&cfg)
 			if err := wixf.apply(&cfg); err != nil {
+				return err
+			}
+			if err := stf.applyFile(&cfg); err != nil {
 				return err
 			}
 			if err := cfg.Validate(); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"log/slog"
+	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -21,8 +23,11 @@ import (
 type storeFlags struct {
 	bc          intake.BigCommerce
 	bcSecrets   secretList
+	bcHeader    secretList
 	etsy        intake.Etsy
 	etsySecrets secretList
+	// storesFile names the --stores-file (docs/intake.md, "Many stores").
+	storesFile string
 }
 
 func addStoreFlags(fs *flag.FlagSet) *storeFlags {
@@ -30,6 +35,10 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 	f := &storeFlags{}
 	fs.Var(&f.bcSecrets, "bigcommerce-secret", "BigCommerce app client secret(s) (or whsec_ keys) verifying webhook-signature; several for rotation; none disables /webhooks/bigcommerce")
 	fs.String("bigcommerce-secret-file", "", "file holding the BigCommerce secret(s), one per line")
+	fs.Var(&f.bcHeader, "bigcommerce-header-secret", "value(s) of the custom header BigCommerce hooks were created with (POST /v3/hooks \"headers\"), accepted when a delivery carries no signature; several for rotation")
+	fs.String("bigcommerce-header-secret-file", "", "file holding the BigCommerce header secret(s), one per line")
+	fs.StringVar(&f.bc.HeaderName, "bigcommerce-header-name", intake.DefaultBigCommerceHeader, "name of that custom header")
+	fs.StringVar(&f.storesFile, "stores-file", "", "JSON file of further stores per platform (bigcommerce, etsy, shopify, woocommerce, wix), each with its hub store, domain, secrets and API credentials (docs/intake.md)")
 	fs.StringVar(&f.bc.StoreHash, "bigcommerce-store-hash", "", "store hash of the BigCommerce store (producer stores/{hash})")
 	fs.StringVar(&f.bc.Store, "bigcommerce-store", "", "hub store id BigCommerce orders go to")
 	fs.StringVar(&f.bc.Domain, "bigcommerce-domain", "", "order domain sent to the hub (default: the store hash)")
@@ -55,8 +64,23 @@ func addStoreFlags(fs *flag.FlagSet) *storeFlags {
 func (f *storeFlags) apply(c *intake.Config) {
 	c.BigCommerce = f.bc
 	c.BigCommerce.Secrets = f.bcSecrets
+	c.BigCommerce.HeaderSecrets = f.bcHeader
 	c.Etsy = f.etsy
 	c.Etsy.Secrets = f.etsySecrets
+}
+
+// applyFile adds the stores of --stores-file (if set) to c, after every flag of
+// the platforms is applied.
+func (f *storeFlags) applyFile(c *intake.Config) error {
+	if f.storesFile == "" {
+		return nil
+	}
+	sf, err := readPlatformStores(f.storesFile)
+	if err != nil {
+		return err
+	}
+	sf.apply(c)
+	return nil
 }
 
 // fetchWork builds the order fetch handler of every platform (registered with the
@@ -71,7 +95,22 @@ type fetchWork struct {
 func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, woo *intake.WooCommerceAPI, log *slog.Logger) (*fetchWork, error) {
 	cfg := intake.DefaultConfig()
 	f.apply(&cfg)
-	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, intake.WithFetchLogger(log), intake.WithWooCommerceAPI(woo))
+	opts := []intake.FetcherOption{intake.WithFetchLogger(log), intake.WithWooCommerceAPI(woo)}
+	if f.storesFile != "" {
+		sf, err := readPlatformStores(f.storesFile)
+		if err != nil {
+			return nil, err
+		}
+		sf.apply(&cfg)
+		sites, err := sf.wooSites(func() *http.Client {
+			return &http.Client{Transport: guard.Transport(nil), Timeout: 30 * time.Second, CheckRedirect: intake.NoRedirect}
+		})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, intake.WithWooCommerceSites(sites...))
+	}
+	h, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), guard, opts...)
 	if err != nil {
 		return nil, usageError(err.Error())
 	}

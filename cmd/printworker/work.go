@@ -126,6 +126,9 @@ func workCommand() command {
 			if err != nil {
 				return err
 			}
+			if err := fw.handler.RegisterMetrics(reg); err != nil {
+				return err
+			}
 			deps.Handlers = fw.handlers()
 			// The reconciliation sweeps (docs/intake.md, "Reconciliation"); the Etsy
 			// shop's, at --etsy-poll-interval, replaces the Etsy poller.
