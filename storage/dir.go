@@ -38,7 +38,8 @@ const (
 // final name holds either the previous complete file or the new complete file, never
 // a partial one. The folder is synced too, so the rename survives a power cut. A
 // crash may leave a ".tmp-*.part" file behind; Put of the same key later does not reuse
-// it, and such files are never listed.
+// it, such files are never listed, and RemoveLeftovers and SweepLeftovers remove them
+// (leftovers.go).
 type Dir struct {
 	root string
 }
@@ -173,6 +174,7 @@ func writeAtomicWith(final string, place func(oldname, newname string) error, wr
 	if err != nil {
 		return err
 	}
+	lockTemp(f) // held until f closes: a live writer's file is no leftover (leftovers.go)
 	defer func() {
 		if err != nil {
 			f.Close()

@@ -229,7 +229,10 @@ func (w *Worker) Run(ctx context.Context) error {
 	if w.sheets.HasCutoffs() {
 		go w.sheets.RunScheduler(ctx)
 	}
+	swept := make(chan struct{})
+	go w.sweepLeftovers(ctx, swept)
 	<-ctx.Done()
+	<-swept
 	w.log.Info("worker stopping", "shutdown_timeout", w.cfg.ShutdownTimeout)
 	w.srv.Stop()
 	w.srv.Shutdown()
