@@ -10,8 +10,9 @@ import (
 	"github.com/printworker/printworker/worker"
 )
 
-// TestQuietDefaults: an idle `work` polls with worker.QuietPolling and keeps one
-// pooled connection unless told otherwise; a pool setting in the URL wins.
+// TestQuietDefaults: an idle `work` polls with worker.QuietPolling and keeps a pooled
+// connection per task slot and asynq loop unless told otherwise (a command without a
+// worker keeps one); a pool setting in the URL wins.
 func TestQuietDefaults(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -19,12 +20,14 @@ func TestQuietDefaults(t *testing.T) {
 		size, idle int
 		polling    worker.Polling
 	}{
-		{args: nil, size: 0, idle: 1, polling: worker.QuietPolling()},
+		{args: nil, size: 0, idle: worker.RedisIdleConns(worker.DefaultConcurrency), polling: worker.QuietPolling()},
+		{args: []string{"--concurrency", "3"}, size: 0, idle: worker.RedisIdleConns(3), polling: worker.QuietPolling()},
 		{args: []string{"--redis-pool-size", "12", "--redis-idle-conns", "4", "--poll-idle", "1s", "--poll-delayed", "2s", "--poll-janitor", "8s"},
 			size: 12, idle: 4, polling: worker.Polling{Idle: 1e9, Delayed: 2e9, Janitor: 8e9}},
 		{args: []string{"--redis-url", "redis://127.0.0.1:1/0?pool_size=3&max_idle_conns=2", "--redis-idle-conns", "4"}, size: 3, idle: 2, polling: worker.QuietPolling()},
 	} {
 		rf, wf := parseWorkFlags(t, tc.args)
+		rf.slots = wf.concurrency // as work does
 		rdb, err := rf.options()
 		if err != nil {
 			t.Fatal(err)
@@ -41,6 +44,21 @@ func TestQuietDefaults(t *testing.T) {
 		if cfg.Polling != tc.polling {
 			t.Errorf("%v: polling %+v, want %+v", tc.args, cfg.Polling, tc.polling)
 		}
+	}
+}
+
+// TestIdleConnsWithoutWorker: a command that runs no worker (no slots) keeps one
+// idle Redis connection by default.
+func TestIdleConnsWithoutWorker(t *testing.T) {
+	t.Parallel()
+	rf, _ := parseWorkFlags(t, nil)
+	rdb, err := rf.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	if o := rdb.(*redis.Client).Options(); o.MaxIdleConns != 1 {
+		t.Errorf("idle connections %d, want 1", o.MaxIdleConns)
 	}
 }
 
