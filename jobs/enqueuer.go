@@ -50,6 +50,7 @@ type EnqueuerConfig struct {
 // command line and the worker itself (completion) use it. It is safe for concurrent
 // use.
 type Enqueuer struct {
+	rdb    redis.UniversalClient
 	client *asynq.Client
 	insp   *asynq.Inspector
 	state  *State
@@ -80,6 +81,7 @@ func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, erro
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Enqueuer{
+		rdb:    rdb,
 		client: asynq.NewClientFromRedisClient(rdb),
 		insp:   asynq.NewInspectorFromRedisClient(rdb),
 		state:  NewState(rdb, cfg.KeyPrefix, cfg.StateTTL),
@@ -219,30 +221,39 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 	if len(c) == 0 {
 		return t
 	}
-	var o TaskOptions
-	switch t.Type() {
-	case TypeOrderPush:
-		o = e.opts.Push
-	case TypeDesignExport:
-		o = e.opts.Export
-	case TypeOrderComplete:
-		o = e.opts.Complete
-	case TypeTemplatesSync:
-		o = e.opts.Sync
-	case TypeGangBuild:
-		o = GangOptions()
-	case TypeOrderFetch:
-		o = FetchOptions()
-	case TypeReprint:
-		o = ReprintOptions()
-	case TypeReview:
-		o = ReviewOptions()
-	case TypeDayPage:
-		o = DayPageOptions()
-	default:
+	o, ok := e.optionsOf(t.Type())
+	if !ok || t.Type() == TypeEventPublish || t.Type() == TypeEventDeliver {
 		return t
 	}
 	return asynq.NewTaskWithHeaders(t.Type(), t.Payload(), c, o.asynq(queue, id)...)
+}
+
+// optionsOf returns the enqueue options of a task type, false for a type the
+// enqueuer does not know.
+func (e *Enqueuer) optionsOf(typ string) (TaskOptions, bool) {
+	switch typ {
+	case TypeOrderPush:
+		return e.opts.Push, true
+	case TypeDesignExport:
+		return e.opts.Export, true
+	case TypeOrderComplete:
+		return e.opts.Complete, true
+	case TypeTemplatesSync:
+		return e.opts.Sync, true
+	case TypeGangBuild:
+		return GangOptions(), true
+	case TypeOrderFetch:
+		return FetchOptions(), true
+	case TypeReprint:
+		return ReprintOptions(), true
+	case TypeReview:
+		return ReviewOptions(), true
+	case TypeDayPage:
+		return DayPageOptions(), true
+	case TypeEventPublish, TypeEventDeliver:
+		return EventOptions(), true
+	}
+	return TaskOptions{}, false
 }
 
 // PushOrder enqueues a create, update or delete of an order on the hub. For delete
