@@ -276,11 +276,47 @@ func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *model.Ord
 	if op == OpDelete {
 		body = nil
 	}
+	id := PushTaskID(p.OrderKey, op, body)
+	if q, err := e.pushInLanes(ctx, p.OrderKey, id); err != nil || q != "" {
+		if err != nil {
+			return Enqueued{}, err
+		}
+		return Enqueued{TaskID: id, Type: t.Type(), Queue: q, Duplicate: true}, nil
+	}
 	queue, err := e.pushQueue(ctx, p.OrderKey)
 	if err != nil {
 		return Enqueued{}, err
 	}
-	return e.enqueue(ctx, t, PushTaskID(p.OrderKey, op, body), queue)
+	return e.enqueue(ctx, t, id, queue)
+}
+
+// pushInLanes returns the lane of the order's store that already holds push id
+// (waiting, running, or finished within its retention), "" when none does or the
+// fleet has no export shards. A task id refuses a duplicate only within its queue,
+// and an order's first push goes to a lane chosen before the order's lane is recorded
+// (its exports record theirs, maybe the other lane): without this look, the same
+// webhook delivered again after the exports were enqueued would push twice.
+func (e *Enqueuer) pushInLanes(ctx context.Context, k OrderKey, id string) (string, error) {
+	if e.shards <= 1 {
+		return "", nil
+	}
+	lanes := ExportLanes(k.Store, e.shards)
+	cmds := make([]*redis.IntCmd, len(lanes))
+	_, err := e.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, q := range lanes {
+			cmds[i] = p.Exists(ctx, asynqKey(q, "t:"+id))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("push of %s: %w", k, err)
+	}
+	for i, c := range cmds {
+		if c.Val() > 0 {
+			return lanes[i], nil
+		}
+	}
+	return "", nil
 }
 
 // pushQueue is where an order's pushes go: the orders queue, or with export queue
@@ -289,8 +325,7 @@ func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *model.Ord
 // before every other store's pushes, and the workers' fetches, weighted to the orders
 // queue, went mostly to them. In the store's lane they wait behind that store's work
 // only, and come before the order's exports (first in, first out). A push enqueued
-// again in another lane (an order whose lane was recorded after its first push)
-// runs twice, which the hub client makes converge (handlePush).
+// again finds itself in either lane first (pushInLanes).
 func (e *Enqueuer) pushQueue(ctx context.Context, k OrderKey) (string, error) {
 	if e.shards <= 1 {
 		return QueueOrders, nil

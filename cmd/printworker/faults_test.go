@@ -80,7 +80,7 @@ func TestWorkSurvivesStorageOutage(t *testing.T) {
 	}
 	insp := asynq.NewInspectorFromRedisClient(f.rdb)
 	maxRetried := 0
-	for _, q := range []string{jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete} {
+	for _, q := range withExportShards(jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete) {
 		done, _ := insp.ListCompletedTasks(q, asynq.PageSize(1000))
 		for _, d := range done {
 			maxRetried = max(maxRetried, d.Retried)
@@ -135,7 +135,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		}
 	}
 	insp := asynq.NewInspectorFromRedisClient(f.rdb)
-	for _, q := range []string{jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete} {
+	for _, q := range withExportShards(jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete) {
 		archived, _ := insp.ListArchivedTasks(q)
 		for _, a := range archived {
 			t.Errorf("archived %s task %s: %s", q, a.Type, a.LastErr)

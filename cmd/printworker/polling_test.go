@@ -2,11 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -72,4 +75,41 @@ func parseWorkFlags(t *testing.T, args []string) (*redisFlags, *workerFlags) {
 		t.Fatal(err)
 	}
 	return rf, wf
+}
+
+// TestFairByDefault: with default flags the intake's enqueuer and the worker use the
+// same export queue shards, more than one, so two stores whose lanes differ put their
+// orders in queues of their own: a flooding store's exports are not ahead of a quiet
+// store's in one queue. Every shard the enqueuer may use is served.
+func TestFairByDefault(t *testing.T) {
+	t.Parallel()
+	rf, wf := parseWorkFlags(t, nil)
+	n := rf.enqueuerConfig(nil).ExportShards
+	if n <= 1 {
+		t.Fatalf("default export queue shards %d: one queue for every store", n)
+	}
+	cfg, err := wf.config("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ExportShards = rf.exportShards // as work does
+	served := map[string]bool{}
+	for _, q := range jobs.ExportQueues(cfg.ExportShards) {
+		served[q] = true
+	}
+	separate := 0
+	for i := range 20 {
+		flood, quiet := jobs.ExportLanes("flood-store", n), jobs.ExportLanes(fmt.Sprintf("store-%d", i), n)
+		for _, q := range append(flood, quiet...) {
+			if !served[q] {
+				t.Errorf("lane %s is not served by a default worker", q)
+			}
+		}
+		if !slices.Contains(flood, quiet[0]) || !slices.Contains(flood, quiet[1]) {
+			separate++
+		}
+	}
+	if separate < 15 {
+		t.Errorf("only %d of 20 stores have a lane outside a flooding store's", separate)
+	}
 }

@@ -52,6 +52,12 @@ type redisFlags struct {
 	exportShards int
 }
 
+// defaultExportShards is --export-queue-shards' default: eight queues keep a quiet
+// store's exports beside a flooding store's instead of behind them, for about 1.2
+// more Redis commands a second per idle worker, paid for by the slower default polls
+// (docs/operations.md, "Export queue shards").
+const defaultExportShards = 8
+
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	r := &redisFlags{}
 	fs.StringVar(&r.url, "redis-url", "redis://127.0.0.1:6379/0", "Redis of the job queue: redis://[user:password@]host:port/db, rediss:// for TLS, redis-sentinel://[:password@]host:port[,host:port...][/db]?master=name for Sentinel, redis-cluster://[user:password@]host:port[,host:port...] for a Redis Cluster")
@@ -62,7 +68,7 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	fs.DurationVar(&r.stateRetention, "state-retention", jobs.DefaultStateTTL, "how long an order's export state stays in Redis after its last change: re-exports, updates and cancellations of an older order find nothing (docs/operations.md)")
 	fs.IntVar(&r.poolSize, "redis-pool-size", 0, "most connections this process opens to Redis, besides asynq's one subscription (0: go-redis's default, 10 per CPU)")
 	fs.IntVar(&r.idleConns, "redis-idle-conns", 0, "connections kept open while unused (0: a worker keeps one per --concurrency slot plus 8 for asynq's loops, so steady work dials none; other commands 1): fewer make a busy worker reconnect, which costs most with TLS (docs/operations.md)")
-	fs.IntVar(&r.exportShards, "export-queue-shards", 1, "export queues a fleet spreads design exports over, each store's over two of them so that one store's flood does not hold up the others (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
+	fs.IntVar(&r.exportShards, "export-queue-shards", defaultExportShards, "export queues a fleet spreads design exports over, each store's over two of them so that one store's flood does not hold up the others (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
 	fs.DurationVar(&r.taskRetention, "task-retention", 0, "keep every finished task this long instead of its type's own retention (pushes 24h, exports and completions 72h); a duplicate enqueue is refused only while the first is kept (0: each type's own)")
 	return r
 }
