@@ -194,6 +194,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 			readObject(t, st, k) // listed by the manifest, so it must be stored
 		}
 		listed[dayPageKey(mkey)] = true
+		listed[dayIndexKey(mkey)] = true
 		checkDayPage(t, readObject(t, st, dayPageKey(mkey)), mkey)
 		for _, f := range m.Files {
 			listed[f.Key] = true
