@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/printworker/printworker/jobs"
 )
 
 // leftoverRemover is the optional part of a Storage that removes the temporary files
@@ -56,5 +58,44 @@ func (w *Worker) sweepLeftovers(ctx context.Context, done chan<- struct{}) {
 			continue
 		}
 		w.log.InfoContext(ctx, "leftover sweep done", "removed", n, "took", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// Early recovery after a crash (jobs.RecoverLeaseExpired): a worker that starts,
+// often the replacement of one that was killed, takes back the dead worker's tasks
+// as soon as their lease has ended, checking every recoverEvery for recoverFor after
+// its start, instead of leaving them to asynq's recoverer (60-120 s after the kill).
+// Bounded to the first minutes so an idle fleet does not pay the polls for good.
+const (
+	recoverEvery = 10 * time.Second
+	recoverFor   = 2 * time.Minute
+)
+
+// recoverEarly runs the passes; done is closed when they end or ctx ends.
+func (w *Worker) recoverEarly(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	queues := make([]string, 0, len(w.cfg.serveQueues()))
+	for q := range w.cfg.serveQueues() {
+		queues = append(queues, q)
+	}
+	t := time.NewTicker(recoverEvery)
+	defer t.Stop()
+	end := time.Now().Add(recoverFor)
+	for {
+		n, err := jobs.RecoverLeaseExpired(ctx, w.deps.Redis, w.cfg.KeyPrefix, queues...)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			w.log.WarnContext(ctx, "early recovery of a dead worker's tasks failed", "err", err)
+		case n > 0:
+			w.log.InfoContext(ctx, "tasks of a dead worker taken back", "tasks", n)
+		}
+		if time.Now().After(end) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
