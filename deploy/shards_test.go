@@ -14,7 +14,8 @@ import (
 
 // TestScalerTriggersEveryExportShard: in every kustomization the worker's
 // ScaledObject has a pending and an active trigger for each export queue shard the
-// ConfigMap's PRINTWORKER_EXPORT_QUEUE_SHARDS makes (one shard when unset), the
+// ConfigMap's PRINTWORKER_EXPORT_QUEUE_SHARDS makes (which every kustomization sets:
+// the binary's default, 8, is not in the manifests), the
 // names as `printworker queues shards` prints them, and none for a queue that is no
 // shard: a shard without a trigger would not scale workers up, and a trigger on a
 // wrong name reads an empty list. Each shard's list length is the base's for the one
@@ -117,11 +118,16 @@ type scalerTrigger struct {
 }
 
 // workerScaler reads a rendered kustomization's export shard count (the ConfigMap's
-// PRINTWORKER_EXPORT_QUEUE_SHARDS, one when unset) and the triggers of the worker's
+// PRINTWORKER_EXPORT_QUEUE_SHARDS, which must be set: the triggers name the shards,
+// and the binary's default is not in the manifests) and the triggers of the worker's
 // ScaledObject.
 func workerScaler(t *testing.T, objs []object) (shards int, triggers []scalerTrigger) {
 	t.Helper()
-	shards = 1
+	defer func() {
+		if shards == 0 {
+			t.Fatal("the ConfigMap does not set PRINTWORKER_EXPORT_QUEUE_SHARDS: the scaler's triggers cannot follow the binary's default")
+		}
+	}()
 	for _, o := range objs {
 		switch {
 		case o.meta.Kind == "ConfigMap" && strings.HasPrefix(o.meta.Metadata.Name, "printworker-config"):

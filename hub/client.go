@@ -286,7 +286,8 @@ func isToken(s string) bool {
 // The client never retries, and neither does its transport (noReplay: net/http would
 // re-send a GET on a reused connection that closed). Each call makes exactly one request (the order push
 // helpers at most two, to converge duplicates: 409 on create -> update, 404 on
-// update -> create, 404 on delete -> done). Failures come back as *Error, which tells
+// update -> create, 404 on delete -> done; their ...Through forms make each through
+// the caller's OrderCalls). Failures come back as *Error, which tells
 // through Retryable and RetryAfter whether and when the job queue should try again.
 //
 // A Client is safe for concurrent use.

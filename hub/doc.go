@@ -15,7 +15,9 @@
 // PushOrderUpdate and PushOrderDelete are what a job calls: they skip orders without
 // customizations, validate (ValidateOrder) before sending, and converge duplicates
 // (409 on create -> update, 404 on update -> create, 404 on delete -> done), so a job
-// that is retried after an answer was lost ends in the same state.
+// that is retried after an answer was lost ends in the same state. Their ...Through
+// forms make each request through an OrderCalls, so a caller that limits requests
+// sees the converging second one too.
 //
 // Templates: ListTemplates (one page), AllTemplates (an iterator over every page with
 // no assumed page size), GetTemplate, CreateTemplate, UpdateTemplate, DeleteTemplate.

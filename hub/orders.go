@@ -217,19 +217,34 @@ type PushResult struct {
 	Converged bool
 }
 
+// OrderCalls are the one-request order calls a push is made of. The push helpers
+// make every request through them, so a caller that limits requests (the worker's
+// rate limit takes a token per request) sees each one, the converging second request
+// included. *Client is its own OrderCalls.
+type OrderCalls interface {
+	CreateOrder(ctx context.Context, o *model.Order) error
+	UpdateOrder(ctx context.Context, o *model.Order) error
+	DeleteOrder(ctx context.Context, orderID, domain string) error
+}
+
 // PushOrder sends a new order so that a retried push converges:
 //   - an order without customizations is skipped (not validated, not sent);
 //   - an invalid order fails with *ValidationError before any request;
 //   - create; a 409 (the order exists, e.g. an earlier attempt succeeded unseen)
 //     becomes an update.
 func (c *Client) PushOrder(ctx context.Context, o *model.Order) (PushResult, error) {
+	return c.PushOrderThrough(ctx, c, o)
+}
+
+// PushOrderThrough is PushOrder making its requests through calls.
+func (c *Client) PushOrderThrough(ctx context.Context, calls OrderCalls, o *model.Order) (PushResult, error) {
 	if !HasCustomizations(o) {
 		return PushResult{Skipped: true}, nil
 	}
 	if err := ValidateOrder(o, c.cfg.Domains); err != nil {
 		return PushResult{}, err
 	}
-	err := c.CreateOrder(ctx, o)
+	err := calls.CreateOrder(ctx, o)
 	if err == nil {
 		return PushResult{Op: PushCreate}, nil
 	}
@@ -237,7 +252,7 @@ func (c *Client) PushOrder(ctx context.Context, o *model.Order) (PushResult, err
 		return PushResult{}, err
 	}
 	c.log.DebugContext(ctx, "hub order exists, updating", slog.String("order", o.OrderID))
-	if err := c.UpdateOrder(ctx, o); err != nil {
+	if err := calls.UpdateOrder(ctx, o); err != nil {
 		return PushResult{}, err
 	}
 	return PushResult{Op: PushUpdate, Converged: true}, nil
@@ -249,6 +264,11 @@ func (c *Client) PushOrder(ctx context.Context, o *model.Order) (PushResult, err
 //   - an invalid order fails with *ValidationError before any request;
 //   - update; a 404 (never pushed, or the create was lost) becomes a create.
 func (c *Client) PushOrderUpdate(ctx context.Context, o *model.Order) (PushResult, error) {
+	return c.PushOrderUpdateThrough(ctx, c, o)
+}
+
+// PushOrderUpdateThrough is PushOrderUpdate making its requests through calls.
+func (c *Client) PushOrderUpdateThrough(ctx context.Context, calls OrderCalls, o *model.Order) (PushResult, error) {
 	if o == nil {
 		return PushResult{}, ValidateOrder(nil, nil)
 	}
@@ -256,12 +276,12 @@ func (c *Client) PushOrderUpdate(ctx context.Context, o *model.Order) (PushResul
 		if o.OrderID == "" {
 			return PushResult{Skipped: true}, nil
 		}
-		return c.PushOrderDelete(ctx, o.OrderID, o.Domain)
+		return c.PushOrderDeleteThrough(ctx, calls, o.OrderID, o.Domain)
 	}
 	if err := ValidateOrder(o, c.cfg.Domains); err != nil {
 		return PushResult{}, err
 	}
-	err := c.UpdateOrder(ctx, o)
+	err := calls.UpdateOrder(ctx, o)
 	if err == nil {
 		return PushResult{Op: PushUpdate}, nil
 	}
@@ -269,7 +289,7 @@ func (c *Client) PushOrderUpdate(ctx context.Context, o *model.Order) (PushResul
 		return PushResult{}, err
 	}
 	c.log.DebugContext(ctx, "hub order unknown, creating", slog.String("order", o.OrderID))
-	if err := c.CreateOrder(ctx, o); err != nil {
+	if err := calls.CreateOrder(ctx, o); err != nil {
 		return PushResult{}, err
 	}
 	return PushResult{Op: PushCreate, Converged: true}, nil
@@ -277,7 +297,12 @@ func (c *Client) PushOrderUpdate(ctx context.Context, o *model.Order) (PushResul
 
 // PushOrderDelete deletes an order; a 404 means it is already gone, which is the goal.
 func (c *Client) PushOrderDelete(ctx context.Context, orderID, domain string) (PushResult, error) {
-	err := c.DeleteOrder(ctx, orderID, domain)
+	return c.PushOrderDeleteThrough(ctx, c, orderID, domain)
+}
+
+// PushOrderDeleteThrough is PushOrderDelete making its request through calls.
+func (c *Client) PushOrderDeleteThrough(ctx context.Context, calls OrderCalls, orderID, domain string) (PushResult, error) {
+	err := calls.DeleteOrder(ctx, orderID, domain)
 	if err == nil {
 		return PushResult{Op: PushDelete}, nil
 	}

@@ -50,6 +50,7 @@ type EnqueuerConfig struct {
 // command line and the worker itself (completion) use it. It is safe for concurrent
 // use.
 type Enqueuer struct {
+	rdb    redis.UniversalClient
 	client *asynq.Client
 	insp   *asynq.Inspector
 	state  *State
@@ -80,6 +81,7 @@ func NewEnqueuer(rdb redis.UniversalClient, cfg EnqueuerConfig) (*Enqueuer, erro
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Enqueuer{
+		rdb:    rdb,
 		client: asynq.NewClientFromRedisClient(rdb),
 		insp:   asynq.NewInspectorFromRedisClient(rdb),
 		state:  NewState(rdb, cfg.KeyPrefix, cfg.StateTTL),
@@ -219,30 +221,39 @@ func (e *Enqueuer) withTraceContext(ctx context.Context, t *asynq.Task, id, queu
 	if len(c) == 0 {
 		return t
 	}
-	var o TaskOptions
-	switch t.Type() {
-	case TypeOrderPush:
-		o = e.opts.Push
-	case TypeDesignExport:
-		o = e.opts.Export
-	case TypeOrderComplete:
-		o = e.opts.Complete
-	case TypeTemplatesSync:
-		o = e.opts.Sync
-	case TypeGangBuild:
-		o = GangOptions()
-	case TypeOrderFetch:
-		o = FetchOptions()
-	case TypeReprint:
-		o = ReprintOptions()
-	case TypeReview:
-		o = ReviewOptions()
-	case TypeDayPage:
-		o = DayPageOptions()
-	default:
+	o, ok := e.optionsOf(t.Type())
+	if !ok || t.Type() == TypeEventPublish || t.Type() == TypeEventDeliver {
 		return t
 	}
 	return asynq.NewTaskWithHeaders(t.Type(), t.Payload(), c, o.asynq(queue, id)...)
+}
+
+// optionsOf returns the enqueue options of a task type, false for a type the
+// enqueuer does not know.
+func (e *Enqueuer) optionsOf(typ string) (TaskOptions, bool) {
+	switch typ {
+	case TypeOrderPush:
+		return e.opts.Push, true
+	case TypeDesignExport:
+		return e.opts.Export, true
+	case TypeOrderComplete:
+		return e.opts.Complete, true
+	case TypeTemplatesSync:
+		return e.opts.Sync, true
+	case TypeGangBuild:
+		return GangOptions(), true
+	case TypeOrderFetch:
+		return FetchOptions(), true
+	case TypeReprint:
+		return ReprintOptions(), true
+	case TypeReview:
+		return ReviewOptions(), true
+	case TypeDayPage:
+		return DayPageOptions(), true
+	case TypeEventPublish, TypeEventDeliver:
+		return EventOptions(), true
+	}
+	return TaskOptions{}, false
 }
 
 // PushOrder enqueues a create, update or delete of an order on the hub. For delete
@@ -265,11 +276,47 @@ func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *model.Ord
 	if op == OpDelete {
 		body = nil
 	}
+	id := PushTaskID(p.OrderKey, op, body)
+	if q, err := e.pushInLanes(ctx, p.OrderKey, id); err != nil || q != "" {
+		if err != nil {
+			return Enqueued{}, err
+		}
+		return Enqueued{TaskID: id, Type: t.Type(), Queue: q, Duplicate: true}, nil
+	}
 	queue, err := e.pushQueue(ctx, p.OrderKey)
 	if err != nil {
 		return Enqueued{}, err
 	}
-	return e.enqueue(ctx, t, PushTaskID(p.OrderKey, op, body), queue)
+	return e.enqueue(ctx, t, id, queue)
+}
+
+// pushInLanes returns the lane of the order's store that already holds push id
+// (waiting, running, or finished within its retention), "" when none does or the
+// fleet has no export shards. A task id refuses a duplicate only within its queue,
+// and an order's first push goes to a lane chosen before the order's lane is recorded
+// (its exports record theirs, maybe the other lane): without this look, the same
+// webhook delivered again after the exports were enqueued would push twice.
+func (e *Enqueuer) pushInLanes(ctx context.Context, k OrderKey, id string) (string, error) {
+	if e.shards <= 1 {
+		return "", nil
+	}
+	lanes := ExportLanes(k.Store, e.shards)
+	cmds := make([]*redis.IntCmd, len(lanes))
+	_, err := e.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, q := range lanes {
+			cmds[i] = p.Exists(ctx, asynqKey(q, "t:"+id))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("push of %s: %w", k, err)
+	}
+	for i, c := range cmds {
+		if c.Val() > 0 {
+			return lanes[i], nil
+		}
+	}
+	return "", nil
 }
 
 // pushQueue is where an order's pushes go: the orders queue, or with export queue
@@ -278,8 +325,7 @@ func (e *Enqueuer) PushOrder(ctx context.Context, store, op string, o *model.Ord
 // before every other store's pushes, and the workers' fetches, weighted to the orders
 // queue, went mostly to them. In the store's lane they wait behind that store's work
 // only, and come before the order's exports (first in, first out). A push enqueued
-// again in another lane (an order whose lane was recorded after its first push)
-// runs twice, which the hub client makes converge (handlePush).
+// again finds itself in either lane first (pushInLanes).
 func (e *Enqueuer) pushQueue(ctx context.Context, k OrderKey) (string, error) {
 	if e.shards <= 1 {
 		return QueueOrders, nil

@@ -251,3 +251,47 @@ func TestEnqueuerShards(t *testing.T) {
 		}
 	}
 }
+
+// TestPushAgainAfterItsOrderChoseALane: an order's first push goes to a lane chosen
+// before the order records one; its exports, enqueued next, find that lane fuller and
+// record the other. The same push again (a webhook delivered twice) is then known as
+// a duplicate in the lane that holds it, not enqueued into the order's lane as a
+// second push.
+func TestPushAgainAfterItsOrderChoseALane(t *testing.T) {
+	t.Parallel()
+	rdb := testredis.Start(t).Client(t)
+	e, err := NewEnqueuer(rdb, EnqueuerConfig{ExportShards: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	o := testOrder("1.a")
+	first, err := e.PushOrder(ctx, "s", OpCreate, o)
+	if err != nil || first.Duplicate {
+		t.Fatalf("first push: %+v %v", first, err)
+	}
+	res, err := e.ExportOrder(ctx, "s", o)
+	if err != nil || len(res.Tasks) != 1 {
+		t.Fatalf("export: %+v %v", res, err)
+	}
+	if res.Tasks[0].Queue == first.Queue {
+		t.Fatalf("the export went to the push's lane %s: the case needs the other", first.Queue)
+	}
+	again, err := e.PushOrder(ctx, "s", OpCreate, o)
+	if err != nil || !again.Duplicate || again.Queue != first.Queue {
+		t.Errorf("the same push again: %+v %v, want a duplicate in %s", again, err, first.Queue)
+	}
+	insp := asynq.NewInspectorFromRedisClient(rdb)
+	pushes := 0
+	for _, q := range ExportLanes("s", 8) {
+		ts, _ := insp.ListPendingTasks(q)
+		for _, ti := range ts {
+			if ti.Type == TypeOrderPush {
+				pushes++
+			}
+		}
+	}
+	if pushes != 1 {
+		t.Errorf("%d pushes waiting, want 1", pushes)
+	}
+}

@@ -47,7 +47,8 @@ const (
 // final name holds either the previous complete file or the new complete file, never
 // a partial one. The folder is synced too, so the rename survives a power cut. A
 // crash may leave a ".tmp-*.part" file behind; Put of the same key later does not reuse
-// it, and such files are never listed.
+// it, such files are never listed, and RemoveLeftovers and SweepLeftovers remove them
+// (leftovers.go).
 type Dir struct {
 	root string
 	r    *os.Root
@@ -246,6 +247,7 @@ func (d *Dir) writeAtomicWith(final string, place func(oldname, newname string) 
 	if err != nil {
 		return err
 	}
+	lockTemp(f) // held until f closes: a live writer's file is no leftover (leftovers.go)
 	defer func() {
 		if err != nil {
 			f.Close()

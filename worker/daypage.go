@@ -25,17 +25,21 @@ import (
 // order of that day whose manifest is stored.
 //
 // A completion never waits for the page. It records its order's summary in the day's
-// Redis hash, raises the day's generation in the same transaction, and enqueues the
-// day's build task (daypage:build) to run after a short debounce; every completion of
-// the debounce shares that one build. The build writes the page from the hash (one
-// HGETALL, no listing) and ends its round:
+// pending hash in Redis, raises the day's generation in the same transaction, and
+// enqueues the day's build task (daypage:build) to run after a short debounce; every
+// completion of the debounce shares that one build. The day's summaries live in
+// storage beside the page (index.json in the day folder), not in Redis: the build
+// reads index.json, adds the pending summaries, writes index.json and the page, then
+// removes from the pending hash the summaries it wrote (each only if no newer one
+// replaced it meanwhile), and ends its round:
 //
-//  1. it reads the generation G, then the summaries: every completion counted in G
-//     wrote its summary before G was read, so the page lists it;
-//  2. it writes the page, then in one script raises "done" to G, ends the round
-//     (round+1: the next completion enqueues a task of a new id) and returns the
-//     generation now; if that moved past G, completions landed while it ran, and it
-//     enqueues the next round's build itself.
+//  1. it reads the generation G, then index.json and the pending summaries: every
+//     completion counted in G wrote its summary before G was read, so the page
+//     lists it;
+//  2. it writes index.json and the page, then in one script raises "done" to G, ends
+//     the round (round+1: the next completion enqueues a task of a new id) and returns
+//     the generation now; if that moved past G, completions landed while it ran, and
+//     it enqueues the next round's build itself.
 //
 // A completion enqueues the round it read with its summary. If that task id is
 // taken, the task either has not read the generation yet (pending, scheduled,
@@ -43,12 +47,12 @@ import (
 // order is covered either way. A task that will not run again (archived, or
 // finished, when the day's Redis state expired and a round number came round again)
 // ends the round by hand and the completion enqueues the next one. No completion is
-// ever left out, and the rounds never wait on each other.
+// ever left out, and the rounds never wait on each other (a day's builds run one
+// after the other, so index.json is never written by two at once).
 //
-// The hash holds every order of the day once it has been seeded from a listing of
-// the day folder: a marker field says so. A day without it (a new day, or a late
-// re-export after the day's keys expired) is built once from the listing, reading the
-// manifests the hash does not know, and marked.
+// A day without index.json (a new day, or one of a version that kept the summaries in
+// Redis) is built once from a listing of the day folder, reading the manifests
+// (and the former Redis hash of summaries, which is then deleted).
 
 const (
 	// dayStateTTL keeps a day's summaries and counters in Redis after its last
@@ -57,10 +61,19 @@ const (
 	// DefaultDayPageDelay is the debounce of a day's page build
 	// (ShopFloor.DayPageDelay).
 	DefaultDayPageDelay = 2 * time.Second
-	// dayListedField marks a day hash that holds every order of the day: no manifest
-	// key is empty.
-	dayListedField = ""
+	// dayIndexName is the day's summaries, in storage beside its page.
+	dayIndexName = "index.json"
+	// maxDayIndexBytes bounds what a build reads of index.json: 100,000 orders of
+	// about 700 bytes each, with room.
+	maxDayIndexBytes = 256 << 20
 )
+
+// dayIndex is index.json: the summary of every order of the day folder, by the key of
+// its manifest.
+type dayIndex struct {
+	Version int                           `json:"version"`
+	Orders  map[string]shopfloor.DayOrder `json:"orders"`
+}
 
 // lister is the optional part of a Storage that lists a folder (both backends); a
 // storage that cannot list gets no day page.
@@ -98,8 +111,9 @@ func summarize(m *Manifest, manifestKey string) shopfloor.DayOrder {
 	return s
 }
 
-// dayKey is a Redis key of the day folder's state: "orders" (manifest key ->
-// summary) and "state" (gen, done, round). The folder is a hash tag: the summary and
+// dayKey is a Redis key of the day folder's state: "pending" (manifest key ->
+// summary, of completions no build has written to index.json yet), "state" (gen,
+// done, round), and "orders", the summaries a former version kept. The folder is a hash tag: the summary and
 // counter are updated in one MULTI, which a Redis Cluster allows only within one
 // slot.
 func (w *Worker) dayKey(folder, what string) string {
@@ -158,11 +172,11 @@ func (w *Worker) noteDayPage(ctx context.Context, m *Manifest, manifestKey strin
 	if err != nil {
 		return err
 	}
-	ordersKey, stateKey := w.dayKey(folder, "orders"), w.dayKey(folder, "state")
+	pendingKey, stateKey := w.dayKey(folder, "pending"), w.dayKey(folder, "state")
 	var round *redis.StringCmd
 	if _, err := w.deps.Redis.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, ordersKey, manifestKey, sum)
-		p.PExpire(ctx, ordersKey, dayStateTTL)
+		p.HSet(ctx, pendingKey, manifestKey, sum)
+		p.PExpire(ctx, pendingKey, dayStateTTL)
 		p.HIncrBy(ctx, stateKey, "gen", 1)
 		p.PExpire(ctx, stateKey, dayStateTTL)
 		round = p.HGet(ctx, stateKey, "round")
@@ -241,9 +255,11 @@ func redisInt(v any) int64 {
 	return n
 }
 
-// writeDayPage builds the page of folder from the day's orders and stores it.
+// writeDayPage builds the page of folder from the day's summaries (index.json and
+// the pending ones), stores index.json and the page, then lets go of the pending
+// summaries it wrote.
 func (w *Worker) writeDayPage(ctx context.Context, folder string) error {
-	orders, err := w.dayOrders(ctx, folder)
+	idx, pending, err := w.dayOrders(ctx, folder)
 	if err != nil {
 		return err
 	}
@@ -254,91 +270,154 @@ func (w *Worker) writeDayPage(ctx context.Context, folder string) error {
 	if w.hooks.clock != nil {
 		now = w.hooks.clock
 	}
-	page, err := shopfloor.DayPage(folder, now(), orders, w.pageLinker(ctx, folder))
-	if err != nil {
-		return err
-	}
-	return w.putShopFloor(ctx, folder+"/"+shopfloor.StaffPageName, "text/html; charset=utf-8", page)
-}
-
-// dayOrders are the orders of the day folder in page order: from the day's hash in
-// one read, or, when the hash was never seeded from the folder (a new day, or one
-// whose keys expired), from a listing of the folder, which then seeds it.
-func (w *Worker) dayOrders(ctx context.Context, folder string) ([]shopfloor.DayOrder, error) {
-	ordersKey := w.dayKey(folder, "orders")
-	cached, err := w.deps.Redis.HGetAll(ctx, ordersKey).Result()
-	if err != nil {
-		return nil, fmt.Errorf("day page of %s: %w", folder, err)
-	}
-	_, listed := cached[dayListedField]
-	delete(cached, dayListedField)
-	var orders []shopfloor.DayOrder
-	if !listed {
-		if orders, err = w.listDayOrders(ctx, folder, cached); err != nil {
-			return nil, err
-		}
-	}
-	for key, raw := range cached {
-		var s shopfloor.DayOrder
-		if json.Unmarshal([]byte(raw), &s) == nil {
-			orders = append(orders, s)
-		} else {
-			w.log.WarnContext(ctx, "day page leaves out an unreadable summary", "key", key)
-		}
+	orders := make([]shopfloor.DayOrder, 0, len(idx.Orders))
+	for _, o := range idx.Orders {
+		orders = append(orders, o)
 	}
 	slices.SortFunc(orders, func(a, b shopfloor.DayOrder) int {
 		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.Manifest, b.Manifest))
 	})
-	return orders, nil
+	body, err := json.Marshal(idx)
+	if err != nil {
+		return err
+	}
+	// index.json first: a page is never ahead of the summaries it was built from.
+	if err := w.putShopFloor(ctx, folder+"/"+dayIndexName, "application/json", body); err != nil {
+		return err
+	}
+	page, err := shopfloor.DayPage(folder, now(), orders, w.pageLinker(ctx, folder))
+	if err != nil {
+		return err
+	}
+	if err := w.putShopFloor(ctx, folder+"/"+shopfloor.StaffPageName, "text/html; charset=utf-8", page); err != nil {
+		return err
+	}
+	return w.forgetPending(ctx, folder, pending)
 }
 
-// listDayOrders lists the day folder's manifests and returns the orders of those
-// cached has no summary of, read from the manifests (one read each); the caller adds
-// cached's. It records what it read in the day's hash and marks the hash listed.
-func (w *Worker) listDayOrders(ctx context.Context, folder string, cached map[string]string) ([]shopfloor.DayOrder, error) {
+// dayForgetScript deletes the pending summaries a build wrote, each only if it is
+// still the one the build read (a completion may have replaced it since), and the
+// former version's hash of summaries. KEYS: pending, the former hash. ARGV: field,
+// value pairs.
+var dayForgetScript = redis.NewScript(`
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[i+1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+redis.call('DEL', KEYS[2])
+return 1
+`)
+
+// forgetPending removes from Redis the pending summaries now in index.json.
+func (w *Worker) forgetPending(ctx context.Context, folder string, pending map[string]string) error {
+	args := make([]any, 0, 2*len(pending))
+	for k, v := range pending {
+		args = append(args, k, v)
+	}
+	keys := []string{w.dayKey(folder, "pending"), w.dayKey(folder, "orders")}
+	if err := dayForgetScript.Run(ctx, w.deps.Redis, keys, args...).Err(); err != nil {
+		return fmt.Errorf("day page of %s: %w", folder, err)
+	}
+	return nil
+}
+
+// dayOrders are the day folder's summaries: index.json with the pending ones added
+// (returned too, for forgetPending), or, for a day without index.json, a listing of
+// the folder.
+func (w *Worker) dayOrders(ctx context.Context, folder string) (dayIndex, map[string]string, error) {
+	pending, err := w.deps.Redis.HGetAll(ctx, w.dayKey(folder, "pending")).Result()
+	if err != nil {
+		return dayIndex{}, nil, fmt.Errorf("day page of %s: %w", folder, err)
+	}
+	idx, ok, err := w.readDayIndex(ctx, folder)
+	if err != nil {
+		return dayIndex{}, nil, err
+	}
+	if !ok {
+		if idx, err = w.listDayOrders(ctx, folder, pending); err != nil {
+			return dayIndex{}, nil, err
+		}
+	}
+	for key, raw := range pending {
+		var s shopfloor.DayOrder
+		if json.Unmarshal([]byte(raw), &s) == nil {
+			idx.Orders[key] = s
+		} else {
+			w.log.WarnContext(ctx, "day page leaves out an unreadable summary", "key", key)
+		}
+	}
+	return idx, pending, nil
+}
+
+// readDayIndex reads the day's index.json; ok is false when there is none (or the
+// storage cannot read). An unreadable one counts as none: the folder is listed again.
+func (w *Worker) readDayIndex(ctx context.Context, folder string) (dayIndex, bool, error) {
+	r, ok := w.deps.Storage.(objectReader)
+	if !ok {
+		return dayIndex{}, false, nil
+	}
+	key := folder + "/" + dayIndexName
+	rc, _, err := r.Get(ctx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return dayIndex{}, false, nil
+	}
+	if err != nil {
+		return dayIndex{}, false, fmt.Errorf("day page: read %s: %w", key, err)
+	}
+	defer rc.Close()
+	var idx dayIndex
+	if err := json.NewDecoder(io.LimitReader(rc, maxDayIndexBytes)).Decode(&idx); err != nil || idx.Version != 1 {
+		w.log.WarnContext(ctx, "day page lists the day again: unreadable index", "key", key)
+		return dayIndex{}, false, nil
+	}
+	if idx.Orders == nil {
+		idx.Orders = map[string]shopfloor.DayOrder{}
+	}
+	return idx, true, nil
+}
+
+// listDayOrders lists the day folder's manifests and returns the summaries of those
+// pending has none of, from the former version's Redis hash where it has them, else
+// read from the manifests (one read each).
+func (w *Worker) listDayOrders(ctx context.Context, folder string, pending map[string]string) (dayIndex, error) {
+	idx := dayIndex{Version: 1, Orders: map[string]shopfloor.DayOrder{}}
 	l, ok := w.deps.Storage.(lister)
 	if !ok {
-		return nil, nil
+		return idx, nil
+	}
+	former, err := w.deps.Redis.HGetAll(ctx, w.dayKey(folder, "orders")).Result()
+	if err != nil {
+		return idx, fmt.Errorf("day page of %s: %w", folder, err)
 	}
 	objs, err := l.List(ctx, folder+"/")
 	if err != nil {
-		return nil, fmt.Errorf("day page of %s: list: %w", folder, err)
+		return idx, fmt.Errorf("day page of %s: list: %w", folder, err)
 	}
-	var orders []shopfloor.DayOrder
-	read := map[string]any{dayListedField: "1"}
+	read := 0
 	for _, o := range objs {
 		// An order's manifest sits in a folder below the day's (the layout's order
 		// folder); anything else in the day folder is not an order.
 		if path.Base(o.Key) != storage.ManifestName || path.Dir(o.Key) == folder {
 			continue
 		}
-		if _, ok := cached[o.Key]; ok {
+		if _, ok := pending[o.Key]; ok {
+			continue
+		}
+		var s shopfloor.DayOrder
+		if raw, ok := former[o.Key]; ok && json.Unmarshal([]byte(raw), &s) == nil {
+			idx.Orders[o.Key] = s
 			continue
 		}
 		s, ok, err := w.readSummary(ctx, o.Key)
 		if err != nil {
-			return nil, err
+			return idx, err
 		}
-		if !ok {
-			continue
+		if ok {
+			idx.Orders[o.Key] = s
+			read++
 		}
-		b, err := json.Marshal(s)
-		if err != nil {
-			return nil, err
-		}
-		read[o.Key] = b
-		orders = append(orders, s)
 	}
-	ordersKey := w.dayKey(folder, "orders")
-	if _, err := w.deps.Redis.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, ordersKey, read)
-		p.PExpire(ctx, ordersKey, dayStateTTL)
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("day page of %s: %w", folder, err)
-	}
-	w.log.InfoContext(ctx, "day page seeded from a listing", "folder", folder, "manifests_read", len(orders))
-	return orders, nil
+	w.log.InfoContext(ctx, "day page seeded from a listing", "folder", folder, "manifests_read", read)
+	return idx, nil
 }
 
 // readSummary reads a manifest Redis has no summary of (a day older than dayStateTTL,

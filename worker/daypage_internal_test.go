@@ -199,10 +199,12 @@ func TestDayPageArchivedRound(t *testing.T) {
 }
 
 // TestDayPageFromSummaries: a day is listed once (its first build), then built from
-// the day's hash alone: no listing, no manifest read; the page from the hash is
-// byte-identical to the one from the listing, and to the builder's over the same
-// orders. After the day's keys expire (a late re-export), the folder is listed again
-// and the page still lists every order.
+// its index.json in storage and the pending summaries in Redis: no listing, no
+// manifest read, one read of index.json; the page from the index is byte-identical
+// to the one from the listing, and to the builder's over the same orders. After a
+// build Redis holds no summary of the day: they are in index.json. After the day's
+// Redis keys expire (a late re-export), index.json still has the day: nothing is
+// listed again, and the page lists every order.
 func TestDayPageFromSummaries(t *testing.T) {
 	t.Parallel()
 	f := newDayFixture(t)
@@ -210,7 +212,7 @@ func TestDayPageFromSummaries(t *testing.T) {
 	clock := time.Date(2024, 6, 2, 8, 0, 0, 0, time.UTC)
 	f.w.hooks.clock = func() time.Time { return clock }
 	const folder = "s/2024-06-01"
-	// Orders stored before Redis knew them (a flushed Redis, an older version): the
+	// Orders stored before anything knew them (a version without index.json): the
 	// listing reads their manifests.
 	var want []shopfloor.DayOrder
 	for i, id := range []string{"C", "A", "B"} {
@@ -226,31 +228,82 @@ func TestDayPageFromSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := f.page()
-	if f.dir.lists.Load() != 1 || f.dir.gets.Load() != 3 {
-		t.Errorf("first build: %d listings, %d reads; want 1 and 3", f.dir.lists.Load(), f.dir.gets.Load())
+	// The index looked for (not there yet), then the three manifests.
+	if f.dir.lists.Load() != 1 || f.dir.gets.Load() != 4 {
+		t.Errorf("first build: %d listings, %d reads; want 1 and 4", f.dir.lists.Load(), f.dir.gets.Load())
 	}
 	if err := f.w.writeDayPage(ctx, folder); err != nil {
 		t.Fatal(err)
 	}
-	if f.dir.lists.Load() != 1 || f.dir.gets.Load() != 3 {
-		t.Errorf("second build listed or read: %d listings, %d reads in all", f.dir.lists.Load(), f.dir.gets.Load())
+	if f.dir.lists.Load() != 1 || f.dir.gets.Load() != 5 {
+		t.Errorf("second build listed or read manifests: %d listings, %d reads in all, want 1 and 5", f.dir.lists.Load(), f.dir.gets.Load())
 	}
-	if hashed := f.page(); hashed != listed || hashed != string(golden) {
-		t.Errorf("pages differ:\nlisting: %s\nhash: %s\nbuilder: %s", listed, hashed, golden)
+	if indexed := f.page(); indexed != listed || indexed != string(golden) {
+		t.Errorf("pages differ:\nlisting: %s\nindex: %s\nbuilder: %s", listed, indexed, golden)
 	}
 	f.wantOrders("A", "B", "C")
 
-	// The day's keys expire; order D is re-exported 35 days later.
-	if err := f.rdb.Del(ctx, f.w.dayKey(folder, "orders"), f.w.dayKey(folder, "state")).Err(); err != nil {
-		t.Fatal(err)
-	}
+	// Completions go through Redis only until their build: then the day's summaries
+	// are all in storage.
 	f.complete("D")
 	f.run()
 	f.waitPages()
 	f.wantOrders("A", "B", "C", "D")
-	if f.dir.lists.Load() != 2 {
-		t.Errorf("%d listings, want 2 (the expired day listed again)", f.dir.lists.Load())
+	if n, err := f.rdb.HLen(ctx, f.w.dayKey(folder, "pending")).Result(); err != nil || n != 0 {
+		t.Errorf("%d summaries left in Redis after the build (%v), want 0", n, err)
 	}
+	var idx dayIndex
+	if err := json.Unmarshal(f.object(folder+"/"+dayIndexName), &idx); err != nil || len(idx.Orders) != 4 {
+		t.Errorf("index.json: %d orders (%v), want 4", len(idx.Orders), err)
+	}
+
+	// The day's Redis keys expire; order E is re-exported 35 days later.
+	if err := f.rdb.Del(ctx, f.w.dayKey(folder, "pending"), f.w.dayKey(folder, "state")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	f.complete("E")
+	f.waitPages()
+	f.wantOrders("A", "B", "C", "D", "E")
+	if f.dir.lists.Load() != 1 {
+		t.Errorf("%d listings, want 1 (index.json has the day)", f.dir.lists.Load())
+	}
+}
+
+// TestDayPageTakesTheFormerSummaries: a day whose summaries a former version kept in
+// Redis (the "orders" hash) and that has no index.json yet is built from the listing
+// and that hash, without reading the manifests the hash has, and the hash is deleted.
+func TestDayPageTakesTheFormerSummaries(t *testing.T) {
+	t.Parallel()
+	f := newDayFixture(t)
+	ctx := context.Background()
+	const folder = "s/2024-06-01"
+	m, key := f.put("A", "2024-06-01T10:00:00Z")
+	sum, _ := json.Marshal(summarize(m, key))
+	if err := f.rdb.HSet(ctx, f.w.dayKey(folder, "orders"), key, sum, "", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	f.put("B", "2024-06-01T11:00:00Z")
+	if err := f.w.writeDayPage(ctx, folder); err != nil {
+		t.Fatal(err)
+	}
+	f.wantOrders("A", "B")
+	// index.json looked for, then B's manifest: A's summary came from the hash.
+	if f.dir.gets.Load() != 2 {
+		t.Errorf("%d reads, want 2", f.dir.gets.Load())
+	}
+	if n, err := f.rdb.Exists(ctx, f.w.dayKey(folder, "orders")).Result(); err != nil || n != 0 {
+		t.Errorf("the former hash is still there (%v)", err)
+	}
+}
+
+// object reads a stored object of the hot folder.
+func (f *dayFixture) object(key string) []byte {
+	f.t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.root, filepath.FromSlash(key)))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return b
 }
 
 // TestDaySummary: an order's day-page summary counts its files and items, caps the
@@ -270,8 +323,9 @@ func TestDaySummary(t *testing.T) {
 	}
 }
 
-// BenchmarkDayPageBuild is one build of a day page from the day's hash of 1,000 and
-// 10,000 orders: one HGETALL, the page, one write; no listing, no manifest read.
+// BenchmarkDayPageBuild is one build of a day page from the day's index.json of
+// 1,000 and 10,000 orders: one read of it, one HGETALL of the pending summaries, the
+// page and the index written; no listing, no manifest read.
 func BenchmarkDayPageBuild(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("orders=%d", n), func(b *testing.B) {
@@ -286,16 +340,16 @@ func BenchmarkDayPageBuild(b *testing.B) {
 			}
 			ctx := context.Background()
 			const folder = "s/2024-06-01"
-			fields := map[string]any{dayListedField: "1"}
+			idx := dayIndex{Version: 1, Orders: map[string]shopfloor.DayOrder{}}
 			for i := range n {
 				id := fmt.Sprintf("O-%05d", i)
 				m := &Manifest{OrderID: id, Revision: 1, OrderCreated: "2024-06-01T10:00:00Z", StaffPage: folder + "/" + id + "/index.html",
 					Ticket: folder + "/" + id + "/ticket.pdf", LineItems: []ManifestLine{{Quantity: 2}},
 					Files: []FileRecord{{Key: folder + "/" + id + "/a.png", Thumbnail: folder + "/" + id + "/a.thumb.jpg"}}}
-				s, _ := json.Marshal(summarize(m, folder+"/"+id+"/manifest.json"))
-				fields[folder+"/"+id+"/manifest.json"] = s
+				idx.Orders[folder+"/"+id+"/manifest.json"] = summarize(m, folder+"/"+id+"/manifest.json")
 			}
-			if err := rdb.HSet(ctx, w.dayKey(folder, "orders"), fields).Err(); err != nil {
+			body, _ := json.Marshal(idx)
+			if _, err := dir.Put(ctx, storage.Object{Key: folder + "/" + dayIndexName}, bytes.NewReader(body)); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {

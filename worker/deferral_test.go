@@ -16,10 +16,10 @@ import (
 	"github.com/printworker/printworker/worker"
 )
 
-// gateHub is a store's hub whose order pushes wait for gate (nil: none) and count
+// gateHub is a store's hub whose order creates wait for gate (nil: none) and count
 // how many run at once.
 type gateHub struct {
-	worker.Hub // only PushOrder is called
+	worker.Hub // only PushOrderThrough and CreateOrder are called
 	gate       chan struct{}
 	in, most   atomic.Int32
 	entered    chan string
@@ -34,7 +34,16 @@ func newGateHub(gated bool) *gateHub {
 	return g
 }
 
-func (g *gateHub) PushOrder(ctx context.Context, o *model.Order) (hub.PushResult, error) {
+// PushOrderThrough creates the order through calls, as the hub client does: the
+// worker's calls take the rate limit's token, then come back to CreateOrder.
+func (g *gateHub) PushOrderThrough(ctx context.Context, calls hub.OrderCalls, o *model.Order) (hub.PushResult, error) {
+	if err := calls.CreateOrder(ctx, o); err != nil {
+		return hub.PushResult{}, err
+	}
+	return hub.PushResult{Op: "create"}, nil
+}
+
+func (g *gateHub) CreateOrder(ctx context.Context, o *model.Order) error {
 	n := g.in.Add(1)
 	defer g.in.Add(-1)
 	for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
@@ -44,11 +53,11 @@ func (g *gateHub) PushOrder(ctx context.Context, o *model.Order) (hub.PushResult
 		select {
 		case <-g.gate:
 		case <-ctx.Done():
-			return hub.PushResult{}, ctx.Err()
+			return ctx.Err()
 		}
 	}
 	g.done <- o.OrderID
-	return hub.PushResult{Op: "create"}, nil
+	return nil
 }
 
 func receive(t *testing.T, ch <-chan string, n int, what string) {

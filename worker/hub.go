@@ -12,9 +12,13 @@ import (
 
 // Hub is what the worker needs of one store's hub client (*hub.Client).
 type Hub interface {
-	PushOrder(ctx context.Context, o *model.Order) (hub.PushResult, error)
-	PushOrderUpdate(ctx context.Context, o *model.Order) (hub.PushResult, error)
-	PushOrderDelete(ctx context.Context, orderID, domain string) (hub.PushResult, error)
+	// The order pushes converge over one-request calls, made through calls
+	// (hub.OrderCalls) so that each request, the converging second one included,
+	// takes its own rate limit token: the worker passes its limited hub.
+	hub.OrderCalls
+	PushOrderThrough(ctx context.Context, calls hub.OrderCalls, o *model.Order) (hub.PushResult, error)
+	PushOrderUpdateThrough(ctx context.Context, calls hub.OrderCalls, o *model.Order) (hub.PushResult, error)
+	PushOrderDeleteThrough(ctx context.Context, calls hub.OrderCalls, orderID, domain string) (hub.PushResult, error)
 	GetDesign(ctx context.Context, ref model.DesignRef) (*model.DesignDetail, error)
 	ExportView(ctx context.Context, ref model.DesignRef, viewID string) (*hub.Download, error)
 	OpenMedia(ctx context.Context, m model.Media) (*hub.Download, error)
@@ -47,19 +51,31 @@ func (l *limitedHub) call(ctx context.Context, op string, f func() error) error 
 	return err
 }
 
-func (l *limitedHub) PushOrder(ctx context.Context, o *model.Order) (r hub.PushResult, err error) {
-	err = l.call(ctx, hub.OpCreateOrder, func() error { r, err = l.h.PushOrder(ctx, o); return err })
-	return r, err
+// The pushes take no token themselves: each request they make goes through calls,
+// whose CreateOrder, UpdateOrder and DeleteOrder (these below, when calls is this
+// hub or wraps it) take one each.
+func (l *limitedHub) PushOrderThrough(ctx context.Context, calls hub.OrderCalls, o *model.Order) (hub.PushResult, error) {
+	return l.h.PushOrderThrough(ctx, calls, o)
 }
 
-func (l *limitedHub) PushOrderUpdate(ctx context.Context, o *model.Order) (r hub.PushResult, err error) {
-	err = l.call(ctx, hub.OpUpdateOrder, func() error { r, err = l.h.PushOrderUpdate(ctx, o); return err })
-	return r, err
+func (l *limitedHub) PushOrderUpdateThrough(ctx context.Context, calls hub.OrderCalls, o *model.Order) (hub.PushResult, error) {
+	return l.h.PushOrderUpdateThrough(ctx, calls, o)
 }
 
-func (l *limitedHub) PushOrderDelete(ctx context.Context, id, domain string) (r hub.PushResult, err error) {
-	err = l.call(ctx, hub.OpDeleteOrder, func() error { r, err = l.h.PushOrderDelete(ctx, id, domain); return err })
-	return r, err
+func (l *limitedHub) PushOrderDeleteThrough(ctx context.Context, calls hub.OrderCalls, id, domain string) (hub.PushResult, error) {
+	return l.h.PushOrderDeleteThrough(ctx, calls, id, domain)
+}
+
+func (l *limitedHub) CreateOrder(ctx context.Context, o *model.Order) error {
+	return l.call(ctx, hub.OpCreateOrder, func() error { return l.h.CreateOrder(ctx, o) })
+}
+
+func (l *limitedHub) UpdateOrder(ctx context.Context, o *model.Order) error {
+	return l.call(ctx, hub.OpUpdateOrder, func() error { return l.h.UpdateOrder(ctx, o) })
+}
+
+func (l *limitedHub) DeleteOrder(ctx context.Context, id, domain string) error {
+	return l.call(ctx, hub.OpDeleteOrder, func() error { return l.h.DeleteOrder(ctx, id, domain) })
 }
 
 func (l *limitedHub) GetDesign(ctx context.Context, ref model.DesignRef) (d *model.DesignDetail, err error) {

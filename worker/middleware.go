@@ -119,6 +119,9 @@ func (w *Worker) middleware(next asynq.Handler) asynq.Handler {
 				log.WarnContext(ctx, "task failed, will retry", "outcome", outcome, "err", out, "duration", elapsed)
 			}
 			err = out
+			if err == nil {
+				w.expireFinished(ctx, t.Type(), id, log)
+			}
 		}()
 		if ident.Store != "" {
 			// A store at its share of the slots sends its task back to the queue

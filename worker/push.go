@@ -43,14 +43,16 @@ func (w *Worker) handlePush(ctx context.Context, t *asynq.Task) error {
 			return nil
 		}
 	}
+	// Every request of the push, the converging second one included, goes through
+	// h's own calls and so takes a rate limit token.
 	var r hub.PushResult
 	switch p.Op {
 	case jobs.OpCreate:
-		r, err = h.PushOrder(ctx, p.Order)
+		r, err = h.PushOrderThrough(ctx, h, p.Order)
 	case jobs.OpUpdate:
-		r, err = h.PushOrderUpdate(ctx, p.Order)
+		r, err = h.PushOrderUpdateThrough(ctx, h, p.Order)
 	case jobs.OpDelete:
-		r, err = h.PushOrderDelete(ctx, p.OrderID, p.Domain)
+		r, err = h.PushOrderDeleteThrough(ctx, h, p.OrderID, p.Domain)
 	default:
 		return fmt.Errorf("%w: push op %q", jobs.ErrPayload, p.Op)
 	}

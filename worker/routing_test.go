@@ -117,6 +117,7 @@ func TestRoutingS3(t *testing.T) {
 	}
 	// The day page sits in the day folder of the default bucket (it lists manifests).
 	want[":"+store+"/2024-06-01/index.html"] = ""
+	want[":"+store+"/2024-06-01/index.json"] = ""
 	if len(m1.Files) != 6 || len(m2.Files) != 1 {
 		t.Fatalf("manifests list %d and %d files, want 6 and 1", len(m1.Files), len(m2.Files))
 	}

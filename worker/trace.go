@@ -37,6 +37,7 @@ func (w *Worker) upload(ctx context.Context, kind string, obj storage.Object, bo
 func (w *Worker) uploadTo(ctx context.Context, st Storage, kind string, obj storage.Object, body io.Reader) (storage.PutResult, error) {
 	ctx, span := w.tracer.Start(ctx, "storage.put", trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("printworker.storage.kind", kind), attribute.String("printworker.storage.key", obj.Key)))
+	w.removeLeftovers(ctx, st, obj.Key)
 	src := &sourceReader{r: body}
 	start := time.Now()
 	put, err := st.Put(ctx, obj, src)

@@ -225,8 +225,8 @@ func TestTraceWebhookToUpload(t *testing.T) {
 		if !ancestor(hook, days[0]) {
 			t.Errorf("day page build span has parent %s: the webhook span is not its ancestor", parent(days[0]))
 		}
-		if kinds := putKinds(days[0]); kinds["shopfloor"] != 1 || len(kinds) != 1 {
-			t.Errorf("day page build span has storage.put children %v, want 1 shopfloor (the day page)", kinds)
+		if kinds := putKinds(days[0]); kinds["shopfloor"] != 2 || len(kinds) != 1 {
+			t.Errorf("day page build span has storage.put children %v, want 2 shopfloor (the day's index.json and page)", kinds)
 		}
 	}
 	// The S3 requests of the upload are its children.

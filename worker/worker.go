@@ -256,7 +256,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	if w.sheets.HasCutoffs() {
 		go w.sheets.RunScheduler(ctx)
 	}
+	swept, recovered := make(chan struct{}), make(chan struct{})
+	go w.sweepLeftovers(ctx, swept)
+	go w.recoverEarly(ctx, recovered)
 	<-ctx.Done()
+	<-swept
+	<-recovered
 	w.log.Info("worker stopping", "shutdown_timeout", w.cfg.ShutdownTimeout)
 	w.srv.Stop()
 	w.srv.Shutdown()

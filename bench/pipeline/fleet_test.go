@@ -106,9 +106,13 @@ func BenchmarkFleetScale(b *testing.B) {
 	}
 	end := time.Now()
 	b.StopTimer()
-	// Let the debounced and retained work settle before Redis's memory is read.
+	// Let the debounced work end before Redis's counters are read.
 	time.Sleep(3 * time.Second)
 	after := redisTotals(b, nodes)
+	// An order settles within a minute of its manifest: what Redis keeps of the
+	// orders is read after that.
+	time.Sleep(time.Minute)
+	settled := redisTotals(b, nodes)
 
 	latencies := func(sent map[string]time.Time) []float64 {
 		var l []float64
@@ -132,6 +136,14 @@ func BenchmarkFleetScale(b *testing.B) {
 	b.ReportMetric(float64(after.commands-before.commands)/float64(n), "redis-cmds/export")
 	b.ReportMetric(float64(after.netBytes-before.netBytes)/float64(n), "redis-net-B/export")
 	b.ReportMetric(float64(after.usedMemory-before.usedMemory)/float64(n), "redis-mem-B/order")
+	b.ReportMetric(float64(settled.usedMemory-before.usedMemory)/float64(n), "redis-kept-B/order")
+	b.ReportMetric((after.cpu-before.cpu)*1000/float64(n), "redis-cpu-ms/order")
+	b.ReportMetric(float64(after.conns-before.conns)/float64(n), "redis-new-conns/order")
+	largest := 0.0
+	for i := range after.nodeCommands {
+		largest = max(largest, float64(after.nodeCommands[i]-before.nodeCommands[i])/float64(after.commands-before.commands))
+	}
+	b.ReportMetric(largest, "largest-master-share")
 	// Less this benchmark's own sampling connection; the intake's few are counted.
 	b.ReportMetric(float64(maxClients-1)/float64(workers), "clients/worker")
 }
@@ -252,6 +264,12 @@ func clusterNodes(tb testing.TB, c *testredis.Cluster) []*redis.Client {
 // redisTotal is what the masters report together.
 type redisTotal struct {
 	commands, netBytes, usedMemory int64
+	// nodeCommands are the commands of each node (its share of the load), cpu the
+	// seconds of CPU the servers used (user and system), conns the connections they
+	// accepted.
+	nodeCommands []int64
+	cpu          float64
+	conns        int64
 }
 
 // redisTotals sums INFO commandstats calls, network bytes in and out and used
@@ -260,10 +278,11 @@ func redisTotals(tb testing.TB, nodes []*redis.Client) redisTotal {
 	tb.Helper()
 	var t redisTotal
 	for _, n := range nodes {
-		info, err := n.Info(context.Background(), "commandstats", "stats", "memory").Result()
+		info, err := n.Info(context.Background(), "commandstats", "stats", "memory", "cpu").Result()
 		if err != nil {
 			tb.Fatal(err)
 		}
+		var node int64
 		for line := range strings.SplitSeq(info, "\r\n") {
 			switch {
 			case strings.HasPrefix(line, "cmdstat_"):
@@ -271,6 +290,15 @@ func redisTotals(tb testing.TB, nodes []*redis.Client) redisTotal {
 				calls, _, _ := strings.Cut(rest, ",")
 				v, _ := strconv.ParseInt(calls, 10, 64)
 				t.commands += v
+				node += v
+			case strings.HasPrefix(line, "used_cpu_sys:"), strings.HasPrefix(line, "used_cpu_user:"):
+				_, v, _ := strings.Cut(line, ":")
+				x, _ := strconv.ParseFloat(v, 64)
+				t.cpu += x
+			case strings.HasPrefix(line, "total_connections_received:"):
+				_, v, _ := strings.Cut(line, ":")
+				x, _ := strconv.ParseInt(v, 10, 64)
+				t.conns += x
 			case strings.HasPrefix(line, "total_net_input_bytes:"), strings.HasPrefix(line, "total_net_output_bytes:"):
 				_, v, _ := strings.Cut(line, ":")
 				x, _ := strconv.ParseInt(v, 10, 64)
@@ -281,6 +309,7 @@ func redisTotals(tb testing.TB, nodes []*redis.Client) redisTotal {
 				t.usedMemory += x
 			}
 		}
+		t.nodeCommands = append(t.nodeCommands, node)
 	}
 	return t
 }

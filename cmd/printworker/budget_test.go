@@ -72,7 +72,7 @@ func TestWorkMemoryBudgetUsesTrueImageSize(t *testing.T) {
 				"--retry-base", "200ms", "--retry-max", "1s", "--metrics-addr", "", "--log-format", "json"), "GOMEMLIMIT="+tc.goMemLimit)
 			insp := asynq.NewInspectorFromRedisClient(f.rdb)
 			settled := func() bool {
-				archived, _ := insp.ListArchivedTasks(jobs.QueueExports)
+				archived := archivedExports(insp)
 				n := 0
 				for _, a := range archived {
 					if strings.Contains(a.LastErr, "memory budget") {
@@ -94,7 +94,7 @@ func TestWorkMemoryBudgetUsesTrueImageSize(t *testing.T) {
 			if hwm > tc.maxRSS {
 				t.Errorf("peak RSS %d MiB, want at most %d MiB", hwm>>20, tc.maxRSS>>20)
 			}
-			archived, _ := insp.ListArchivedTasks(jobs.QueueExports)
+			archived := archivedExports(insp)
 			for _, a := range archived {
 				if !tc.archived {
 					t.Errorf("archived: %s", a.LastErr)
@@ -103,7 +103,7 @@ func TestWorkMemoryBudgetUsesTrueImageSize(t *testing.T) {
 				}
 			}
 			for _, a := range archived {
-				_ = insp.DeleteTask(jobs.QueueExports, a.ID)
+				_ = insp.DeleteTask(a.Queue, a.ID)
 			}
 		})
 	}

@@ -275,6 +275,7 @@ func (d *demoRun) startRedis(ctx context.Context) error {
 	} else {
 		fmt.Fprintf(d.e.stdout, "redis    %s\n", redactRedisURL(d.o.redis.url))
 	}
+	d.o.redis.slots = d.o.worker.concurrency // the idle Redis connections follow the slots
 	rdb, err := d.o.redis.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)

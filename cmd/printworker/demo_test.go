@@ -346,16 +346,17 @@ func TestDemoS3(t *testing.T) {
 				checkS3Manifest(t, st, o.Key)
 			case strings.HasSuffix(o.Key, ".thumb.jpg"):
 				thumbs++
-			case strings.HasSuffix(o.Key, "/ticket.pdf"), strings.HasSuffix(o.Key, "/index.html"):
+			case strings.HasSuffix(o.Key, "/ticket.pdf"), strings.HasSuffix(o.Key, "/index.html"), strings.HasSuffix(o.Key, "/index.json"):
 				shop++
 			default:
 				files++
 			}
 		}
-		// docs/shop-floor.md: one ticket and one page per order, one day page; the
-		// nine print files and the T-shirt front's white plate (dtf-white).
-		if manifests != 3 || files != 10 || thumbs != 9 || shop != 7 {
-			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, want 3, 10, 9, 7", run, manifests, files, thumbs, shop)
+		// docs/shop-floor.md: one ticket and one page per order, one day page and its
+		// index.json; the nine print files and the T-shirt front's white plate
+		// (dtf-white).
+		if manifests != 3 || files != 10 || thumbs != 9 || shop != 8 {
+			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, want 3, 10, 9, 8", run, manifests, files, thumbs, shop)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func TestWorkSurvivesStorageOutage(t *testing.T) {
 	}
 	insp := asynq.NewInspectorFromRedisClient(f.rdb)
 	maxRetried := 0
-	for _, q := range []string{jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete} {
+	for _, q := range withExportShards(jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete) {
 		done, _ := insp.ListCompletedTasks(q, asynq.PageSize(1000))
 		for _, d := range done {
 			maxRetried = max(maxRetried, d.Retried)
@@ -118,6 +118,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 			readObject(t, f.st, k) // listed by the manifest, so it must be stored
 		}
 		listed[dayPageKey(mkey)] = true
+		listed[dayIndexKey(mkey)] = true
 		checkDayPage(t, readObject(t, f.st, dayPageKey(mkey)), mkey)
 		for _, fr := range m.Files {
 			listed[fr.Key] = true
@@ -135,7 +136,7 @@ func verifyOrders(t *testing.T, f *processFixture, want map[string]int) {
 		}
 	}
 	insp := asynq.NewInspectorFromRedisClient(f.rdb)
-	for _, q := range []string{jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete} {
+	for _, q := range withExportShards(jobs.QueueExports, jobs.QueueOrders, jobs.QueueComplete) {
 		archived, _ := insp.ListArchivedTasks(q)
 		for _, a := range archived {
 			t.Errorf("archived %s task %s: %s", q, a.Type, a.LastErr)
@@ -397,6 +398,11 @@ func pendingUploads(t *testing.T, f *processFixture) int {
 // (docs/shop-floor.md: {store}/{date}/index.html in the default layout).
 func dayPageKey(mkey string) string {
 	return path.Dir(path.Dir(mkey)) + "/index.html"
+}
+
+// dayIndexKey is the key of the day's summaries beside its page (docs/shop-floor.md).
+func dayIndexKey(mkey string) string {
+	return path.Dir(path.Dir(mkey)) + "/index.json"
 }
 
 // checkDayPage reads the day page above manifest mkey and checks it links the order

@@ -203,7 +203,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 			t.Errorf("order %s: %d files, want %d", id, len(m.Files), wantFiles[id])
 		}
 	}
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports} {
+	for _, q := range withExportShards(jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports) {
 		archived, _ := insp.ListArchivedTasks(q)
 		for _, x := range archived {
 			t.Errorf("archived %s: %s", x.ID, x.LastErr)

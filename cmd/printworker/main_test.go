@@ -168,7 +168,7 @@ func pendingTasks(t *testing.T, rs *testredis.Server) []string {
 	t.Helper()
 	insp := asynq.NewInspectorFromRedisClient(rs.Client(t))
 	var out []string
-	for _, q := range []string{jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueSync} {
+	for _, q := range withExportShards(jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueSync) {
 		ts, err := insp.ListPendingTasks(q)
 		if errors.Is(err, asynq.ErrQueueNotFound) {
 			continue

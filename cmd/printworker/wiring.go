@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,17 @@ type redisFlags struct {
 	taskRetention  time.Duration
 	poolSize       int
 	idleConns      int
-	exportShards   int
+	// slots is the task slots (--concurrency) of a worker in this process, 0 for
+	// none: the default idle connections follow it (worker.RedisIdleConns).
+	slots        int
+	exportShards int
 }
+
+// defaultExportShards is --export-queue-shards' default: eight queues keep a quiet
+// store's exports beside a flooding store's instead of behind them, for about 1.2
+// more Redis commands a second per idle worker, paid for by the slower default polls
+// (docs/operations.md, "Export queue shards").
+const defaultExportShards = 8
 
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	r := &redisFlags{}
@@ -57,8 +67,8 @@ func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	fs.String("redis-url-file", "", "file holding --redis-url (it may carry a password)")
 	fs.DurationVar(&r.stateRetention, "state-retention", jobs.DefaultStateTTL, "how long an order's export state stays in Redis after its last change: re-exports, updates and cancellations of an older order find nothing (docs/operations.md)")
 	fs.IntVar(&r.poolSize, "redis-pool-size", 0, "most connections this process opens to Redis, besides asynq's one subscription (0: go-redis's default, 10 per CPU)")
-	fs.IntVar(&r.idleConns, "redis-idle-conns", 1, "connections kept open while unused: more saves reconnecting under load (TLS), fewer keeps an idle fleet's connections down (docs/operations.md)")
-	fs.IntVar(&r.exportShards, "export-queue-shards", 1, "export queues a fleet spreads design exports over, each store's over two of them so that one store's flood does not hold up the others (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
+	fs.IntVar(&r.idleConns, "redis-idle-conns", 0, "connections kept open while unused (0: a worker keeps one per --concurrency slot plus 8 for asynq's loops, so steady work dials none; other commands 1): fewer make a busy worker reconnect, which costs most with TLS (docs/operations.md)")
+	fs.IntVar(&r.exportShards, "export-queue-shards", defaultExportShards, "export queues a fleet spreads design exports over, each store's over two of them so that one store's flood does not hold up the others (1 to 16; on a Redis Cluster each queue is one slot): every intake, worker and command of the fleet uses the same number, workers raised first (docs/operations.md#export-queue-shards)")
 	fs.DurationVar(&r.taskRetention, "task-retention", 0, "keep every finished task this long instead of its type's own retention (pushes 24h, exports and completions 72h); a duplicate enqueue is refused only while the first is kept (0: each type's own)")
 	return r
 }
@@ -119,15 +129,27 @@ func (r *redisFlags) options() (redis.UniversalClient, error) {
 	return redis.NewFailoverClient(fo), nil
 }
 
-// pool applies the pool flags: an idle worker keeps --redis-idle-conns connections
+// pool applies the pool flags: a process keeps --redis-idle-conns connections, by
+// default a worker one per task slot and asynq loop (worker.RedisIdleConns), others 1,
 // and asynq's subscription (docs/operations.md, "Redis connections and polling").
 // A size or idle count in the URL (pool_size=, max_idle_conns=) wins.
 func (r *redisFlags) pool(size, idle *int) {
 	if *size == 0 && r.poolSize > 0 {
 		*size = r.poolSize
 	}
-	if *idle == 0 && r.idleConns > 0 {
-		*idle = r.idleConns
+	if *idle == 0 {
+		switch {
+		case r.idleConns > 0:
+			*idle = r.idleConns
+		case r.slots > 0:
+			*idle = worker.RedisIdleConns(r.slots)
+		default:
+			*idle = 1
+		}
+	}
+	// go-redis's default pool (10 per CPU) must hold what is kept idle.
+	if *size == 0 && *idle > 10*runtime.GOMAXPROCS(0) {
+		*size = *idle
 	}
 }
 

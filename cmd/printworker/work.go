@@ -51,6 +51,7 @@ func workCommand() command {
 			cfg, cfgErr := wf.config(sf.layout, log)
 			cfg.StateTTL, cfg.TaskRetention = rf.stateRetention, rf.taskRetention
 			cfg.ExportShards = rf.exportShards
+			rf.slots = wf.concurrency // the idle Redis connections follow the slots
 			router, rules, routeErr := rof.load(sf.kind)
 			cfg.Routing = router
 			setGangs(&cfg, rules)
