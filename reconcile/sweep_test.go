@@ -194,16 +194,25 @@ func TestSweepRecoversDroppedWebhook(t *testing.T) {
 				t.Fatalf("first sweep %+v, want 1 listed and recovered", res)
 			}
 			tasks := pending(t, fx.rdb)
-			var push, exports int
+			var push, exports, fetches int
 			for _, task := range tasks {
 				switch {
 				case strings.HasPrefix(task, jobs.TypeOrderPush+" ") && strings.Contains(task, ss.id):
 					push++
 				case strings.HasPrefix(task, jobs.TypeDesignExport+" "):
 					exports++
+				case strings.HasPrefix(task, jobs.TypeOrderFetch+" ") && strings.Contains(task, ss.id):
+					fetches++
 				}
 			}
-			if push != 1 || exports != 2 {
+			switch {
+			case ss.name == intake.PlatformBigCommerce:
+				// BigCommerce lists order headers only: the order's fetch reads its
+				// lines and applies it, as for its webhook.
+				if fetches != 1 || push != 0 {
+					t.Errorf("enqueued %q: want the order's fetch", tasks)
+				}
+			case push != 1 || exports != 2:
 				t.Errorf("enqueued %q: want the order's push and its 2 exports", tasks)
 			}
 			if got := testutil.ToFloat64(fx.sw.m.recovered.WithLabelValues(ss.name)); got != 1 {
@@ -286,10 +295,10 @@ func TestSweepLease(t *testing.T) {
 	}
 }
 
-// An order whose read fails for now (BigCommerce answers 503 for it) does not
-// hold up the others: they are enqueued, the watermark stays before it, and the
-// next sweep takes it.
-func TestSweepGoesOnPastAnOrderItCannotReadYet(t *testing.T) {
+// An order the intake cannot take for now (Redis answered late, say) does not hold
+// up the others: they are recovered, the watermark stays before it, and the next
+// sweep takes it.
+func TestSweepGoesOnPastAnOrderItCannotTakeYet(t *testing.T) {
 	t.Parallel()
 	changed := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	rs := testredis.Start(t)
@@ -298,31 +307,27 @@ func TestSweepGoesOnPastAnOrderItCannotReadYet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := storesim.NewBigCommerce("abc123", "tok", "secret")
-	for i, id := range []int{7001, 7002} {
-		sim.Put(storesim.BCOrder{ID: id, StatusID: 11, Created: changed.Add(-time.Hour), Modified: changed.Add(time.Duration(i) * time.Second),
-			Billing:  storesim.BCAddress{FirstName: "Ann", LastName: "Lee", Email: "ann@example.com"},
-			Products: []storesim.BCProduct{{Quantity: 1, Price: "9.5", Options: []storesim.BCOption{{DisplayName: "Design", DisplayValue: ref1}}}}})
+	sim := storesim.NewShopify("my-shop.myshopify.com", "secret", "shpat_1")
+	for i, id := range []int64{7001, 7002} {
+		// Updated two minutes after creation: at changed and a second later.
+		sim.Put(storesim.ShopifySampleOrder(id, changed.Add(-2*time.Minute+time.Duration(i)*time.Second)))
 	}
-	var broken atomic.Bool
-	broken.Store(true)
-	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if broken.Load() && strings.HasPrefix(r.URL.Path, "/stores/abc123/v2/orders/7001") {
-			http.Error(w, "unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		sim.Handler().ServeHTTP(w, r)
-	}))
+	api := httptest.NewServer(sim.Handler())
 	t.Cleanup(api.Close)
 	cfg := intake.DefaultConfig()
-	cfg.BigCommerce = intake.BigCommerce{StoreHash: "abc123", Store: "store-1", Token: "tok", APIURL: api.URL, DesignOption: "design"}
-	feed, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"),
+	cfg.Shopify.Stores = map[string]string{"my-shop.myshopify.com": "store-1"}
+	f, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(enq), netguard.Must("127.0.0.1"),
 		intake.WithFetchLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var broken atomic.Bool
+	broken.Store(true)
+	feed := flakyFeeder{Feeder: f, fail: func(body []byte) bool {
+		return broken.Load() && strings.Contains(string(body), "7001")
+	}}
 	now := changed.Add(3 * time.Minute)
-	l := &BigCommerce{Client: testClient(&sleeps{}), APIURL: api.URL, StoreHash: "abc123", Token: "tok"}
+	l := &Shopify{Client: testClient(&sleeps{}), ShopDomain: "my-shop.myshopify.com", BaseURL: api.URL, Token: "shpat_1"}
 	sw, err := New(DefaultConfig(), rdb, feed, enq.State(), []Lister{l}, WithClock(func() time.Time { return now }),
 		WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -343,6 +348,24 @@ func TestSweepGoesOnPastAnOrderItCannotReadYet(t *testing.T) {
 		t.Errorf("next sweep %+v %v: want 7001 recovered and 7002 seen", res, err)
 	}
 }
+
+// flakyFeeder fails the orders fail picks with a transient error.
+type flakyFeeder struct {
+	Feeder
+	fail func(body []byte) bool
+}
+
+func (f flakyFeeder) ApplyOrder(ctx context.Context, platform, shop string, body []byte, h intake.Handled) (intake.Applied, error) {
+	if f.fail(body) {
+		return intake.Applied{}, transientErr{}
+	}
+	return f.Feeder.ApplyOrder(ctx, platform, shop, body, h)
+}
+
+type transientErr struct{}
+
+func (transientErr) Error() string   { return "enqueue: redis answered late" }
+func (transientErr) Retryable() bool { return true }
 
 // A sweep from a time after the watermark (reconcile --since 1h after a day's
 // outage) does not move the watermark past what it did not read.

@@ -71,8 +71,9 @@ func lockTemp(f *os.File) {
 // deadTemp reports whether the temporary file at p is a dead writer's (see above):
 // its lock can be taken and it is older than grace, or locks are unsupported and it
 // is older than LeftoverSafeAge.
-func deadTemp(p string, now time.Time, grace time.Duration) bool {
-	f, err := os.Open(p)
+func deadTemp(r *os.Root, p string, now time.Time, grace time.Duration) bool {
+	// Through the folder's root, as every hot-folder path: a link is never followed.
+	f, err := r.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
 	}
@@ -101,8 +102,12 @@ func (d *Dir) RemoveLeftovers(ctx context.Context, key string) (int, error) {
 		return 0, permanent("put", key, err)
 	}
 	n := 0
-	for _, final := range []string{d.path(key), d.metaPath(key)} {
-		entries, err := os.ReadDir(filepath.Dir(final))
+	for _, final := range []string{rel(key), metaRel(key)} {
+		dir := filepath.Dir(final)
+		if err := d.noLinks(dir); err != nil {
+			return n, dirError("put", key, err)
+		}
+		entries, err := readRootDir(d.r, dir)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -114,8 +119,8 @@ func (d *Dir) RemoveLeftovers(ctx context.Context, key string) (int, error) {
 			if err := ctx.Err(); err != nil {
 				return n, dirError("put", key, err)
 			}
-			p := filepath.Join(filepath.Dir(final), e.Name())
-			if isTempName(e.Name(), base) && deadTemp(p, time.Now(), LeftoverGrace) && os.Remove(p) == nil {
+			p := filepath.Join(dir, e.Name())
+			if e.Type().IsRegular() && isTempName(e.Name(), base) && deadTemp(d.r, p, time.Now(), LeftoverGrace) && d.r.Remove(p) == nil {
 				n++
 			}
 		}
@@ -123,16 +128,28 @@ func (d *Dir) RemoveLeftovers(ctx context.Context, key string) (int, error) {
 	return n, nil
 }
 
+// readRootDir lists dir (relative to r) through the root.
+func readRootDir(r *os.Root, dir string) ([]fs.DirEntry, error) {
+	f, err := r.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // SweepLeftovers walks the whole folder and removes every temporary file a dead
 // writer left (see above; at least LeftoverSafeAge old where it has no lock to tell).
-// The worker runs it once when it starts, in the background.
+// The worker runs it once when it starts, in the background. It walks through the
+// folder's root (fs.WalkDir over os.Root's FS): links are neither followed nor
+// entered.
 func (d *Dir) SweepLeftovers(ctx context.Context) (int, error) {
 	n := 0
 	now := time.Now()
-	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(d.r.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			// A folder that went away or cannot be read: skip it, sweep the rest.
-			if e != nil && e.IsDir() && p != d.root {
+			if e != nil && e.IsDir() && p != "." {
 				return fs.SkipDir
 			}
 			return nil
@@ -140,7 +157,8 @@ func (d *Dir) SweepLeftovers(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e.Type().IsRegular() && isTempName(e.Name(), "") && deadTemp(p, now, LeftoverGrace) && os.Remove(p) == nil {
+		name := filepath.FromSlash(p)
+		if e.Type().IsRegular() && isTempName(e.Name(), "") && deadTemp(d.r, name, now, LeftoverGrace) && d.r.Remove(name) == nil {
 			n++
 		}
 		return nil
