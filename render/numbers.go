@@ -182,6 +182,16 @@ func (c *numberCheck) svg(d *svg.Doc) {
 			c.point("path coordinate", x0-hw, y0-hw)
 			c.point("path coordinate", x1+hw, y1+hw)
 		}
+		for _, cl := range sh.Clips {
+			for _, pt := range cl.Parts {
+				for _, s := range pt.Path {
+					for j := range segPoints(s.Op) {
+						c.value("clip path coordinate", s.Pts[j].X)
+						c.value("clip path coordinate", s.Pts[j].Y)
+					}
+				}
+			}
+		}
 		if c.bad != "" {
 			return
 		}

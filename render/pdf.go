@@ -213,6 +213,51 @@ func (v *vectorPage) svg(l *Layer) {
 	doc := l.SVG.Doc
 	for i := range doc.Shapes {
 		sh := &doc.Shapes[i]
+		if len(sh.Clips) == 0 {
+			v.svgShape(l, sh)
+			continue
+		}
+		if !v.beginClips(sh.Clips) {
+			continue // an empty clip hides the shape
+		}
+		alpha, overprint := v.alpha, v.overprint
+		v.svgShape(l, sh)
+		// Q restores the graphics state of q: the alpha and overprint known
+		// to be in force are those of before.
+		v.pdf.RawWriteStr("Q")
+		v.alpha, v.overprint = alpha, overprint
+	}
+}
+
+// beginClips opens a graphics state (q) clipped to every clip: false, with
+// nothing written, when one of them has no part. The parts of one clip are
+// written as one path, filled nonzero unless all are even-odd: parts winding
+// opposite ways that overlap leave a hole there, which the raster does not.
+func (v *vectorPage) beginClips(clips []*svg.Clip) bool {
+	for _, c := range clips {
+		if len(c.Parts) == 0 {
+			return false
+		}
+	}
+	v.pdf.RawWriteStr("q")
+	for _, c := range clips {
+		evenOdd := true
+		for _, pt := range c.Parts {
+			v.path(pt.Path)
+			evenOdd = evenOdd && pt.EvenOdd
+		}
+		if evenOdd {
+			v.pdf.RawWriteStr("W* n")
+		} else {
+			v.pdf.RawWriteStr("W n")
+		}
+	}
+	return true
+}
+
+// svgShape writes the fill and stroke of one shape.
+func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
+	{
 		if sh.Fill != nil && sh.Fill.A > 0 && sh.FillGradient != nil &&
 			v.svgGradient(sh.Path, sh.FillRule == "evenodd", sh.FillGradient, l.Opacity*sh.Opacity*sh.FillGradient.Opacity) {
 			// drawn as a shading

@@ -381,8 +381,11 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		p.marks, p.marksSnap = append(p.marks, id), nil
 		defer func() { p.marks, p.marksSnap = p.marks[:len(p.marks)-1], nil }()
 	}
+	var clipRef *node
 	if v := st.own("clip-path"); v != "" && v != "none" {
-		p.unsupportedf("clipPath")
+		if clipRef = p.clipTarget(v); clipRef == nil {
+			p.unsupportedf("clipPath")
+		}
 	}
 	if v := st.own("mask"); v != "" && v != "none" {
 		p.unsupportedf("mask")
@@ -403,6 +406,19 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		}
 		ctm = ctm.Mul(m)
 	}
+	if clipRef == nil {
+		return p.renderContent(n, ctm, st, opacity, useDepth)
+	}
+	// The content is drawn first: an objectBoundingBox clip needs its extent.
+	start := len(p.doc.Shapes)
+	if err := p.renderContent(n, ctm, st, opacity, useDepth); err != nil {
+		return err
+	}
+	return p.applyClip(clipRef, ctm, start)
+}
+
+// renderContent draws element n itself, its transform and style already applied.
+func (p *parser) renderContent(n *node, ctm Matrix, st *computedStyle, opacity float64, useDepth int) error {
 	switch n.name {
 	case "svg":
 		// A nested viewport: position it and map its viewBox. Its clipping

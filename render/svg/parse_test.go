@@ -320,6 +320,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<svg><path d="M0 0 a1e308 1e308 0 1 1 1e308 0 z" stroke="red" stroke-dasharray="1e-9"/></svg>`))
 	f.Add([]byte(`<svg><g transform="scale(1e300)"><rect width="1e300" height="1" stroke="#000"/></g></svg>`))
 	// Gradients: every feature, and the hostile shapes of TestHostileGradients.
+	f.Add([]byte(readSVG("clip")))
+	f.Add([]byte(`<svg><clipPath id="c" clipPathUnits="objectBoundingBox" transform="scale(1e308)"><use href="#c"/><rect width="1e308" height="NaN"/></clipPath><g clip-path="url(#c)"><line x2="9" stroke="red" clip-path="url(#c)"/></g></svg>`))
 	for _, tc := range gradientCases {
 		f.Add([]byte(tc.svg))
 	}
