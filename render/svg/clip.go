@@ -36,14 +36,7 @@ func (p *parser) applyClip(cp *node, ctm Matrix, start int) error {
 	if len(shapes) == 0 {
 		return nil
 	}
-	m := ctm
-	if t := cp.attr("transform"); t != "" {
-		ct, ok := parseTransform(t)
-		if !ok {
-			p.unsupportedf("invalid transform")
-		}
-		m = m.Mul(ct)
-	}
+	m := p.withTransform(ctm, cp)
 	clip := &Clip{}
 	build := true
 	if strings.TrimSpace(cp.attr("clipPathUnits")) == "objectBoundingBox" {
@@ -89,13 +82,7 @@ func (p *parser) clipPart(clip *Clip, c *node, m Matrix, parent *computedStyle, 
 	if st.own("display") == "none" {
 		return nil
 	}
-	if t := c.attr("transform"); t != "" {
-		ct, ok := parseTransform(t)
-		if !ok {
-			p.unsupportedf("invalid transform")
-		}
-		m = m.Mul(ct)
-	}
+	m = p.withTransform(m, c)
 	if c.name == "use" {
 		href := strings.TrimSpace(c.attr("href"))
 		ref := p.ids[strings.TrimPrefix(href, "#")]

@@ -3,7 +3,6 @@ package svg
 import (
 	"context"
 	"image"
-	"strings"
 	"testing"
 
 	"github.com/printworker/printworker/internal/imgcheck"
@@ -34,22 +33,7 @@ func TestClipAgainstRSVG(t *testing.T) {
 }
 
 func renderUnclipped(t *testing.T, src string, scale float64) *image.RGBA {
-	d, err := Parse(strings.NewReader(src), Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range d.Shapes {
-		d.Shapes[i].Clips = nil
-	}
-	w, h := int(d.Width*scale+0.5), int(d.Height*scale+0.5)
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
-	if err := Draw(context.Background(), img, d, Scale(scale, scale), img.Bounds(), 1); err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return renderEdited(t, src, scale, func(s *Shape) { s.Clips = nil })
 }
 
 // TestClipModel checks what the parser builds: units, nesting, empty clips

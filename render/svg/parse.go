@@ -399,13 +399,7 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 	if opacity <= 0 {
 		return nil
 	}
-	if t := n.attr("transform"); t != "" {
-		m, ok := parseTransform(t)
-		if !ok {
-			p.unsupportedf("invalid transform")
-		}
-		ctm = ctm.Mul(m)
-	}
+	ctm = p.withTransform(ctm, n)
 	if clipRef == nil {
 		return p.renderContent(n, ctm, st, opacity, useDepth)
 	}
@@ -415,6 +409,20 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		return err
 	}
 	return p.applyClip(clipRef, ctm, start)
+}
+
+// withTransform returns ctm followed by n's transform attribute (an invalid
+// one is reported and ignored).
+func (p *parser) withTransform(ctm Matrix, n *node) Matrix {
+	t := n.attr("transform")
+	if t == "" {
+		return ctm
+	}
+	m, ok := parseTransform(t)
+	if !ok {
+		p.unsupportedf("invalid transform")
+	}
+	return ctm.Mul(m)
 }
 
 // renderContent draws element n itself, its transform and style already applied.
