@@ -284,8 +284,18 @@ func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
 				v.pdf.RawWriteStr(fmt.Sprintf("%.3f M\n", sh.MiterLimit))
 			}
 			v.pdf.SetDashPattern(sh.Dashes, sh.DashOffset)
-			v.path(sh.Path)
-			v.pdf.DrawPath("D")
+			if inv, ok := sh.Pen.Invert(); ok && sh.Pen != (svg.Matrix{}) {
+				// A non-uniform pen: the path is written in pen space under a cm
+				// of the pen, so the width and dashes stretch as the drawing does.
+				v.pdf.TransformBegin()
+				v.pdf.Transform(v.flipConj(sh.Pen))
+				v.path(sh.Path.Transform(inv))
+				v.pdf.DrawPath("D")
+				v.pdf.TransformEnd()
+			} else {
+				v.path(sh.Path)
+				v.pdf.DrawPath("D")
+			}
 			v.pdf.SetDashPattern(nil, 0)
 		}
 	}

@@ -14,8 +14,16 @@ import (
 // rsvg-convert; the same drawing with its clips dropped (what was drawn
 // before clipPath was supported) must score below that.
 func TestClipAgainstRSVG(t *testing.T) {
+	againstRSVG(t, "clip", "unclipped", func(s *Shape) { s.Clips = nil })
+}
+
+// againstRSVG draws testdata/<name>.svg at scale 2 and requires SSIM >= 0.98
+// against rsvg-convert's render; the drawing without the feature (edit takes it
+// off every shape) must score below, or the threshold proves nothing.
+func againstRSVG(t *testing.T, name, without string, edit func(*Shape)) {
+	t.Helper()
 	bin := imgcheck.Tool(t, "rsvg-convert", "apt-get install librsvg2-bin")
-	src := readSVG("clip")
+	src := readSVG(name)
 	const scale = 2
 	got := renderGolden(t, src, scale)
 	want := rsvgRender(t, bin, src, got.Bounds().Dx(), got.Bounds().Dy())
@@ -24,16 +32,11 @@ func TestClipAgainstRSVG(t *testing.T) {
 	if s < 0.98 {
 		t.Errorf("SSIM %.4f against rsvg-convert, want >= 0.98", s)
 	}
-	unclipped := renderUnclipped(t, src, scale)
-	su := imgcheck.SSIM(unclipped, want)
-	t.Logf("unclipped: SSIM %.4f", su)
+	su := imgcheck.SSIM(renderEdited(t, src, scale, edit), want)
+	t.Logf("%s: SSIM %.4f", without, su)
 	if su >= 0.98 {
-		t.Errorf("unclipped drawing scores SSIM %.4f: the threshold proves nothing", su)
+		t.Errorf("%s drawing scores SSIM %.4f: the threshold proves nothing", without, su)
 	}
-}
-
-func renderUnclipped(t *testing.T, src string, scale float64) *image.RGBA {
-	return renderEdited(t, src, scale, func(s *Shape) { s.Clips = nil })
 }
 
 // TestClipModel checks what the parser builds: units, nesting, empty clips

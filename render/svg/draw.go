@@ -162,6 +162,9 @@ func DrawCost(d *Doc, m Matrix, clip image.Rectangle, opacity float64) float64 {
 				miter = math.Sqrt2 // square caps reach the half width times √2
 			}
 			w := s.StrokeWidth * scale
+			if s.Pen != (Matrix{}) {
+				w *= s.Pen.stretch() // a stretched pen reaches further
+			}
 			if area, bands := box(w / 2 * math.Max(miter, math.Sqrt2)); area > 0 {
 				edges := strokeEdgesPerPt * pts
 				total += area + costEdgeBand*edges*bands + costRowNonZero*(2*rows+pts*math.Min(w, clipH))

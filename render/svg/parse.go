@@ -667,6 +667,7 @@ func (p *parser) emit(path Path, ctm Matrix, st *computedStyle, opacity float64)
 		FillRule:    "nonzero",
 		Stroke:      stroke,
 		StrokeWidth: sw * scale,
+		Pen:         penOf(ctm, scale),
 		LineCap:     "butt",
 		LineJoin:    "miter",
 		MiterLimit:  4,

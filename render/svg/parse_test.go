@@ -321,6 +321,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<svg><g transform="scale(1e300)"><rect width="1e300" height="1" stroke="#000"/></g></svg>`))
 	// Gradients: every feature, and the hostile shapes of TestHostileGradients.
 	f.Add([]byte(readSVG("clip")))
+	f.Add([]byte(readSVG("stroke-scale")))
+	f.Add([]byte(`<svg><g transform="scale(1e-300 1e300) skewX(89.9999)"><path d="M0 0 L9 9 Q1 5 3 3" stroke="red" stroke-width="1e300" stroke-dasharray="1e-300"/></g></svg>`))
 	f.Add([]byte(`<svg><clipPath id="c" clipPathUnits="objectBoundingBox" transform="scale(1e308)"><use href="#c"/><rect width="1e308" height="NaN"/></clipPath><g clip-path="url(#c)"><line x2="9" stroke="red" clip-path="url(#c)"/></g></svg>`))
 	for _, tc := range gradientCases {
 		f.Add([]byte(tc.svg))

@@ -70,6 +70,12 @@ type Shape struct {
 	MiterLimit  float64
 	Dashes      []float64 // even length, nil for solid
 	DashOffset  float64
+	// Pen, when not zero, is the shape of the pen: the linear part of the
+	// element's transform divided by its mean scale (|det| 1). The stroke is
+	// drawn in pen space (the path mapped by Pen's inverse, StrokeWidth and
+	// Dashes as they are) and mapped back by Pen, so a non-uniform scale or a
+	// skew widens and narrows it as browsers do. Zero means a round pen.
+	Pen Matrix
 
 	// Opacity is the product of the element's and its ancestors' opacity.
 	// fill-opacity and stroke-opacity are already folded into Fill.A and

@@ -14,23 +14,34 @@ import (
 	"github.com/printworker/printworker/model"
 )
 
-// TestSVGClipOutputs renders svg/testdata/clip.svg (clipPath in user space and
-// bounding-box units, under transforms, nested, even-odd, through <use>) as PNG
-// and as vector PDF (rasterized by pdftoppm) and compares both with rsvg-convert's
-// render of the same SVG: SSIM >= 0.98 and no "clipPath" warning left. Unclipped,
-// the drawing scores about 0.6.
-func TestSVGClipOutputs(t *testing.T) {
+// TestSVGOutputsAgainstRSVG renders SVG cases as PNG and as vector PDF
+// (rasterized by pdftoppm) and compares both with rsvg-convert's render of the
+// same SVG: SSIM >= 0.98 and no "clipPath" warning left. clip.svg: clipPath in
+// user space and bounding-box units, under transforms, nested, even-odd, through
+// <use> (unclipped, it scores about 0.6). stroke-scale.svg: strokes under
+// non-uniform scales and a skew (a round pen scores about 0.83).
+func TestSVGOutputsAgainstRSVG(t *testing.T) {
 	t.Parallel()
 	rsvg := imgcheck.Tool(t, "rsvg-convert", "apt-get install librsvg2-bin")
 	ppm := imgcheck.Tool(t, "pdftoppm", "apt-get install poppler-utils")
-	svgSrc, err := os.ReadFile(filepath.Join("svg", "testdata", "clip.svg"))
-	must(t, err)
-	for _, typ := range []string{model.ExportPNG, model.ExportPDF} {
-		t.Run(typ, func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w, h float64
+		typ  string
+	}{
+		{"clip", 200, 160, model.ExportPNG},
+		{"clip", 200, 160, model.ExportPDF},
+		{"stroke-scale", 240, 240, model.ExportPNG},
+		{"stroke-scale", 240, 240, model.ExportPDF},
+	} {
+		typ := tc.typ
+		t.Run(tc.name+"-"+typ, func(t *testing.T) {
+			svgSrc, err := os.ReadFile(filepath.Join("svg", "testdata", tc.name+".svg"))
+			must(t, err)
 			dir := t.TempDir()
 			must(t, os.WriteFile(filepath.Join(dir, "art.svg"), svgSrc, 0o644))
 			var buf bytes.Buffer
-			res, err := newRenderer(t, Options{}).RenderView(context.Background(), svgDesign(t, 200, 160, typ, 192), "v", DirSource(dir), &buf)
+			res, err := newRenderer(t, Options{}).RenderView(context.Background(), svgDesign(t, tc.w, tc.h, typ, 192), "v", DirSource(dir), &buf)
 			must(t, err)
 			for _, w := range res.Warnings {
 				if strings.Contains(w.Message, "clipPath") {
@@ -48,7 +59,7 @@ func TestSVGClipOutputs(t *testing.T) {
 				must(t, err)
 			}
 			if d := os.Getenv("PRINTWORKER_KEEP_DIR"); d != "" {
-				must(t, os.WriteFile(filepath.Join(d, "clip-"+typ+".png"), pb, 0o644))
+				must(t, os.WriteFile(filepath.Join(d, tc.name+"-"+typ+".png"), pb, 0o644))
 			}
 			page, err := png.Decode(bytes.NewReader(pb))
 			must(t, err)
