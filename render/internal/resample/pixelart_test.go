@@ -11,7 +11,8 @@ import (
 // TestPixelArtEnlargedStaysSoft enlarges a 4x3 picture of hard colour steps 52 times
 // (opaque, and with alpha: the integer and the float paths) at every tier, and
 // requires what Chromium's bilinear filter draws: each pixel the linear
-// interpolation of its four source neighbours (within 1 of the float value), and so
+// interpolation of its four source neighbours at its position rounded down to a
+// sixteenth of a pixel, as Skia's sampler (within 1 of the float value), and so
 // never outside their range. Catmull-Rom rang there: dark rims and bright spots
 // up to about 7 % of a step beyond it (TestPixelArtCatmullRomRings).
 func TestPixelArtEnlargedStaysSoft(t *testing.T) {
@@ -80,9 +81,11 @@ func pixelArt(a uint8) *image.NRGBA {
 }
 
 // bilinearAt is the premultiplied bilinear interpolation of src at (u, v) (pixel
-// centres at integers, edge pixels extended), as 0..255 floats.
+// centres at integers, edge pixels extended) rounded down to 1/16 of a pixel, as
+// 0..255 floats.
 func bilinearAt(src *image.NRGBA, u, v float64) [4]float64 {
 	w, h := src.Rect.Dx(), src.Rect.Dy()
+	u, v = math.Floor(u*16)/16, math.Floor(v*16)/16
 	u = math.Max(0, math.Min(float64(w-1), u))
 	v = math.Max(0, math.Min(float64(h-1), v))
 	x0, y0 := int(u), int(v)

@@ -634,14 +634,17 @@ type tapWeights struct {
 // than a pixel's sharpening and Catmull-Rom is kept.
 const linearAbove = 4
 
+// bilinearSteps is the subpixel precision of Skia's bilinear sampler: 4 bits.
+const bilinearSteps = 16
+
 // kernelWeights computes the weights of output pixels [o0, o1) along one axis, for
 // the placement out = scale*in + off over n source pixels: Catmull-Rom, or the tent
 // when enlarging beyond linearAbove. The taps stay those of Catmull-Rom's support
 // (the tent's outer ones weigh zero), so every kernel tier sees the same layout.
 func kernelWeights(o0, o1 int, scale, off float64, n int) []tapWeights {
-	kernel := catmullRom
+	kernel, quantize := catmullRom, false
 	if scale > linearAbove {
-		kernel = tent
+		kernel, quantize = tent, true
 	}
 	// Widen the kernel when shrinking so it low-pass filters.
 	stretch := math.Max(1, 1/scale)
@@ -650,6 +653,9 @@ func kernelWeights(o0, o1 int, scale, off float64, n int) []tapWeights {
 	for o := o0; o < o1; o++ {
 		// Source coordinate of the output pixel's centre, in source pixel centres.
 		c := (float64(o)+0.5-off)/scale - 0.5
+		if quantize {
+			c = math.Floor(c*bilinearSteps) / bilinearSteps
+		}
 		lo := max(0, int(math.Ceil(c-support)))
 		hi := min(n-1, int(math.Floor(c+support)))
 		tw := tapWeights{start: lo}
