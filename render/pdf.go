@@ -257,6 +257,9 @@ func (v *vectorPage) beginClips(clips []*svg.Clip) bool {
 
 // svgShape writes the fill and stroke of one shape.
 func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
+	if len(sh.Path) == 0 {
+		return // text without glyphs, an empty path: nothing to paint
+	}
 	{
 		if sh.Fill != nil && sh.Fill.A > 0 && sh.FillGradient != nil &&
 			v.svgGradient(sh.Path, sh.FillRule == "evenodd", sh.FillGradient, l.Opacity*sh.Opacity*sh.FillGradient.Opacity) {

@@ -16,10 +16,13 @@ import (
 
 // TestSVGOutputsAgainstRSVG renders SVG cases as PNG and as vector PDF
 // (rasterized by pdftoppm) and compares both with rsvg-convert's render of the
-// same SVG: SSIM >= 0.98 and no "clipPath" warning left. clip.svg: clipPath in
+// same SVG: SSIM >= 0.98 and no "clipPath" or "text" warning left. clip.svg: clipPath in
 // user space and bounding-box units, under transforms, nested, even-odd, through
 // <use> (unclipped, it scores about 0.6). stroke-scale.svg: strokes under
-// non-uniform scales and a skew (a round pen scores about 0.83).
+// non-uniform scales and a skew (a round pen scores about 0.83). text.svg: text runs
+// in DejaVu, which rsvg-convert finds through fontconfig too (sizes, bold serif,
+// text-anchor middle and end, a coloured tspan, dy shifts, a stroke, a non-uniform
+// scale); without its text it scores 0.854.
 func TestSVGOutputsAgainstRSVG(t *testing.T) {
 	t.Parallel()
 	rsvg := imgcheck.Tool(t, "rsvg-convert", "apt-get install librsvg2-bin")
@@ -33,6 +36,8 @@ func TestSVGOutputsAgainstRSVG(t *testing.T) {
 		{"clip", 200, 160, model.ExportPDF},
 		{"stroke-scale", 240, 240, model.ExportPNG},
 		{"stroke-scale", 240, 240, model.ExportPDF},
+		{"text", 320, 200, model.ExportPNG},
+		{"text", 320, 200, model.ExportPDF},
 	} {
 		typ := tc.typ
 		t.Run(tc.name+"-"+typ, func(t *testing.T) {
@@ -44,19 +49,13 @@ func TestSVGOutputsAgainstRSVG(t *testing.T) {
 			res, err := newRenderer(t, Options{}).RenderView(context.Background(), svgDesign(t, tc.w, tc.h, typ, 192), "v", DirSource(dir), &buf)
 			must(t, err)
 			for _, w := range res.Warnings {
-				if strings.Contains(w.Message, "clipPath") {
+				if strings.Contains(w.Message, "clipPath") || strings.Contains(w.Message, "text") {
 					t.Errorf("warning left: %+v", w)
 				}
 			}
 			pb := buf.Bytes()
 			if typ == model.ExportPDF {
-				pdfPath, out := filepath.Join(dir, "out.pdf"), filepath.Join(dir, "page")
-				must(t, os.WriteFile(pdfPath, pb, 0o644))
-				if b, err := exec.Command(ppm, "-r", "192", "-png", "-singlefile", pdfPath, out).CombinedOutput(); err != nil {
-					t.Fatalf("pdftoppm: %v\n%s", err, b)
-				}
-				pb, err = os.ReadFile(out + ".png")
-				must(t, err)
+				pb = pdfPagePNG(t, ppm, pb, dir)
 			}
 			if d := os.Getenv("PRINTWORKER_KEEP_DIR"); d != "" {
 				must(t, os.WriteFile(filepath.Join(d, tc.name+"-"+typ+".png"), pb, 0o644))
@@ -71,4 +70,17 @@ func TestSVGOutputsAgainstRSVG(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pdfPagePNG rasterizes a one-page PDF at 192 dpi with pdftoppm, in dir.
+func pdfPagePNG(t *testing.T, ppm string, pdf []byte, dir string) []byte {
+	t.Helper()
+	pdfPath, out := filepath.Join(dir, "out.pdf"), filepath.Join(dir, "page")
+	must(t, os.WriteFile(pdfPath, pdf, 0o644))
+	if b, err := exec.Command(ppm, "-r", "192", "-png", "-singlefile", pdfPath, out).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, b)
+	}
+	pb, err := os.ReadFile(out + ".png")
+	must(t, err)
+	return pb
 }

@@ -138,8 +138,20 @@ func readTree(r io.Reader, lim Limits) (*node, error) {
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
-			if len(stack) > 0 && stack[len(stack)-1].name == "style" {
-				stack[len(stack)-1].text += string(t)
+			if len(stack) == 0 {
+				break
+			}
+			switch top := stack[len(stack)-1]; top.name {
+			case "style":
+				top.text += string(t)
+			case "text", "tspan":
+				// Character data of text is kept as "#text" children, in order
+				// with the tspans. They count as elements against the limits.
+				elements++
+				if elements > lim.MaxElements {
+					return nil, &Error{Reason: fmt.Sprintf("more than %d elements", lim.MaxElements), Err: ErrLimit}
+				}
+				top.children = append(top.children, &node{name: "#text", text: string(t)})
 			}
 		}
 	}
@@ -357,7 +369,7 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		"linearGradient", "radialGradient", "stop", "clipPath", "mask", "pattern", "marker", "filter":
 		// Never rendered in place; referenced ones are reported where used.
 		return nil
-	case "text", "textPath", "tspan":
+	case "textPath", "tspan":
 		p.unsupportedf("text")
 		return nil
 	case "image":
@@ -464,6 +476,8 @@ func (p *parser) renderContent(n *node, ctm Matrix, st *computedStyle, opacity f
 		return nil
 	case "use":
 		return p.renderUse(n, ctm, st, opacity, useDepth)
+	case "text":
+		return p.renderText(n, ctm, st, opacity)
 	}
 	path, ok := p.shapePath(n)
 	if !ok {

@@ -88,6 +88,11 @@ type Shape struct {
 	// that cannot draw gradients.
 	FillGradient, StrokeGradient *Gradient
 
+	// Text, when set, is a run of SVG text the shape stands for: Path is empty
+	// and a text engine (package render) fills it with the run's glyph
+	// outlines (Doc.SetText), painted with the shape's fill and stroke.
+	Text *Text
+
 	// Clips are the clipping paths (clip-path) of the element and of its
 	// ancestors: the shape is drawn only where it lies inside every one.
 	// Shapes of one clipped group share the same *Clip.
@@ -97,6 +102,27 @@ type Shape struct {
 	// outermost first (nil when none has an id), for finding an element's
 	// geometry (Doc.Marked).
 	Marks []string
+}
+
+// Text is a run of an SVG <text> element: its characters (white space
+// collapsed), font and position in the user space Transform maps to
+// natural-size coordinates.
+type Text struct {
+	Content string
+	// Family is the font-family list as written; Size is in user units.
+	Family       string
+	Size         float64
+	Bold, Italic bool
+	// Anchor is the text-anchor of the chunk the run belongs to: "start",
+	// "middle" or "end".
+	Anchor string
+	// HasX and HasY tell whether the run starts at X or Y (an x or y
+	// attribute); otherwise it goes on where the previous run ended. A run
+	// with HasX starts a new chunk (text-anchor aligns each chunk). DX and DY
+	// shift the run's start.
+	X, Y, DX, DY float64
+	HasX, HasY   bool
+	Transform    Matrix
 }
 
 // Clip is a clipping region, the union of its parts' fills (a clipPath's
