@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/printworker/printworker/render/fonts"
@@ -8,9 +9,10 @@ import (
 )
 
 // maxSVGTextRunes bounds the characters of an SVG's text drawn as outlines: the
-// outlines take memory a glyph, so past this the rest of the text is left out and
-// reported.
-const maxSVGTextRunes = maxTextRunes
+// outlines are kept as paths (about 50 segments of 56 bytes a glyph, twice while
+// mapped: some 20 MB at this bound), so past it the rest of the text is left out and
+// reported. Clipart text is a few words.
+const maxSVGTextRunes = 4000
 
 // svgText fills the paths of an SVG's text runs (svg.Shape.Text) with their glyph
 // outlines, laid out by the same engine as text elements (shaping, fallback faces,
@@ -34,7 +36,7 @@ func (r *Renderer) svgText(doc *svg.Doc) {
 		}
 		n := len([]rune(t.Content))
 		if n > budget {
-			doc.Unsupported = append(doc.Unsupported, "text beyond 20000 characters")
+			doc.Unsupported = append(doc.Unsupported, fmt.Sprintf("text beyond %d characters", maxSVGTextRunes))
 			break
 		}
 		budget -= n

@@ -27,3 +27,21 @@ func TestSVGTextModel(t *testing.T) {
 		t.Errorf("ink rows %v..%v, want about 35..50 (baseline 50)", y0, y1)
 	}
 }
+
+// TestSVGTextBound: text past maxSVGTextRunes characters is left out and reported.
+func TestSVGTextBound(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("<text>"+strings.Repeat("W", 1000)+"</text>", 5)
+	doc, err := svg.Parse(strings.NewReader(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">`+long+`</svg>`), svg.Limits{})
+	must(t, err)
+	newRenderer(t, Options{}).svgText(doc)
+	drawn := 0
+	for _, s := range doc.Shapes {
+		if len(s.Path) > 0 {
+			drawn++
+		}
+	}
+	if drawn != 4 || !strings.Contains(strings.Join(doc.Unsupported, "|"), "text beyond 4000 characters") {
+		t.Errorf("%d of 5 runs drawn, unsupported %v; want 4 and the report", drawn, doc.Unsupported)
+	}
+}
