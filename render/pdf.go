@@ -277,6 +277,13 @@ func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
 		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 && sh.StrokeGradient != nil &&
 			v.svgGradient(svg.StrokeToPath(*sh, gradientStrokeTol), false, sh.StrokeGradient, l.Opacity*sh.Opacity*sh.StrokeGradient.Opacity) {
 			// the stroke's outline filled with a shading
+		} else if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 && sh.Pen != (svg.Matrix{}) && v.penPath(sh) == nil {
+			// A pen too stretched for its space's numbers to stay in range: the
+			// outline (in natural coordinates) is filled instead.
+			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
+			v.setFill(paintColour(sh.Stroke.R, sh.Stroke.G, sh.Stroke.B))
+			v.path(svg.StrokeToPath(*sh, gradientStrokeTol))
+			v.pdf.DrawPath("F")
 		} else if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
 			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
 			v.setStroke(paintColour(sh.Stroke.R, sh.Stroke.G, sh.Stroke.B))
@@ -287,12 +294,12 @@ func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
 				v.pdf.RawWriteStr(fmt.Sprintf("%.3f M\n", sh.MiterLimit))
 			}
 			v.pdf.SetDashPattern(sh.Dashes, sh.DashOffset)
-			if inv, ok := sh.Pen.Invert(); ok && sh.Pen != (svg.Matrix{}) {
+			if pp := v.penPath(sh); pp != nil {
 				// A non-uniform pen: the path is written in pen space under a cm
 				// of the pen, so the width and dashes stretch as the drawing does.
 				v.pdf.TransformBegin()
 				v.pdf.Transform(v.flipConj(sh.Pen))
-				v.path(sh.Path.Transform(inv))
+				v.path(pp)
 				v.pdf.DrawPath("D")
 				v.pdf.TransformEnd()
 			} else {
@@ -302,6 +309,34 @@ func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
 			v.pdf.SetDashPattern(nil, 0)
 		}
 	}
+}
+
+// penPath is a shape's path in the space of its non-uniform pen (svg.Shape.Pen), nil
+// without a pen or when the pen's cm (as written on this page), its inverse or the
+// mapped path leave the numbers a PDF holds (pdfMaxCoord).
+func (v *vectorPage) penPath(sh *svg.Shape) svg.Path {
+	if sh.Pen == (svg.Matrix{}) {
+		return nil
+	}
+	inv, ok := sh.Pen.Invert()
+	if !ok {
+		return nil
+	}
+	cm := v.flipConj(sh.Pen)
+	for _, c := range [...]float64{cm.A, cm.B, cm.C, cm.D, cm.E, cm.F, inv[0], inv[1], inv[2], inv[3]} {
+		if !finiteIn(c, pdfMaxCoord) {
+			return nil
+		}
+	}
+	pp := sh.Path.Transform(inv)
+	for _, s := range pp {
+		for j := range segPoints(s.Op) {
+			if !finiteIn(s.Pts[j].X, pdfMaxCoord) || !finiteIn(s.Pts[j].Y, pdfMaxCoord) {
+				return nil
+			}
+		}
+	}
+	return pp
 }
 
 // path emits p's segments; quadratic Béziers are raised to cubics (PDF has none).

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,4 +86,37 @@ func pdfPagePNG(t *testing.T, ppm string, pdf []byte, dir string) []byte {
 	pb, err := os.ReadFile(out + ".png")
 	must(t, err)
 	return pb
+}
+
+// TestPDFStretchedPen: a pen stretched beyond the numbers a PDF holds (scale(1e-6
+// 1e6): its space's coordinates and its cm's translation would reach 1e8) is written
+// as the stroke's filled outline; the content holds no number beyond pdfMaxCoord. A
+// moderate pen is written in pen space under a cm.
+func TestPDFStretchedPen(t *testing.T) {
+	t.Parallel()
+	qpdf := imgcheck.Tool(t, "qpdf", "apt-get install qpdf")
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "art.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">
+<g transform="translate(10 50) scale(1e-6 1e6)"><path d="M0 0 L8e7 0" stroke="red" stroke-width="4e-6" fill="none"/></g>
+<g transform="translate(10 10) scale(2 0.5)"><path d="M0 0 L40 0" stroke="blue" stroke-width="8" fill="none"/></g></svg>`), 0o644))
+	var buf bytes.Buffer
+	_, err := newRenderer(t, Options{}).RenderView(context.Background(), svgDesign(t, 100, 100, model.ExportPDF, 72), "v", DirSource(dir), &buf)
+	must(t, err)
+	pdfPath := filepath.Join(dir, "out.pdf")
+	must(t, os.WriteFile(pdfPath, buf.Bytes(), 0o644))
+	qdf, err := exec.Command(qpdf, "--qdf", "--object-streams=disable", pdfPath, "-").Output()
+	must(t, err)
+	// The operands of the content's path, width and matrix operators.
+	ops := regexp.MustCompile(`(?m)^.* (m|l|c|cm|w)$`)
+	num := regexp.MustCompile(`-?\d+(\.\d+)?(e[+-]?\d+)?`)
+	for _, line := range ops.FindAll(qdf, -1) {
+		for _, f := range num.FindAll(line, -1) {
+			if v, err := strconv.ParseFloat(string(f), 64); err == nil && math.Abs(v) > pdfMaxCoord {
+				t.Fatalf("%s: number %s beyond %g", line, f, float64(pdfMaxCoord))
+			}
+		}
+	}
+	if !bytes.Contains(qdf, []byte(" cm")) {
+		t.Error("no cm: the moderate pen was not written in pen space")
+	}
 }
