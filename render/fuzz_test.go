@@ -89,6 +89,9 @@ func FuzzIllustration(f *testing.F) {
 		hostileSVG("scale(1e-300)", `stroke-width="1e308"`),
 		hostileSVG("", `stroke-miterlimit="1e308" stroke-dasharray="1e308 1e-308" stroke-dashoffset="-1e308"`),
 		[]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="1e308" height="1e308" viewBox="0 0 1e-308 1e-308"><circle r="1e308" fill="red"/></svg>`),
+		[]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60"><text x="1e300" font-size="1e300" stroke="red" stroke-width="1e308">big<tspan dy="-1e308" x="NaN">dy</tspan></text><text transform="scale(1e308)" text-anchor="middle">AV</text></svg>`),
+		[]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60"><g transform="scale(1e-9 1e9) skewX(89)"><path d="M0 0 L8e7 1e-9" stroke="red" stroke-width="4e-6" stroke-dasharray="1 2" fill="none"/></g></svg>`),
+		[]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60"><clipPath id="c"><text>x</text><circle r="1e308"/></clipPath><g clip-path="url(#c)" transform="scale(1 1e-300)"><rect width="60" height="60" stroke="red" stroke-width="9"/></g></svg>`),
 		[]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60"><linearGradient id="g" gradientTransform="scale(1e308)"><stop stop-color="red"/><stop offset="1"/></linearGradient><path d="M0 0 L1e300 1e300 L0 1e300 Z" fill="url(#g)"/></svg>`),
 	} {
 		f.Add(s)

@@ -180,6 +180,7 @@ func (r *Renderer) measureMedia(data []byte, m model.Media, tint string) (*sourc
 		if err != nil {
 			return nil, nil, inputErr("", "", err, "media %s", m.ID)
 		}
+		r.svgText(doc)
 		if tint != "" {
 			c, _ := parseHexColor(tint)
 			doc.Recolor(svg.Paint{R: float64(c.R) / 255, G: float64(c.G) / 255, B: float64(c.B) / 255, A: float64(c.A) / 255})

@@ -152,6 +152,10 @@ func (c *numberCheck) svg(d *svg.Doc) {
 				c.value("dash length", d)
 			}
 			hw = sh.StrokeWidth / 2
+			if p := sh.Pen; p != (svg.Matrix{}) {
+				// A stretched pen reaches further (at most its norm times the width).
+				hw *= math.Sqrt(p[0]*p[0] + p[1]*p[1] + p[2]*p[2] + p[3]*p[3])
+			}
 		}
 		// The path's bounds first (plain comparisons: this loop sees every point of
 		// a large document), then one check of them.
@@ -181,6 +185,16 @@ func (c *numberCheck) svg(d *svg.Doc) {
 		if x0 <= x1 {
 			c.point("path coordinate", x0-hw, y0-hw)
 			c.point("path coordinate", x1+hw, y1+hw)
+		}
+		for _, cl := range sh.Clips {
+			for _, pt := range cl.Parts {
+				for _, s := range pt.Path {
+					for j := range segPoints(s.Op) {
+						c.value("clip path coordinate", s.Pts[j].X)
+						c.value("clip path coordinate", s.Pts[j].Y)
+					}
+				}
+			}
 		}
 		if c.bad != "" {
 			return

@@ -213,6 +213,54 @@ func (v *vectorPage) svg(l *Layer) {
 	doc := l.SVG.Doc
 	for i := range doc.Shapes {
 		sh := &doc.Shapes[i]
+		if len(sh.Clips) == 0 {
+			v.svgShape(l, sh)
+			continue
+		}
+		if !v.beginClips(sh.Clips) {
+			continue // an empty clip hides the shape
+		}
+		alpha, overprint := v.alpha, v.overprint
+		v.svgShape(l, sh)
+		// Q restores the graphics state of q: the alpha and overprint known
+		// to be in force are those of before.
+		v.pdf.RawWriteStr("Q")
+		v.alpha, v.overprint = alpha, overprint
+	}
+}
+
+// beginClips opens a graphics state (q) clipped to every clip: false, with
+// nothing written, when one of them has no part. The parts of one clip are
+// written as one path, filled nonzero unless all are even-odd: parts winding
+// opposite ways that overlap leave a hole there, which the raster does not.
+func (v *vectorPage) beginClips(clips []*svg.Clip) bool {
+	for _, c := range clips {
+		if len(c.Parts) == 0 {
+			return false
+		}
+	}
+	v.pdf.RawWriteStr("q")
+	for _, c := range clips {
+		evenOdd := true
+		for _, pt := range c.Parts {
+			v.path(pt.Path)
+			evenOdd = evenOdd && pt.EvenOdd
+		}
+		if evenOdd {
+			v.pdf.RawWriteStr("W* n")
+		} else {
+			v.pdf.RawWriteStr("W n")
+		}
+	}
+	return true
+}
+
+// svgShape writes the fill and stroke of one shape.
+func (v *vectorPage) svgShape(l *Layer, sh *svg.Shape) {
+	if len(sh.Path) == 0 {
+		return // text without glyphs, an empty path: nothing to paint
+	}
+	{
 		if sh.Fill != nil && sh.Fill.A > 0 && sh.FillGradient != nil &&
 			v.svgGradient(sh.Path, sh.FillRule == "evenodd", sh.FillGradient, l.Opacity*sh.Opacity*sh.FillGradient.Opacity) {
 			// drawn as a shading
@@ -229,6 +277,13 @@ func (v *vectorPage) svg(l *Layer) {
 		if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 && sh.StrokeGradient != nil &&
 			v.svgGradient(svg.StrokeToPath(*sh, gradientStrokeTol), false, sh.StrokeGradient, l.Opacity*sh.Opacity*sh.StrokeGradient.Opacity) {
 			// the stroke's outline filled with a shading
+		} else if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 && sh.Pen != (svg.Matrix{}) && v.penPath(sh) == nil {
+			// A pen too stretched for its space's numbers to stay in range: the
+			// outline (in natural coordinates) is filled instead.
+			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
+			v.setFill(paintColour(sh.Stroke.R, sh.Stroke.G, sh.Stroke.B))
+			v.path(svg.StrokeToPath(*sh, gradientStrokeTol))
+			v.pdf.DrawPath("F")
 		} else if sh.Stroke != nil && sh.Stroke.A > 0 && sh.StrokeWidth > 0 {
 			v.setAlpha(l.Opacity * sh.Opacity * sh.Stroke.A)
 			v.setStroke(paintColour(sh.Stroke.R, sh.Stroke.G, sh.Stroke.B))
@@ -239,11 +294,49 @@ func (v *vectorPage) svg(l *Layer) {
 				v.pdf.RawWriteStr(fmt.Sprintf("%.3f M\n", sh.MiterLimit))
 			}
 			v.pdf.SetDashPattern(sh.Dashes, sh.DashOffset)
-			v.path(sh.Path)
-			v.pdf.DrawPath("D")
+			if pp := v.penPath(sh); pp != nil {
+				// A non-uniform pen: the path is written in pen space under a cm
+				// of the pen, so the width and dashes stretch as the drawing does.
+				v.pdf.TransformBegin()
+				v.pdf.Transform(v.flipConj(sh.Pen))
+				v.path(pp)
+				v.pdf.DrawPath("D")
+				v.pdf.TransformEnd()
+			} else {
+				v.path(sh.Path)
+				v.pdf.DrawPath("D")
+			}
 			v.pdf.SetDashPattern(nil, 0)
 		}
 	}
+}
+
+// penPath is a shape's path in the space of its non-uniform pen (svg.Shape.Pen), nil
+// without a pen or when the pen's cm (as written on this page), its inverse or the
+// mapped path leave the numbers a PDF holds (pdfMaxCoord).
+func (v *vectorPage) penPath(sh *svg.Shape) svg.Path {
+	if sh.Pen == (svg.Matrix{}) {
+		return nil
+	}
+	inv, ok := sh.Pen.Invert()
+	if !ok {
+		return nil
+	}
+	cm := v.flipConj(sh.Pen)
+	for _, c := range [...]float64{cm.A, cm.B, cm.C, cm.D, cm.E, cm.F, inv[0], inv[1], inv[2], inv[3]} {
+		if !finiteIn(c, pdfMaxCoord) {
+			return nil
+		}
+	}
+	pp := sh.Path.Transform(inv)
+	for _, s := range pp {
+		for j := range segPoints(s.Op) {
+			if !finiteIn(s.Pts[j].X, pdfMaxCoord) || !finiteIn(s.Pts[j].Y, pdfMaxCoord) {
+				return nil
+			}
+		}
+	}
+	return pp
 }
 
 // path emits p's segments; quadratic Béziers are raised to cubics (PDF has none).

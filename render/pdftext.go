@@ -138,13 +138,21 @@ func (p *pdfText) outlined(cluster []Glyph, baseline float64) {
 
 // outline is a glyph's outline in the layer's local coordinates (y down).
 func (p *pdfText) outline(g Glyph, baseline float64) svg.Path {
-	o, ok := p.face(g.Font).GlyphDataOutline(font.GID(g.ID))
+	var path svg.Path
+	path, p.pts = glyphPath(p.face(g.Font), g, p.size, baseline, p.pts)
+	return path
+}
+
+// glyphPath is glyph g's outline at size, its origin at (g.X, baseline+g.Y) (y
+// down), synthetic oblique and bold applied as the raster draws them (synth.go);
+// pts is scratch space, returned for reuse.
+func glyphPath(face *font.Face, g Glyph, size, baseline float64, pts []svg.Point) (svg.Path, []svg.Point) {
+	o, ok := face.GlyphDataOutline(font.GID(g.ID))
 	if !ok {
-		return nil
+		return nil, pts
 	}
-	k := p.size / float64(g.Font.Face.Upem())
-	// The same points the raster draws, synthetic oblique and bold applied (synth.go).
-	p.pts = glyphPoints(p.pts[:0], o.Segments, g.Synth, k, p.size)
+	k := size / float64(g.Font.Face.Upem())
+	pts = glyphPoints(pts[:0], o.Segments, g.Synth, k, size)
 	i := 0
 	var path svg.Path
 	for _, s := range o.Segments {
@@ -160,7 +168,7 @@ func (p *pdfText) outline(g Glyph, baseline float64) svg.Path {
 			seg.Op = svg.CubicTo
 		}
 		for j := range segArgs(s.Op) {
-			q := p.pts[i]
+			q := pts[i]
 			seg.Pts[j] = svg.Point{X: g.X + q.X, Y: baseline + g.Y + q.Y}
 			i++
 		}
@@ -172,7 +180,7 @@ func (p *pdfText) outline(g Glyph, baseline float64) svg.Path {
 	if len(path) > 0 {
 		path = append(path, svg.Segment{Op: svg.Close})
 	}
-	return path
+	return path, pts
 }
 
 // invisible writes text in rendering mode 3 over [x0, x1] in the embedded default

@@ -91,7 +91,10 @@ type textRequest struct {
 	lineHeight  float64
 	align       string
 	lang        string
-	direction   string // Options.TextDirection ("" as "auto")
+	// textLang is the language the design gives the text (its translation's key),
+	// which picks between Chinese and Japanese CJK faces (cjkOrder).
+	textLang  string
+	direction string // Options.TextDirection ("" as "auto")
 }
 
 // shapeReport tells the caller what to warn about.
@@ -113,6 +116,9 @@ type fontmap struct {
 	byFace map[*font.Face]*fonts.Font
 	chain  []*fonts.Font // resolved lazily; nil entries: not installed
 	loaded int
+	// order maps a place in the chain as this text tries it to the registry's
+	// fallback index (cjkOrder); nil: the registry's order.
+	order []int
 	// covered are the faces the coverage fallback gave, in order of first use.
 	covered []*fonts.Font
 	report  *shapeReport
@@ -122,6 +128,9 @@ type fontmap struct {
 func newFontmap(req *textRequest, rep *shapeReport, sh *shaper) *fontmap {
 	fm := &fontmap{req: req, sh: sh, byFace: map[*font.Face]*fonts.Font{}, report: rep}
 	fm.primary = fm.face(req.primary)
+	if req.reg != nil {
+		fm.order = cjkOrder(req.reg, req.textLang)
+	}
 	return fm
 }
 
@@ -137,7 +146,11 @@ func (fm *fontmap) ResolveFace(r rune) *font.Face {
 	}
 	for i := 0; fm.req.reg != nil && i < fm.req.reg.FallbackLen(); i++ {
 		if i == fm.loaded {
-			f, err := fm.req.reg.FallbackFace(i, fm.req.style)
+			j := i
+			if fm.order != nil {
+				j = fm.order[i]
+			}
+			f, err := fm.req.reg.FallbackFace(j, fm.req.style)
 			if err != nil {
 				fm.report.fallbackErrs = append(fm.report.fallbackErrs, err)
 			}
@@ -681,4 +694,51 @@ func placeRuns(runes []rune, runs []visualRun, spacing, size float64, style font
 		}
 	}
 	return glyphs, pen
+}
+
+// cjkOrder is the order in which a text in language lang tries the fallback chain:
+// the chain's own, except that a Chinese text (zh, Simplified: not zh-Hant, -TW,
+// -HK, -MO) takes a "CJK SC" family before a "CJK JP" one and a Japanese text (ja)
+// the reverse, swapping the two where the chain lists them the other way. The CJK
+// families share the Han and punctuation code points but not their shapes (a full
+// stop sits in the corner in Japanese, centred in Chinese). nil: the chain's order.
+func cjkOrder(reg *fonts.Registry, lang string) []int {
+	lang = strings.ToLower(lang)
+	var want, other string
+	switch {
+	case lang == "ja" || strings.HasPrefix(lang, "ja-") || strings.HasPrefix(lang, "ja_"):
+		want, other = " jp", " sc"
+	case lang == "zh" || strings.HasPrefix(lang, "zh-") || strings.HasPrefix(lang, "zh_"):
+		for _, t := range []string{"hant", "tw", "hk", "mo"} {
+			if strings.Contains(lang, t) {
+				return nil
+			}
+		}
+		want, other = " sc", " jp"
+	default:
+		return nil
+	}
+	n := reg.FallbackLen()
+	wi, oi := -1, -1
+	for i := range n {
+		name := strings.ToLower(reg.FallbackFamily(i))
+		if !strings.Contains(name, "cjk") {
+			continue
+		}
+		if strings.HasSuffix(name, want) && wi < 0 {
+			wi = i
+		}
+		if strings.HasSuffix(name, other) && oi < 0 {
+			oi = i
+		}
+	}
+	if wi < 0 || oi < 0 || wi < oi {
+		return nil
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	order[wi], order[oi] = oi, wi
+	return order
 }

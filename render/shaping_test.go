@@ -328,7 +328,15 @@ func chromiumRender(t *testing.T, chromium string, r *Renderer, cs []shapingCase
 		"width": shapingWidth, "height": shapingRow * float64(len(cs)), "scale": float64(shapingDPI) / 72,
 		"faces": jfaces, "elements": els,
 	})
-	page, err := filepath.Abs("testdata/browser/text.html")
+	return chromiumPage(t, chromium, "text.html", spec, dir)
+}
+
+// chromiumPage loads testdata/browser/<page> in headless Chromium with spec as the
+// URL fragment and returns the PNG the page leaves in its body ("DATA:" + a data
+// URL); dir holds the browser's profile.
+func chromiumPage(t *testing.T, chromium, page string, spec []byte, dir string) *image.RGBA {
+	t.Helper()
+	page, err := filepath.Abs(filepath.Join("testdata", "browser", page))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,13 @@ func (b *sceneBuilder) text(e *model.Element) error {
 		return inputErr(b.view.ID, e.ID, err, "text value")
 	}
 	s := tr.Pick(b.r.opts.Lang)
+	textLang := b.r.opts.Lang
+	if _, ok := tr.Get(textLang); !ok || textLang == "" {
+		textLang = ""
+		if ls := tr.Langs(); len(ls) > 0 {
+			textLang = ls[0] // the language Pick took
+		}
+	}
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
@@ -103,7 +110,7 @@ func (b *sceneBuilder) text(e *model.Element) error {
 	tl, rep, err := b.r.shapers.layoutText(s, textRequest{
 		primary: f, style: fonts.StyleOf(e.Bold != nil && *e.Bold, e.Italic != nil && *e.Italic),
 		reg: b.r.fonts, size: size, charSpacing: e.CharSpacing(), lineHeight: LineHeight(e),
-		align: align, lang: b.r.opts.Lang, direction: b.r.opts.TextDirection,
+		align: align, lang: b.r.opts.Lang, textLang: textLang, direction: b.r.opts.TextDirection,
 	})
 	if err != nil {
 		return inputErr(b.view.ID, e.ID, err, "text layout")

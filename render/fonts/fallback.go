@@ -33,7 +33,7 @@ type Config struct {
 // emoji only as colour bitmaps, which print nothing), then DejaVu Sans.
 var DefaultFallback = []string{
 	"Noto Sans", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari",
-	"Noto Sans Thai", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Emoji", "Symbola", "DejaVu Sans",
+	"Noto Sans Thai", "Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Emoji", "Symbola", "DejaVu Sans",
 }
 
 // DefaultFallbackDirs are the folders Debian's fonts-noto-* and fonts-symbola packages
@@ -75,6 +75,9 @@ func newFallbackSet(cfg Config) (*fallbackSet, error) {
 
 // FallbackLen is the number of families in the fallback chain.
 func (r *Registry) FallbackLen() int { return len(r.fallback.families) }
+
+// FallbackFamily is the name of the i-th family of the fallback chain.
+func (r *Registry) FallbackFamily(i int) string { return r.fallback.families[i] }
 
 // FallbackFace returns the face of the i-th fallback family closest to st, or nil
 // when the family is not installed. The error reports a fallback font file that could

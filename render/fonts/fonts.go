@@ -164,6 +164,8 @@ type Registry struct {
 type family struct {
 	name  string
 	faces [4]*Font
+	// fromDir marks the slots a font folder's face holds (register).
+	fromDir [4]bool
 }
 
 // New returns a registry holding the embedded fonts plus every .ttf / .otf / .ttc file
@@ -185,7 +187,7 @@ func Open(cfg Config) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fonts: embedded %s: %w", e.name, err)
 		}
-		r.register(faces)
+		r.register(faces, false)
 	}
 	for _, dir := range cfg.Dirs {
 		if err := r.addDir(dir); err != nil {
@@ -244,13 +246,17 @@ func (r *Registry) add(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	r.register(faces)
+	r.register(faces, true)
 	return nil
 }
 
-// register files the faces under their families, a later face replacing an earlier one
-// of the same family and style.
-func (r *Registry) register(faces []*Font) {
+// register files the faces under their families. A font folder's face (fromDir)
+// replaces an embedded one of the same family and style; of several folder faces of
+// one family and style the nearest to the plain face (styleDistance: normal width,
+// weight 400 or 700) is kept, whatever order the files come in. A full Noto folder
+// holds Thin to Black and ExtraCondensed to normal widths under one family name: the
+// last file by name (Thin) took the regular slot before.
+func (r *Registry) register(faces []*Font, fromDir bool) {
 	for _, f := range faces {
 		key := strings.ToLower(strings.TrimSpace(f.Family))
 		fm := r.families[key]
@@ -258,7 +264,10 @@ func (r *Registry) register(faces []*Font) {
 			fm = &family{name: f.Family}
 			r.families[key] = fm
 		}
-		fm.faces[f.Style] = f
+		if fromDir && fm.fromDir[f.Style] && !nearer(f, fm.faces[f.Style]) {
+			continue
+		}
+		fm.faces[f.Style], fm.fromDir[f.Style] = f, fromDir
 	}
 }
 

@@ -72,3 +72,52 @@ func TestFallbackPicksPlainFaces(t *testing.T) {
 		}
 	}
 }
+
+// TestFontDirPicksPlainFaces: a --font-dir folder holding a family from Thin to Black
+// and from Condensed to normal width (a full Noto folder) files the plain faces under
+// regular and bold, whatever the files' order (the last file by name, Thin, took the
+// regular slot: Devanagari text printed hairline-thin).
+func TestFontDirPicksPlainFaces(t *testing.T) {
+	t.Parallel()
+	src := "/usr/share/fonts/truetype/noto"
+	names := []string{"Black", "Bold", "Condensed", "CondensedBold", "ExtraLight", "Light", "Regular", "SemiCondensedThin", "Thin"}
+	dir := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, "NotoSansDevanagari-"+n+".ttf"))
+		if err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("fonts-noto-core not installed: %v", err)
+			}
+			t.Skipf("fonts-noto-core not installed: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "NotoSansDevanagari-"+n+".ttf"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(Config{Dirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st, want := range map[Style]string{Regular: "-Regular.ttf", Bold: "-Bold.ttf"} {
+		f, m := r.Lookup("Noto Sans Devanagari", st)
+		if m != Exact || !strings.HasSuffix(f.Name, want) {
+			t.Errorf("%v: %s (%v), want the %s face", st, f.Name, m, want)
+		}
+	}
+	// A folder's face still replaces an embedded one of its family and style.
+	dv := t.TempDir()
+	b, err := os.ReadFile("/usr/share/fonts/truetype/dejavu/DejaVuSans-ExtraLight.ttf")
+	if err != nil {
+		t.Skipf("fonts-dejavu-extra not installed: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dv, "DejaVuSans-ExtraLight.ttf"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Open(Config{Dirs: []string{dv}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := r.Lookup("DejaVu Sans", Regular); !strings.HasSuffix(f.Name, "DejaVuSans-ExtraLight.ttf") {
+		t.Errorf("DejaVu Sans regular is %s, want the folder's ExtraLight face (a pinned face wins over the embedded one)", f.Name)
+	}
+}

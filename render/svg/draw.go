@@ -48,6 +48,7 @@ func Draw(ctx context.Context, dst *image.RGBA, d *Doc, m Matrix, clip image.Rec
 		return nil
 	}
 	r := &rasterizer{ctx: ctx}
+	prepared := map[*Clip]*clipEdges{}
 	for _, s := range d.Shapes {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -56,13 +57,27 @@ func Draw(ctx context.Context, dst *image.RGBA, d *Doc, m Matrix, clip image.Rec
 		if alpha <= 0 {
 			continue
 		}
+		shapeClip := clip
+		r.clips = r.clips[:0]
+		for _, c := range s.Clips {
+			ce := prepared[c]
+			if ce == nil {
+				ce = prepareClip(c, m)
+				prepared[c] = ce
+			}
+			shapeClip = shapeClip.Intersect(ce.box)
+			r.clips = append(r.clips, ce)
+		}
+		if shapeClip.Empty() {
+			continue
+		}
 		if s.Fill != nil && s.Fill.A > 0 {
-			if err := r.fill(dst, clip, s.Path.Transform(m), s.FillRule == "evenodd", newShader(*s.Fill, s.FillGradient, m, alpha)); err != nil {
+			if err := r.fill(dst, shapeClip, s.Path.Transform(m), s.FillRule == "evenodd", newShader(*s.Fill, s.FillGradient, m, alpha)); err != nil {
 				return err
 			}
 		}
 		if s.Stroke != nil && s.Stroke.A > 0 && s.StrokeWidth > 0 {
-			if err := r.stroke(dst, clip, s, m, scale, newShader(*s.Stroke, s.StrokeGradient, m, alpha)); err != nil {
+			if err := r.stroke(dst, shapeClip, s, m, scale, newShader(*s.Stroke, s.StrokeGradient, m, alpha)); err != nil {
 				return err
 			}
 		}
@@ -117,6 +132,13 @@ func DrawCost(d *Doc, m Matrix, clip image.Rectangle, opacity float64) float64 {
 		if pts == 0 {
 			continue
 		}
+		// Every band of a clipped shape rasterizes its clips' parts too.
+		for _, c := range s.Clips {
+			for _, pt := range c.Parts {
+				_, _, _, _, cp, cr := costOf(pt.Path, m, clipH)
+				pts, rows = pts+cp, rows+cr
+			}
+		}
 		box := func(grow float64) (area, bands float64) {
 			bx0, by0 := math.Max(x0-grow, float64(clip.Min.X)), math.Max(y0-grow, float64(clip.Min.Y))
 			bx1, by1 := math.Min(x1+grow+1, float64(clip.Max.X)), math.Min(y1+grow+1, float64(clip.Max.Y))
@@ -140,6 +162,9 @@ func DrawCost(d *Doc, m Matrix, clip image.Rectangle, opacity float64) float64 {
 				miter = math.Sqrt2 // square caps reach the half width times √2
 			}
 			w := s.StrokeWidth * scale
+			if s.Pen != (Matrix{}) {
+				w *= s.Pen.stretch() // a stretched pen reaches further
+			}
 			if area, bands := box(w / 2 * math.Max(miter, math.Sqrt2)); area > 0 {
 				edges := strokeEdgesPerPt * pts
 				total += area + costEdgeBand*edges*bands + costRowNonZero*(2*rows+pts*math.Min(w, clipH))
@@ -232,6 +257,11 @@ type rasterizer struct {
 	xs     []crossing
 	acc    []float32
 	diff   []float32
+	// clips are the clipping regions of the shape being drawn; clipR
+	// rasterizes them band by band into clipMask.
+	clips    []*clipEdges
+	clipR    *rasterizer
+	clipMask []uint8
 }
 
 // checkAfter counts n more edges handled and returns the context's error once
@@ -362,6 +392,9 @@ func (r *rasterizer) fillEdges(dst *image.RGBA, box image.Rectangle, evenOdd boo
 			err = r.nonZero(band)
 		}
 		if err != nil {
+			return err
+		}
+		if err := r.applyClips(band); err != nil {
 			return err
 		}
 		if sh.grad != nil {

@@ -64,12 +64,17 @@ func TestGradientsAgainstRSVG(t *testing.T) {
 
 // renderFlat draws src with every gradient replaced by its mean colour.
 func renderFlat(t *testing.T, src string, scale float64) *image.RGBA {
+	return renderEdited(t, src, scale, func(s *Shape) { s.FillGradient, s.StrokeGradient = nil, nil })
+}
+
+// renderEdited draws src on white at scale after edit changed every shape.
+func renderEdited(t *testing.T, src string, scale float64, edit func(*Shape)) *image.RGBA {
 	d, err := Parse(strings.NewReader(src), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range d.Shapes {
-		d.Shapes[i].FillGradient, d.Shapes[i].StrokeGradient = nil, nil
+		edit(&d.Shapes[i])
 	}
 	w, h := int(d.Width*scale+0.5), int(d.Height*scale+0.5)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))

@@ -138,8 +138,20 @@ func readTree(r io.Reader, lim Limits) (*node, error) {
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
-			if len(stack) > 0 && stack[len(stack)-1].name == "style" {
-				stack[len(stack)-1].text += string(t)
+			if len(stack) == 0 {
+				break
+			}
+			switch top := stack[len(stack)-1]; top.name {
+			case "style":
+				top.text += string(t)
+			case "text", "tspan":
+				// Character data of text is kept as "#text" children, in order
+				// with the tspans. They count as elements against the limits.
+				elements++
+				if elements > lim.MaxElements {
+					return nil, &Error{Reason: fmt.Sprintf("more than %d elements", lim.MaxElements), Err: ErrLimit}
+				}
+				top.children = append(top.children, &node{name: "#text", text: string(t)})
 			}
 		}
 	}
@@ -357,7 +369,7 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		"linearGradient", "radialGradient", "stop", "clipPath", "mask", "pattern", "marker", "filter":
 		// Never rendered in place; referenced ones are reported where used.
 		return nil
-	case "text", "textPath", "tspan":
+	case "textPath", "tspan":
 		p.unsupportedf("text")
 		return nil
 	case "image":
@@ -381,8 +393,11 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		p.marks, p.marksSnap = append(p.marks, id), nil
 		defer func() { p.marks, p.marksSnap = p.marks[:len(p.marks)-1], nil }()
 	}
+	var clipRef *node
 	if v := st.own("clip-path"); v != "" && v != "none" {
-		p.unsupportedf("clipPath")
+		if clipRef = p.clipTarget(v); clipRef == nil {
+			p.unsupportedf("clipPath")
+		}
 	}
 	if v := st.own("mask"); v != "" && v != "none" {
 		p.unsupportedf("mask")
@@ -396,13 +411,34 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 	if opacity <= 0 {
 		return nil
 	}
-	if t := n.attr("transform"); t != "" {
-		m, ok := parseTransform(t)
-		if !ok {
-			p.unsupportedf("invalid transform")
-		}
-		ctm = ctm.Mul(m)
+	ctm = p.withTransform(ctm, n)
+	if clipRef == nil {
+		return p.renderContent(n, ctm, st, opacity, useDepth)
 	}
+	// The content is drawn first: an objectBoundingBox clip needs its extent.
+	start := len(p.doc.Shapes)
+	if err := p.renderContent(n, ctm, st, opacity, useDepth); err != nil {
+		return err
+	}
+	return p.applyClip(clipRef, ctm, start)
+}
+
+// withTransform returns ctm followed by n's transform attribute (an invalid
+// one is reported and ignored).
+func (p *parser) withTransform(ctm Matrix, n *node) Matrix {
+	t := n.attr("transform")
+	if t == "" {
+		return ctm
+	}
+	m, ok := parseTransform(t)
+	if !ok {
+		p.unsupportedf("invalid transform")
+	}
+	return ctm.Mul(m)
+}
+
+// renderContent draws element n itself, its transform and style already applied.
+func (p *parser) renderContent(n *node, ctm Matrix, st *computedStyle, opacity float64, useDepth int) error {
 	switch n.name {
 	case "svg":
 		// A nested viewport: position it and map its viewBox. Its clipping
@@ -440,6 +476,8 @@ func (p *parser) render(n *node, ctm Matrix, parent *computedStyle, opacity floa
 		return nil
 	case "use":
 		return p.renderUse(n, ctm, st, opacity, useDepth)
+	case "text":
+		return p.renderText(n, ctm, st, opacity)
 	}
 	path, ok := p.shapePath(n)
 	if !ok {
@@ -643,6 +681,7 @@ func (p *parser) emit(path Path, ctm Matrix, st *computedStyle, opacity float64)
 		FillRule:    "nonzero",
 		Stroke:      stroke,
 		StrokeWidth: sw * scale,
+		Pen:         penOf(ctm, scale),
 		LineCap:     "butt",
 		LineJoin:    "miter",
 		MiterLimit:  4,

@@ -162,7 +162,7 @@ func TestStyleCascade(t *testing.T) {
   <path d="M0 0h1v1z" fill="url(#g)"/>
 </g>
 <linearGradient id="g"><stop offset="0" stop-color="#000"/><stop offset="1" style="stop-color:#fff"/></linearGradient>
-<text>hi</text><image href="x.png"/>
+<text><textPath href="#g">hi</textPath></text><image href="x.png"/>
 </svg>`)
 	want := []struct {
 		fill    Paint
@@ -320,6 +320,12 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<svg><path d="M0 0 a1e308 1e308 0 1 1 1e308 0 z" stroke="red" stroke-dasharray="1e-9"/></svg>`))
 	f.Add([]byte(`<svg><g transform="scale(1e300)"><rect width="1e300" height="1" stroke="#000"/></g></svg>`))
 	// Gradients: every feature, and the hostile shapes of TestHostileGradients.
+	f.Add([]byte(readSVG("clip")))
+	f.Add([]byte(readSVG("stroke-scale")))
+	f.Add([]byte(readSVG("text")))
+	f.Add([]byte(`<svg><text x="1e308 2" y="NaN" dx="-1e308" font-size="1e300" text-anchor="end" fill="url(#q)">a<tspan dy="1e308"><tspan x="">b</tspan></tspan><textPath>c</textPath>  </text></svg>`))
+	f.Add([]byte(`<svg><g transform="scale(1e-300 1e300) skewX(89.9999)"><path d="M0 0 L9 9 Q1 5 3 3" stroke="red" stroke-width="1e300" stroke-dasharray="1e-300"/></g></svg>`))
+	f.Add([]byte(`<svg><clipPath id="c" clipPathUnits="objectBoundingBox" transform="scale(1e308)"><use href="#c"/><rect width="1e308" height="NaN"/></clipPath><g clip-path="url(#c)"><line x2="9" stroke="red" clip-path="url(#c)"/></g></svg>`))
 	for _, tc := range gradientCases {
 		f.Add([]byte(tc.svg))
 	}

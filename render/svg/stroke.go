@@ -36,7 +36,23 @@ func strokeOutline(s Shape, tol float64, emit func(pts []Point)) {
 	if tol <= 0 {
 		tol = 0.1
 	}
-	lines := s.Path.Flatten(tol)
+	path := s.Path
+	if pen, inv, ok := s.pen(); ok {
+		// Outline in pen space, mapped back by the pen: flattened finer by the
+		// pen's largest stretch so the tolerance holds once mapped.
+		path = path.Transform(inv)
+		tol /= pen.stretch()
+		var buf []Point
+		plain := emit
+		emit = func(pts []Point) {
+			buf = buf[:0]
+			for _, q := range pts {
+				buf = append(buf, pen.Apply(q))
+			}
+			plain(buf)
+		}
+	}
+	lines := path.Flatten(tol)
 	for i := range lines {
 		lines[i].Pts = dedupe(lines[i].Pts)
 	}
@@ -281,4 +297,34 @@ func (s *stroker) joinAt(prev, p, next Point) {
 		}
 	}
 	s.poly(p, o0, o1)
+}
+
+// pen returns the shape's pen and its inverse; false for a round pen.
+func (s *Shape) pen() (pen, inv Matrix, ok bool) {
+	if s.Pen == (Matrix{}) {
+		return Identity, Identity, false
+	}
+	inv, ok = s.Pen.Invert()
+	return s.Pen, inv, ok
+}
+
+// stretch bounds how much m lengthens a vector: its Frobenius norm of the
+// linear part (at least its largest singular value).
+func (m Matrix) stretch() float64 {
+	return math.Max(math.Sqrt(m[0]*m[0]+m[1]*m[1]+m[2]*m[2]+m[3]*m[3]), 1e-12)
+}
+
+// penOf returns the pen of a transform: its linear part divided by scale (its
+// mean scale), or zero when that is a rotation (or reflection) a round pen
+// draws alike.
+func penOf(ctm Matrix, scale float64) Matrix {
+	if scale <= 0 || math.IsNaN(scale) || math.IsInf(scale, 0) {
+		return Matrix{}
+	}
+	a, b, c, d := ctm[0]/scale, ctm[1]/scale, ctm[2]/scale, ctm[3]/scale
+	const eps = 1e-9
+	if (math.Abs(a-d) < eps && math.Abs(b+c) < eps) || (math.Abs(a+d) < eps && math.Abs(b-c) < eps) {
+		return Matrix{}
+	}
+	return Matrix{a, b, c, d, 0, 0}
 }

@@ -12,7 +12,9 @@ var inherited = map[string]bool{
 	"stroke": true, "stroke-width": true, "stroke-opacity": true,
 	"stroke-linecap": true, "stroke-linejoin": true, "stroke-miterlimit": true,
 	"stroke-dasharray": true, "stroke-dashoffset": true,
-	"color": true, "visibility": true,
+	"color": true, "visibility": true, "clip-rule": true,
+	"font-family": true, "font-size": true, "font-weight": true, "font-style": true,
+	"text-anchor": true,
 }
 
 // notInherited are the other properties read from presentation attributes.

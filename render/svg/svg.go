@@ -70,6 +70,12 @@ type Shape struct {
 	MiterLimit  float64
 	Dashes      []float64 // even length, nil for solid
 	DashOffset  float64
+	// Pen, when not zero, is the shape of the pen: the linear part of the
+	// element's transform divided by its mean scale (|det| 1). The stroke is
+	// drawn in pen space (the path mapped by Pen's inverse, StrokeWidth and
+	// Dashes as they are) and mapped back by Pen, so a non-uniform scale or a
+	// skew widens and narrows it as browsers do. Zero means a round pen.
+	Pen Matrix
 
 	// Opacity is the product of the element's and its ancestors' opacity.
 	// fill-opacity and stroke-opacity are already folded into Fill.A and
@@ -82,10 +88,67 @@ type Shape struct {
 	// that cannot draw gradients.
 	FillGradient, StrokeGradient *Gradient
 
+	// Text, when set, is a run of SVG text the shape stands for: Path is empty
+	// and a text engine (package render) fills it with the run's glyph
+	// outlines (Doc.SetText), painted with the shape's fill and stroke.
+	Text *Text
+
+	// Clips are the clipping paths (clip-path) of the element and of its
+	// ancestors: the shape is drawn only where it lies inside every one.
+	// Shapes of one clipped group share the same *Clip.
+	Clips []*Clip
+
 	// Marks are the ids of the element that drew the shape and of its ancestors,
 	// outermost first (nil when none has an id), for finding an element's
 	// geometry (Doc.Marked).
 	Marks []string
+}
+
+// Text is a run of an SVG <text> element: its characters (white space
+// collapsed), font and position in the user space Transform maps to
+// natural-size coordinates.
+type Text struct {
+	Content string
+	// Family is the font-family list as written; Size is in user units.
+	Family       string
+	Size         float64
+	Bold, Italic bool
+	// Anchor is the text-anchor of the chunk the run belongs to: "start",
+	// "middle" or "end".
+	Anchor string
+	// HasX and HasY tell whether the run starts at X or Y (an x or y
+	// attribute); otherwise it goes on where the previous run ended. A run
+	// with HasX starts a new chunk (text-anchor aligns each chunk). DX and DY
+	// shift the run's start.
+	X, Y, DX, DY float64
+	HasX, HasY   bool
+	Transform    Matrix
+}
+
+// Clip is a clipping region, the union of its parts' fills (a clipPath's
+// children), in natural-size coordinates. A clip without parts hides everything.
+type Clip struct {
+	Parts []ClipPart
+}
+
+// ClipPart is one child of a clipPath: its geometry and its clip-rule.
+type ClipPart struct {
+	Path    Path
+	EvenOdd bool
+}
+
+// bounds returns the extent of the clip's parts (control points included);
+// false when it has none.
+func (c *Clip) bounds() (x0, y0, x1, y1 float64, ok bool) {
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, pt := range c.Parts {
+		a, b, cc, d, ok := pt.Path.bounds()
+		if !ok {
+			continue
+		}
+		x0, y0, x1, y1 = math.Min(x0, a), math.Min(y0, b), math.Max(x1, cc), math.Max(y1, d)
+	}
+	return x0, y0, x1, y1, x0 <= x1 && y0 <= y1
 }
 
 // Marked returns the paths of the shapes drawn by the element whose id is id or
@@ -152,6 +215,14 @@ func (d *Doc) DrawBytes() int64 {
 		if s.Stroke != nil && s.StrokeWidth > 0 {
 			b += n * strokeSegmentBytes
 		}
+		for _, c := range s.Clips {
+			// A clip's edges, kept while the document is drawn, and its
+			// paths (counted once per shape: they are shared).
+			for _, pt := range c.Parts {
+				total += int64(len(pt.Path)) * docSegmentBytes / 8
+				b += int64(len(pt.Path)) * fillSegmentBytes
+			}
+		}
 		most = max(most, b)
 	}
 	return total + 2*most
@@ -181,13 +252,15 @@ func (d *Doc) Bounds() (minX, minY, maxX, maxY float64) {
 	maxX, maxY = math.Inf(-1), math.Inf(-1)
 	// Flattened points give a tight box; control points may lie far
 	// outside the curve.
+	var x0, y0, x1, y1 float64
 	addPts := func(pts []Point) {
 		for _, q := range pts {
-			minX, minY = math.Min(minX, q.X), math.Min(minY, q.Y)
-			maxX, maxY = math.Max(maxX, q.X), math.Max(maxY, q.Y)
+			x0, y0 = math.Min(x0, q.X), math.Min(y0, q.Y)
+			x1, y1 = math.Max(x1, q.X), math.Max(y1, q.Y)
 		}
 	}
 	for _, s := range d.Shapes {
+		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		if s.Fill != nil {
 			for _, pl := range s.Path.Flatten(0.01) {
 				addPts(pl.Pts)
@@ -196,6 +269,19 @@ func (d *Doc) Bounds() (minX, minY, maxX, maxY float64) {
 		if s.Stroke != nil && s.StrokeWidth > 0 {
 			// The outline's polygons are its flattening: only lines.
 			strokeOutline(s, 0.05, addPts)
+		}
+		// A clip cuts the extent down to its own.
+		for _, c := range s.Clips {
+			cx0, cy0, cx1, cy1, ok := c.bounds()
+			if !ok {
+				x0, x1 = math.Inf(1), math.Inf(-1)
+				break
+			}
+			x0, y0, x1, y1 = math.Max(x0, cx0), math.Max(y0, cy0), math.Min(x1, cx1), math.Min(y1, cy1)
+		}
+		if x0 <= x1 && y0 <= y1 {
+			minX, minY = math.Min(minX, x0), math.Min(minY, y0)
+			maxX, maxY = math.Max(maxX, x1), math.Max(maxY, y1)
 		}
 	}
 	if minX > maxX {

@@ -188,12 +188,20 @@ type kernel1D struct {
 	stretch float64
 	support float64
 	n       int
+	// linear: an enlargement beyond linearAbove, sampled with the tent at
+	// positions rounded down to 1/bilinearSteps (as kernelWeights does for
+	// unrotated pictures) through the generic taps, not the Catmull-Rom tables.
+	linear bool
 }
 
 func newKernel(scale float64, n int) kernel1D {
 	s := math.Max(1, 1/math.Abs(scale))
-	return kernel1D{stretch: s, support: 2 * s, n: n}
+	return kernel1D{stretch: s, support: 2 * s, n: n, linear: math.Abs(scale) > linearAbove}
 }
+
+// tabulated reports whether k samples with the tabulated Catmull-Rom weights
+// (cmLUT and its fixed-point forms): enlarging up to linearAbove.
+func (k kernel1D) tabulated() bool { return k.stretch == 1 && !k.linear }
 
 // taps writes the source indexes and weights for centre c (in source pixel centres)
 // into idx and w, returning how many; the weights sum to 1.
@@ -204,7 +212,10 @@ func (k kernel1D) taps(c float64, idx []int, w []float32) int {
 	if math.IsNaN(c) {
 		c = 0
 	}
-	if k.stretch == 1 {
+	if k.linear {
+		c = math.Floor(c*bilinearSteps) / bilinearSteps
+	}
+	if k.tabulated() {
 		i0 := int(math.Floor(c))
 		f := c - float64(i0)
 		lw := &cmLUT[int(f*cmLUTSteps+0.5)]
@@ -219,7 +230,11 @@ func (k kernel1D) taps(c float64, idx []int, w []float32) int {
 	var sum float32
 	for i := lo; i <= hi && n < len(idx); i++ {
 		idx[n] = min(max(i, 0), k.n-1)
-		w[n] = float32(catmullRom(math.Abs(float64(i)-c) / k.stretch))
+		if k.linear {
+			w[n] = float32(tent(math.Abs(float64(i) - c)))
+		} else {
+			w[n] = float32(catmullRom(math.Abs(float64(i)-c) / k.stretch))
+		}
 		sum += w[n]
 		n++
 	}
@@ -537,7 +552,7 @@ func resampleRow(out []float32, row []uint8, u0, du float64, k kernel1D, idx []i
 		} else if c > float64(n)+4 {
 			c = float64(n) + 4
 		}
-		if i0 := int(math.Floor(c)); k.stretch == 1 && i0 >= 1 && i0+2 < n {
+		if i0 := int(math.Floor(c)); k.tabulated() && i0 >= 1 && i0+2 < n {
 			// Enlarging, all four taps inside: tabulated weights, no clamping.
 			lw := &cmLUT[int((c-float64(i0))*cmLUTSteps+0.5)]
 			p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
@@ -581,7 +596,7 @@ func resampleColumnsRow(dp []uint8, mrow []uint8, inter []float32, bw, ring, sh 
 			c = hiC
 		}
 		var pr, pg, pb, pa float32
-		if i0 := int(math.Floor(c)); k.stretch == 1 && i0 >= 1 && i0+2 < sh {
+		if i0 := int(math.Floor(c)); k.tabulated() && i0 >= 1 && i0+2 < sh {
 			lw := &cmLUT[int((c-float64(i0))*cmLUTSteps+0.5)]
 			a0 := stride*((i0-1)&mask) + 4*i
 			a1 := stride*(i0&mask) + 4*i
@@ -685,7 +700,7 @@ var cmLUTIntSum = func() (t [cmLUTSteps + 1]int32) {
 // (about 6 % of pass-1 samples at 30°, each costing two to three inside ones
 // through taps: callgrind).
 func edgeSample(c float64, k kernel1D, n int) (e, L int, ok bool) {
-	if k.stretch != 1 {
+	if !k.tabulated() {
 		return 0, 0, false
 	}
 	// As taps clamps and splits c.
@@ -707,7 +722,7 @@ func edgeSample(c float64, k kernel1D, n int) (e, L int, ok bool) {
 // (callgrind). Beyond the clamp (c < -4 or c > n+3, support 2) the position is a
 // whole pixel, weight row 0.
 func edgeSampleFixed(ui int64, k kernel1D, n int) (e, L int, ok bool) {
-	if k.stretch != 1 {
+	if !k.tabulated() {
 		return 0, 0, false
 	}
 	switch i0 := ui >> 32; {
@@ -743,7 +758,7 @@ func (isa kernels) resampleRowInt(out []int16, n, ostride int, row []uint8, u0, 
 	// fraction pick the tabulated weights, no float rounding per sample.
 	ui, dui := toFixed32(u0), toFixed32(du)
 	for s := 0; s < n; s++ {
-		if i0 := ui >> 32; k.stretch == 1 && i0 >= 1 && i0+2 < int64(rn) {
+		if i0 := ui >> 32; k.tabulated() && i0 >= 1 && i0+2 < int64(rn) {
 			// A run of samples with all four taps inside (resample_coverage.go),
 			// from this one on; a sample beyond the row's edge skips the call (a
 			// rotated band's rows start and end with dozens of them).
@@ -753,7 +768,7 @@ func (isa kernels) resampleRowInt(out []int16, n, ostride int, row []uint8, u0, 
 			}
 			ui += int64(ds) * dui
 		}
-		if i0 := ui >> 32; k.stretch == 1 && (i0 < -4 || i0 >= int64(rn)+3) {
+		if i0 := ui >> 32; k.tabulated() && (i0 < -4 || i0 >= int64(rn)+3) {
 			// Beyond the clamp every tap is the edge pixel at a whole pixel
 			// (edgeSampleFixed, weight row 0): one value for the run of samples
 			// that stay there, stored without the per-sample tests (a rotated band
@@ -783,7 +798,7 @@ func (isa kernels) resampleRowInt(out []int16, n, ostride int, row []uint8, u0, 
 		}
 		o := out[s*ostride:][:3:3]
 		var r, g, b int32
-		if i0 := int(ui >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < rn {
+		if i0 := int(ui >> 32); k.tabulated() && i0 >= 1 && i0+2 < rn {
 			lw := &cmLUTInt[lutIndex(ui)]
 			p := row[4*(i0-1) : 4*(i0-1)+16 : 4*(i0-1)+16]
 			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
@@ -794,7 +809,7 @@ func (isa kernels) resampleRowInt(out []int16, n, ostride int, row []uint8, u0, 
 			// Every tap is the same edge pixel: its value times the weights' sum.
 			p, sum := row[4*e:4*e+3:4*e+3], cmLUTIntSum[L]
 			r, g, b = sum*int32(p[0]), sum*int32(p[1]), sum*int32(p[2])
-		} else if k.stretch == 1 {
+		} else if k.tabulated() {
 			// Near the row's ends: four taps clamped to the row (clampedTaps4).
 			t0, L := clampedTaps4(ui, rn)
 			lw := &cmLUTRounded[L]
@@ -873,7 +888,7 @@ func (isa kernels) resampleColumnsRowInt(dp []uint8, mrow []uint8, full bool, in
 	if lo >= hi {
 		return
 	}
-	if k.stretch == 1 {
+	if k.tabulated() {
 		// The pixels whose four taps lie inside the source (v is linear in i, so
 		// they are one run) take columnsRowInt4; those beyond, near the source's top
 		// and bottom edges, the loop below. A band's rows that cross those edges
@@ -920,13 +935,13 @@ func columnsRowIntTaps(dp []uint8, mrow []uint8, inter []int16, cs, mask, sh, lo
 		}
 		var r, g, b int32
 		col := inter[i*cs : (i+1)*cs]
-		if i0 := int(vi >> 32); k.stretch == 1 && i0 >= 1 && i0+2 < sh {
+		if i0 := int(vi >> 32); k.tabulated() && i0 >= 1 && i0+2 < sh {
 			lw := &cmLUTInt[lutIndex(vi)]
 			at := 4 * ((i0 - 1) & mask)
 			p := col[at : at+16 : at+16]
 			w0, w1, w2, w3 := lw[0], lw[1], lw[2], lw[3]
 			r, g, b = tap4(p, 0, w0, w1, w2, w3), tap4(p, 1, w0, w1, w2, w3), tap4(p, 2, w0, w1, w2, w3)
-		} else if k.stretch == 1 {
+		} else if k.tabulated() {
 			// Near the source's top or bottom: four taps clamped to its rows
 			// (clampedTaps4).
 			t0, L := clampedTaps4(vi, sh)
