@@ -250,9 +250,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		"mode", w.cfg.Mode, "memory_budget_mib", w.cfg.MemoryBudget>>20)
 	w.warnUnservedShards(ctx)
 	sweepCtx, stopSweep := context.WithCancel(ctx)
-	swept := make(chan struct{})
-	go func() { defer close(swept); w.sweepUndecodable(sweepCtx) }()
-	defer func() { stopSweep(); <-swept }()
+	undecodable := make(chan struct{})
+	go func() { defer close(undecodable); w.sweepUndecodable(sweepCtx) }()
+	defer func() { stopSweep(); <-undecodable }()
 	if w.sheets.HasCutoffs() {
 		go w.sheets.RunScheduler(ctx)
 	}
