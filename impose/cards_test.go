@@ -43,8 +43,16 @@ func card(t testing.TB, name string, tw, th, b float64, back bool, icc []byte) [
 		// fpdf's boxes are in the document's unit, y up.
 		pdf.SetPageBox("trim", b, b, tw, th)
 		pdf.SetPageBox("bleed", 0, 0, tw+2*b, th+2*b)
-		pdf.SetFillColor(200, 230-20*i, 255)
-		pdf.Rect(0, 0, tw+2*b, th+2*b, "F")
+		if icc != nil {
+			// A PDF/X-4 item paints in its output intent's CMYK (a DeviceRGB fill
+			// would fail the sheet's pdfx4 preflight, rightly).
+			pdf.RawWriteStr(fmt.Sprintf("0.2 %.2f 0 0 k\n", 0.1+0.08*float64(i)))
+			pdf.Rect(0, 0, tw+2*b, th+2*b, "F")
+			pdf.RawWriteStr("0 0 0 1 k\n")
+		} else {
+			pdf.SetFillColor(200, 230-20*i, 255)
+			pdf.Rect(0, 0, tw+2*b, th+2*b, "F")
+		}
 		pdf.SetDrawColor(0, 0, 0)
 		pdf.Rect(b, b, tw, th, "D")
 		pdf.SetFont("pw-goregular", "", 14)

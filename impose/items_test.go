@@ -3,6 +3,7 @@ package impose
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,8 @@ const a4Cards = `{"sheet": {"width_mm": 210, "height_mm": 297}, "margin_mm": 8, 
 // TestPDFXCarried: a sheet of PDF/X-4 items is PDF/X-4 with their output intent.
 func TestPDFXCarried(t *testing.T) {
 	t.Parallel()
-	icc := bytes.Repeat([]byte("press-profile "), 40)
+	// A real press profile: the preflight every test PDF/X file passes reads it.
+	icc := pressProfile(t)
 	in := []Input{{Name: "a.pdf", Data: card(t, "A", 85, 55, 3, true, icc)}, {Name: "b.pdf", Data: card(t, "B", 85, 55, 3, true, icc)}}
 	var out bytes.Buffer
 	if _, err := Impose(context.Background(), &out, mustTemplate(t, a4Cards), in, Options{Batch: "x", Created: time.Unix(0, 0).UTC()}); err != nil {
@@ -38,6 +40,22 @@ func TestPDFXCarried(t *testing.T) {
 	if _, err := Plan(context.Background(), mustTemplate(t, a4Cards), mixed); err == nil || !strings.Contains(err.Error(), "output intent") {
 		t.Errorf("mixed intents: err %v", err)
 	}
+}
+
+// ghostscriptCMYK is Debian's generic CMYK press profile (libgs-common).
+const ghostscriptCMYK = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
+
+// pressProfile reads ghostscriptCMYK; it skips where it is missing, except in CI.
+func pressProfile(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(ghostscriptCMYK)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s missing (apt-get install libgs-common)", ghostscriptCMYK)
+		}
+		t.Skipf("%s missing (apt-get install libgs-common)", ghostscriptCMYK)
+	}
+	return b
 }
 
 func TestBadItems(t *testing.T) {
