@@ -7,18 +7,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/printworker/printworker/intake"
 	"github.com/printworker/printworker/internal/netguard"
+	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/reconcile"
 	"github.com/printworker/printworker/storesim"
+	"github.com/printworker/printworker/worker"
 )
 
 // A lost webhook reconciled end to end, per platform: the store took a paid,
 // personalized order, its webhook was dropped, and one sweep of the store's order
 // list brings it to the hub and its files to storage with a manifest; the next
 // interval's sweep reads it again in its overlap and sends nothing more to the
-// hub. Shopify's order is mapped from the list itself, BigCommerce's read through
-// its order API as its fetch task reads it.
+// hub. Shopify's order is mapped from the list itself; BigCommerce's list has no
+// lines, so the sweep enqueues the order's fetch, which the worker runs.
 func TestReconcileLostWebhookEndToEnd(t *testing.T) {
 	t.Parallel()
 	created := time.Date(2024, 6, 1, 9, 30, 0, 0, time.UTC)
@@ -56,7 +60,14 @@ func TestReconcileLostWebhookEndToEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t)
+			// The worker runs order fetches (BigCommerce's sweep enqueues one) through
+			// the fetcher the sweep feeds, made once the store is set up.
+			var feed *intake.Fetcher
+			e := newEnv(t, func(_ *worker.Config, d *worker.Deps) {
+				d.Handlers = map[string]asynq.Handler{jobs.TypeOrderFetch: asynq.HandlerFunc(func(ctx context.Context, task *asynq.Task) error {
+					return feed.ProcessTask(ctx, task)
+				})}
+			})
 			cfg := intake.DefaultConfig()
 			l := tc.setup(t, e, &cfg)
 			feed, err := intake.NewFetcher(cfg, intake.JobsEnqueuer(e.enq), netguard.Must("127.0.0.1"), intake.WithFetchLogger(testLogger(t)))
