@@ -34,7 +34,9 @@ type intakeFlags struct {
 	enqueueTimeout   time.Duration
 	maxLines         int
 	maxQuantity      int
-	printTestOrders  bool
+	// sharedMaxQuantity is work's --max-quantity when work registered it first.
+	sharedMaxQuantity *flag.Flag
+	printTestOrders   bool
 }
 
 func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
@@ -56,7 +58,11 @@ func addIntakeFlags(fs *flag.FlagSet) *intakeFlags {
 	fs.DurationVar(&f.enqueueTimeout, "enqueue-timeout", d.EnqueueTimeout, "bound of one webhook's enqueue; slower answers 503 so the store retries")
 	fs.BoolVar(&f.printTestOrders, "print-test-orders", false, "export stores' test orders (Shopify \"test\": true, X-Shopify-Test) like real ones; off, they are acknowledged and logged only")
 	fs.IntVar(&f.maxLines, "max-lines", d.MaxLines, "most personalized lines of one order; a larger order enqueues nothing (Shopify: 200 too_many_lines, /webhooks/orders: 422)")
-	fs.IntVar(&f.maxQuantity, "max-quantity", d.MaxQuantity, "largest quantity of one order line; an order with more enqueues nothing (store platforms: 200 quantity_too_large, /webhooks/orders: 422)")
+	// work registers --max-quantity for its push and completion check first; its
+	// sweeps' intake then reads that one setting.
+	if f.sharedMaxQuantity = fs.Lookup("max-quantity"); f.sharedMaxQuantity == nil {
+		fs.IntVar(&f.maxQuantity, "max-quantity", d.MaxQuantity, "largest quantity of one order line; an order with more enqueues nothing (store platforms: 200 quantity_too_large, /webhooks/orders: 422)")
+	}
 	return f
 }
 
@@ -81,6 +87,13 @@ func (f *intakeFlags) config() intake.Config {
 	c.EnqueueTimeout = f.enqueueTimeout
 	c.MaxLines = f.maxLines
 	c.MaxQuantity = f.maxQuantity
+	if f.sharedMaxQuantity != nil {
+		if g, ok := f.sharedMaxQuantity.Value.(flag.Getter); ok {
+			if n, ok := g.Get().(int); ok {
+				c.MaxQuantity = n
+			}
+		}
+	}
 	c.PrintTestOrders = f.printTestOrders
 	return c
 }
