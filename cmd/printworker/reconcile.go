@@ -76,7 +76,11 @@ func (f *sweepFlags) intakeConfig() (intake.Config, error) {
 	cfg := f.intake.config()
 	f.stores.apply(&cfg)
 	f.woo.apply(&cfg)
-	return cfg, f.wix.apply(&cfg)
+	if err := f.wix.apply(&cfg); err != nil {
+		return cfg, err
+	}
+	// The stores file's further stores are swept as the flags' ones are.
+	return cfg, f.stores.applyFile(&cfg)
 }
 
 // sweeps are the configured sweeps: the fleet's, and Etsy's own when
@@ -116,13 +120,25 @@ func (f *sweepFlags) build(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPre
 		guard.Trust(woo.URL)
 		listers = append(listers, &reconcile.WooCommerce{Client: client, URL: woo.URL, ConsumerKey: woo.ConsumerKey, ConsumerSecret: woo.ConsumerSecret})
 	}
-	if b := cfg.BigCommerce; b.StoreHash != "" && b.Token != "" {
-		guard.Trust(b.APIURL)
-		listers = append(listers, &reconcile.BigCommerce{Client: client, APIURL: b.APIURL, StoreHash: b.StoreHash, Token: b.Token})
+	b := cfg.BigCommerce
+	bcStores := append([]intake.BigCommerceStore{{StoreHash: b.StoreHash, Token: b.Token}}, b.Stores...)
+	for _, s := range bcStores {
+		if s.StoreHash != "" && s.Token != "" {
+			guard.Trust(b.APIURL)
+			listers = append(listers, &reconcile.BigCommerce{Client: client, APIURL: b.APIURL, StoreHash: s.StoreHash, Token: s.Token})
+		}
 	}
-	if e := cfg.Etsy; e.ShopID != "" && e.APIKey != "" && e.Token != "" {
+	e := cfg.Etsy
+	etsyShops := append([]intake.EtsyShop{{ShopID: e.ShopID, APIKey: e.APIKey, Token: e.Token}}, e.Shops...)
+	for _, s := range etsyShops {
+		// A shop of the stores file reads with the platform's API key unless it
+		// names its own.
+		key := cmpOr(s.APIKey, e.APIKey)
+		if s.ShopID == "" || key == "" || s.Token == "" {
+			continue
+		}
 		guard.Trust(e.APIURL)
-		l := &reconcile.Etsy{Client: client, APIURL: e.APIURL, ShopID: e.ShopID, APIKey: e.APIKey, Token: e.Token}
+		l := &reconcile.Etsy{Client: client, APIURL: e.APIURL, ShopID: s.ShopID, APIKey: key, Token: s.Token}
 		if e.PollInterval > 0 {
 			etsyListers = append(etsyListers, l)
 		} else {

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,7 +94,14 @@ func TestSweepFlagsListers(t *testing.T) {
 	stf := addStoreFlags(fs)
 	woof := addWooCommerceAPIFlags(fs)
 	swf := addSweepFlags(fs, stf, woof)
+	// The stores file's further BigCommerce store and Etsy shop are swept too.
+	storesFile := filepath.Join(t.TempDir(), "stores.json")
+	if err := os.WriteFile(storesFile, []byte(`{"bigcommerce": [{"storeHash": "h2", "store": "s2", "token": "t2"}],
+		"etsy": [{"shopId": "43", "store": "s2", "token": "t3"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	err := parseFlags(fs, env{getenv: func(string) string { return "" }}, []string{
+		"--stores-file", storesFile,
 		"--shopify-api-token", "b.myshopify.com=t2,a.myshopify.com=t1", "--shopify-default-store", "s1",
 		"--wix-api-key", "IST.k", "--wix-site", "inst-1=site-1", "--wix-default-store", "s1",
 		"--bigcommerce-store-hash", "h1", "--bigcommerce-store", "s1", "--bigcommerce-token", "t",
@@ -109,11 +118,11 @@ func TestSweepFlagsListers(t *testing.T) {
 	for _, l := range s.listers() {
 		got = append(got, l.Platform()+" "+l.Shop())
 	}
-	want := []string{"shopify a.myshopify.com", "shopify b.myshopify.com", "bigcommerce h1", "wix inst-1", "etsy 42"}
+	want := []string{"shopify a.myshopify.com", "shopify b.myshopify.com", "bigcommerce h1", "bigcommerce h2", "wix inst-1", "etsy 42", "etsy 43"}
 	if !slices.Equal(got, want) {
 		t.Errorf("listers %q, want %q", got, want)
 	}
-	if s.etsy == nil || len(s.etsy.Listers()) != 1 || s.sweeper(s.etsy.Listers()[0]) != s.etsy {
+	if s.etsy == nil || len(s.etsy.Listers()) != 2 || s.sweeper(s.etsy.Listers()[0]) != s.etsy {
 		t.Errorf("the Etsy shop with a poll interval has no sweeper of its own")
 	}
 }
