@@ -17,7 +17,7 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 )
 
-// Code geometry (docs/imposition.md "Codes"): the code lies in the strip under its
+// Code geometry (docs/imposition.md "Output"): the code lies in the strip under its
 // item's trim, clear of the trim line by codeGapMM, on a white box taking in the quiet
 // zones. Code 128 modules are the widest of codeModulesMM that fit the item's width;
 // a QR module is at least minQRModuleMM.

@@ -15,7 +15,7 @@ const DefaultMaxQuantity = 10000
 // attack, never a print run, and would be printed on the job ticket: the intake
 // refuses such an order before it enqueues anything, and the worker checks again
 // before it pushes or completes an order that came another way (docs/intake.md
-// "Quantity per line").
+// "Answers").
 func QuantityRefusal(o *model.Order, limit int) string {
 	if o == nil {
 		return ""

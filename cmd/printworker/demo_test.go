@@ -338,7 +338,7 @@ func TestDemoS3(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var manifests, files, thumbs, shop int
+		var manifests, files, thumbs, shop, reports int
 		for _, o := range objs {
 			switch {
 			case strings.HasSuffix(o.Key, "/manifest.json"):
@@ -346,6 +346,8 @@ func TestDemoS3(t *testing.T) {
 				checkS3Manifest(t, st, o.Key)
 			case strings.HasSuffix(o.Key, ".thumb.jpg"):
 				thumbs++
+			case strings.HasSuffix(o.Key, ".preflight.json"):
+				reports++
 			case strings.HasSuffix(o.Key, "/ticket.pdf"), strings.HasSuffix(o.Key, "/index.html"), strings.HasSuffix(o.Key, "/index.json"):
 				shop++
 			default:
@@ -354,9 +356,10 @@ func TestDemoS3(t *testing.T) {
 		}
 		// docs/shop-floor.md: one ticket and one page per order, one day page and its
 		// index.json; the nine print files and the T-shirt front's white plate
-		// (dtf-white).
-		if manifests != 3 || files != 10 || thumbs != 9 || shop != 8 {
-			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, want 3, 10, 9, 8", run, manifests, files, thumbs, shop)
+		// (dtf-white); a preflight report beside each of the nine print files.
+		if manifests != 3 || files != 10 || thumbs != 9 || shop != 8 || reports != 9 {
+			t.Errorf("run %d: bucket holds %d manifests, %d files, %d thumbnails, %d tickets and pages, %d preflight reports, want 3, 10, 9, 8, 9",
+				run, manifests, files, thumbs, shop, reports)
 		}
 	}
 }
