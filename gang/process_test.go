@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render"
 )
 
 // bigSheet is the memory test's layout: the mixed-500 set on fixed 22 x 200 in sheets
@@ -50,7 +50,7 @@ func TestBigSheetChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := Render(context.Background(), bw, l, 0, newSynthLoader(ds), pngenc.Options{}); err != nil {
+	if err := Render(context.Background(), bw, l, 0, newSynthLoader(ds), render.PNGOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := bw.Flush(); err != nil {
