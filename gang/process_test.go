@@ -1,3 +1,5 @@
+//go:build trial
+
 package gang
 
 import (
@@ -61,7 +63,8 @@ func TestBigSheetChild(t *testing.T) {
 	}
 }
 
-// TestBigSheetMemory renders a 6600 x 60000 px sheet in a child process, holds its
+// TestBigSheetMemory (a process trial: go test -tags trial -run TestBigSheet ./gang)
+// renders a 6600 x 60000 px sheet in a child process, holds its
 // peak RSS under 400 MB, then streams the PNG back and compares the pixels of sampled
 // copies with their designs.
 func TestBigSheetMemory(t *testing.T) {
