@@ -21,6 +21,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
@@ -121,7 +122,7 @@ func TestServe(t *testing.T) {
 	base := "http://" + addr
 	waitHTTP(t, base+"/healthz", done)
 
-	body, err := demoOrders.ReadFile("demodata/shopify-order-1.json")
+	body, err := demo.Orders.ReadFile("demodata/shopify-order-1.json")
 	if err != nil {
 		t.Fatal(err)
 	}
