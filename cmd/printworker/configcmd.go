@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/printworker/printworker/internal/settingsfile"
 )
 
 func configCommand() command {
@@ -32,15 +34,15 @@ func configCheck(ctx context.Context, e env, args []string) error {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		return usageError("config check: want one settings file: printworker config check FILE")
 	}
-	s, err := readSettings(args[0])
+	s, err := settingsfile.Read(args[0])
 	if err != nil {
 		return usageError("config check: " + err.Error())
 	}
 	sets := commandFlagSets(e)
-	if err := s.check(sets); err != nil {
+	if err := s.Check(sets, fileGroupOf, configFlag); err != nil {
 		return usageError(err.Error())
 	}
-	keys := fileKeys(sets)
+	keys := settingsfile.Keys(sets, fileGroupOf, configFlag)
 	type entry struct {
 		values []string
 		env    string
@@ -52,9 +54,9 @@ func configCheck(ctx context.Context, e env, args []string) error {
 		}
 		eff[g][name] = en
 	}
-	for _, g := range s.groups {
-		for _, st := range g.keys {
-			put(g.key, st.name, entry{values: st.values})
+	for _, g := range s.Groups {
+		for _, st := range g.Settings {
+			put(g.Key, st.Name, entry{values: st.Values})
 		}
 	}
 	for g, names := range keys {
@@ -72,7 +74,7 @@ func configCheck(ctx context.Context, e env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%s:\n", g)
-		for _, name := range sortedKeys(names) {
+		for _, name := range settingsfile.SortedKeys(names) {
 			en := names[name]
 			vals := make([]string, len(en.values))
 			for i, v := range en.values {
@@ -98,7 +100,7 @@ func fileGroupOrder(keys map[string]map[string][]string) []string {
 		order = append(order, groupKey(g.title))
 	}
 	order = append(order, groupKey(otherGroup))
-	for _, g := range sortedKeys(keys) {
+	for _, g := range settingsfile.SortedKeys(keys) {
 		if !slices.Contains(order, g) {
 			order = append(order, g)
 		}

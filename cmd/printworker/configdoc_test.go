@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/printworker/printworker/internal/settingsfile"
 )
 
 // updateDocs rewrites the generated part of docs/configuration.md (go test
@@ -418,7 +420,7 @@ func TestConfigTablesRows(t *testing.T) {
 func settingsFileDoc(t *testing.T) string {
 	t.Helper()
 	sets := commandFlagSets(env{})
-	keys := fileKeys(sets)
+	keys := settingsfile.Keys(sets, fileGroupOf, configFlag)
 	var b strings.Builder
 	b.WriteString("## Settings file\n\n")
 	b.WriteString("`--config FILE` (or `PRINTWORKER_CONFIG`) names a YAML file holding any setting of any command, under the\n")
@@ -452,7 +454,7 @@ func settingsFileDoc(t *testing.T) string {
 				cmds[top] = true
 			}
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", title, g, strings.Join(sortedKeys(cmds), ", "))
+		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", title, g, strings.Join(settingsfile.SortedKeys(cmds), ", "))
 	}
 	example := `# printworker.yaml: the fleet's settings (secrets come from files or the environment)
 hub:
@@ -478,11 +480,11 @@ intake:
 telemetry:
   log-format: json
 `
-	st, err := parseSettings("example", []byte(example))
+	st, err := settingsfile.Parse("example", []byte(example))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.check(commandFlagSets(env{})); err != nil {
+	if err := st.Check(commandFlagSets(env{}), fileGroupOf, configFlag); err != nil {
 		t.Fatalf("the documented example is refused: %v", err)
 	}
 	b.WriteString("\nAn example (`shutdown-timeout` is the worker's under `jobs-and-workers` and the intake's under\n`intake`):\n\n```yaml\n" + example + "```\n\n")

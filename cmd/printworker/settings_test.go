@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/printworker/printworker/internal/settingsfile"
 )
 
 // writeSettings writes a settings file into the test's folder.
@@ -164,7 +166,7 @@ func (r *recorder) Set(v string) error { r.got = append(r.got, v); return r.Valu
 func TestEverySettingFromFile(t *testing.T) {
 	t.Parallel()
 	sets := commandFlagSets(env{})
-	keys := fileKeys(sets)
+	keys := settingsfile.Keys(sets, fileGroupOf, configFlag)
 	var b strings.Builder
 	value := map[string]string{}
 	for _, g := range fileGroupOrder(keys) {
@@ -172,7 +174,7 @@ func TestEverySettingFromFile(t *testing.T) {
 			continue
 		}
 		fmt.Fprintf(&b, "%s:\n", g)
-		for _, name := range sortedKeys(keys[g]) {
+		for _, name := range settingsfile.SortedKeys(keys[g]) {
 			f := sets[keys[g][name][0]].Lookup(name)
 			v := f.DefValue
 			if v == "[]" || v == "map[]" {
@@ -182,11 +184,11 @@ func TestEverySettingFromFile(t *testing.T) {
 			fmt.Fprintf(&b, "  %s: %s\n", name, yamlScalar(v))
 		}
 	}
-	s, err := parseSettings("all.yaml", []byte(b.String()))
+	s, err := settingsfile.Parse("all.yaml", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.check(commandFlagSets(env{})); err != nil {
+	if err := s.Check(commandFlagSets(env{}), fileGroupOf, configFlag); err != nil {
 		t.Fatalf("a file of every setting at its default is refused: %v\n%s", err, b.String())
 	}
 	n := 0
@@ -196,7 +198,7 @@ func TestEverySettingFromFile(t *testing.T) {
 			r := &recorder{Value: f.Value}
 			f.Value, recs[f.Name] = r, r
 		})
-		if err := s.apply(fs, map[string]bool{}); err != nil {
+		if err := s.Apply(fs, cmd, fileGroupOf, map[string]bool{}, configFlag); err != nil {
 			t.Errorf("%s: %v", cmd, err)
 		}
 		for name, r := range recs {
@@ -214,17 +216,4 @@ func TestEverySettingFromFile(t *testing.T) {
 	if n < 300 {
 		t.Errorf("only %d command flags seen", n)
 	}
-}
-
-// FuzzParseSettings: any file is parsed or refused with an error, never a panic.
-func FuzzParseSettings(f *testing.F) {
-	for _, s := range []string{"", "hub:\n  hub-url: x\n", "a: [1, 2]\n", "- x\n", "hub:\n  x: [{a: 1}]\n", "&a [*a]", "hub: ~\n"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseSettings("f.yaml", b)
-		if err == nil && s == nil {
-			t.Fatal("nil settings without an error")
-		}
-	})
 }
