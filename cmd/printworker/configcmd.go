@@ -127,13 +127,15 @@ func secretFlags(sets map[string]*flag.FlagSet) map[string]bool {
 }
 
 // maskSetting hides a secret's value (an empty one stays visible: it sets nothing)
-// and the password of a URL.
+// and the credentials of a URL.
 func maskSetting(name, v string, secret bool) string {
+	// A URL (--redis-url has a -file companion for its password) shows all but the
+	// password: which Redis a fleet uses is what a check is for.
+	if strings.HasSuffix(name, "-url") {
+		return redactRedisURL(v)
+	}
 	if secret && v != "" {
 		return "***"
-	}
-	if strings.HasSuffix(name, "-url") || strings.HasSuffix(name, "-addrs") {
-		return redactRedisURL(v)
 	}
 	return v
 }
