@@ -20,7 +20,6 @@ import (
 	"github.com/printworker/printworker/internal/testcpu"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
-	"github.com/printworker/printworker/render/pngenc"
 )
 
 // refDir is the committed reference folder. The poster's photo is not committed (tens
@@ -224,7 +223,7 @@ func benchRasterize(b *testing.B, keep func(*render.Scene)) {
 	cpu.report(b)
 }
 
-// BenchmarkEncodePNG: the rasterized canvas of reference 1 -> PNG bytes (render/pngenc
+// BenchmarkEncodePNG: the rasterized canvas of reference 1 -> PNG bytes (render/internal/pngenc
 // with its defaults, the encoder RenderView uses).
 func BenchmarkEncodePNG(b *testing.B) {
 	r := newRenderer(b)
@@ -245,7 +244,7 @@ func BenchmarkEncodePNG(b *testing.B) {
 	cpu.on()
 	for b.Loop() {
 		n = 0
-		if err := pngenc.EncodeContext(ctx, &n, img, pngenc.Options{}); err != nil {
+		if err := render.EncodePNG(ctx, &n, img, render.PNGOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

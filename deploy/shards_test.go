@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"fmt"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -117,15 +118,16 @@ type scalerTrigger struct {
 	} `json:"metadata"`
 }
 
-// workerScaler reads a rendered kustomization's export shard count (the ConfigMap's
-// PRINTWORKER_EXPORT_QUEUE_SHARDS, which must be set: the triggers name the shards,
-// and the binary's default is not in the manifests) and the triggers of the worker's
+// workerScaler reads a rendered kustomization's export shard count (the settings
+// file's jobs-and-workers.export-queue-shards in the ConfigMap, which must be set: the
+// triggers name the shards, and the binary's default is not in the manifests) and the
+// triggers of the worker's
 // ScaledObject.
 func workerScaler(t *testing.T, objs []object) (shards int, triggers []scalerTrigger) {
 	t.Helper()
 	defer func() {
 		if shards == 0 {
-			t.Fatal("the ConfigMap does not set PRINTWORKER_EXPORT_QUEUE_SHARDS: the scaler's triggers cannot follow the binary's default")
+			t.Fatal("the settings file does not set jobs-and-workers.export-queue-shards: the scaler's triggers cannot follow the binary's default")
 		}
 	}()
 	for _, o := range objs {
@@ -135,10 +137,14 @@ func workerScaler(t *testing.T, objs []object) (shards int, triggers []scalerTri
 			if err := yaml.Unmarshal(o.yaml, &cm); err != nil {
 				t.Fatal(err)
 			}
-			if v, ok := cm.Data["PRINTWORKER_EXPORT_QUEUE_SHARDS"]; ok {
-				n, err := strconv.Atoi(v)
+			var settings map[string]map[string]any
+			if err := yaml.Unmarshal([]byte(cm.Data[settingsFile]), &settings); err != nil {
+				t.Fatalf("%v: %s: %v", o, settingsFile, err)
+			}
+			if v, ok := settings["jobs-and-workers"]["export-queue-shards"]; ok {
+				n, err := strconv.Atoi(fmt.Sprint(v))
 				if err != nil {
-					t.Fatalf("%v: PRINTWORKER_EXPORT_QUEUE_SHARDS %q: %v", o, v, err)
+					t.Fatalf("%v: export-queue-shards %v: %v", o, v, err)
 				}
 				shards = n
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/printworker/printworker/render"
 	"image"
 	"image/color"
 	"image/draw"
@@ -16,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/printworker/printworker/internal/imgcheck"
-	"github.com/printworker/printworker/render/pngenc"
 )
 
 func TestCodeText(t *testing.T) {
@@ -62,7 +62,7 @@ func TestCodesDecode(t *testing.T) {
 	var got []string
 	for i := range l.Sheets {
 		var buf bytes.Buffer
-		if err := Render(context.Background(), &buf, l, i, newSynthLoader(ds), pngenc.Options{}); err != nil {
+		if err := Render(context.Background(), &buf, l, i, newSynthLoader(ds), render.PNGOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		img, err := png.Decode(&buf)

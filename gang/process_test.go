@@ -1,3 +1,5 @@
+//go:build trial
+
 package gang
 
 import (
@@ -17,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render"
 )
 
 // bigSheet is the memory test's layout: the mixed-500 set on fixed 22 x 200 in sheets
@@ -50,7 +52,7 @@ func TestBigSheetChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := Render(context.Background(), bw, l, 0, newSynthLoader(ds), pngenc.Options{}); err != nil {
+	if err := Render(context.Background(), bw, l, 0, newSynthLoader(ds), render.PNGOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -61,7 +63,8 @@ func TestBigSheetChild(t *testing.T) {
 	}
 }
 
-// TestBigSheetMemory renders a 6600 x 60000 px sheet in a child process, holds its
+// TestBigSheetMemory (a process trial: go test -tags trial -run TestBigSheet ./gang)
+// renders a 6600 x 60000 px sheet in a child process, holds its
 // peak RSS under 400 MB, then streams the PNG back and compares the pixels of sampled
 // copies with their designs.
 func TestBigSheetMemory(t *testing.T) {

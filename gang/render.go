@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render"
 )
 
 // Loader gives the pixels of a design file by its Design.Key. The renderer asks for a
@@ -67,7 +67,7 @@ type sheetRenderer struct {
 // the strips the encoder has in flight and the design files near the current rows
 // are in memory, never the canvas. opt tunes the encoder (its DPI defaults to the
 // sheet's).
-func Render(ctx context.Context, w io.Writer, l *Layout, i int, ld Loader, opt pngenc.Options) error {
+func Render(ctx context.Context, w io.Writer, l *Layout, i int, ld Loader, opt render.PNGOptions) error {
 	if i < 0 || i >= len(l.Sheets) {
 		return &InputError{Reason: fmt.Sprintf("sheet %d of %d", i+1, len(l.Sheets))}
 	}
@@ -82,7 +82,7 @@ func Render(ctx context.Context, w io.Writer, l *Layout, i int, ld Loader, opt p
 	behind := (2*opt.ResolvedWorkers() + 2) * opt.ResolvedStripRows()
 	r := newSheetRenderer(l, s, ld, behind)
 	r.cancel = cancel
-	err := pngenc.EncodeNRGBARows(ctx, w, s.Width, s.Length, r.row(ctx), opt)
+	err := render.EncodePNGRows(ctx, w, s.Width, s.Length, r.row(ctx), opt)
 	if r.err != nil {
 		return r.err
 	}
@@ -135,7 +135,7 @@ func (r *sheetRenderer) fail(err error) {
 }
 
 // row is the encoder's row function: transparent, then every element crossing y.
-func (r *sheetRenderer) row(ctx context.Context) pngenc.RowFunc {
+func (r *sheetRenderer) row(ctx context.Context) render.PNGRowFunc {
 	return func(y int, dst []byte) {
 		clear(dst)
 		for _, i := range r.bands[y/bandRows] {

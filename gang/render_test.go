@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render"
 )
 
 // srcPixel is the file pixel that sheet pixel (x, y) of placement p shows.
@@ -50,7 +50,7 @@ func TestRenderPixels(t *testing.T) {
 			}()
 			for i, s := range l.Sheets {
 				var buf bytes.Buffer
-				if err := Render(context.Background(), &buf, l, i, ld, pngenc.Options{StripRows: 16, Workers: 2}); err != nil {
+				if err := Render(context.Background(), &buf, l, i, ld, render.PNGOptions{StripRows: 16, Workers: 2}); err != nil {
 					t.Fatal(err)
 				}
 				img, err := png.Decode(&buf)
@@ -112,7 +112,7 @@ func TestRenderDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := Render(context.Background(), &buf, l, 0, newSynthLoader(ds), pngenc.Options{Workers: 1 + k}); err != nil {
+		if err := Render(context.Background(), &buf, l, 0, newSynthLoader(ds), render.PNGOptions{Workers: 1 + k}); err != nil {
 			t.Fatal(err)
 		}
 		outs[k] = buf.Bytes()
@@ -136,7 +136,7 @@ func TestRenderLoadError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Render(context.Background(), &bytes.Buffer{}, l, 0, failLoader{}, pngenc.Options{})
+	err = Render(context.Background(), &bytes.Buffer{}, l, 0, failLoader{}, render.PNGOptions{})
 	if err == nil || !strings.Contains(err.Error(), "file vanished") || !strings.Contains(err.Error(), "mixed-50/") {
 		t.Fatalf("error %v", err)
 	}

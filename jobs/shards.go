@@ -47,6 +47,25 @@ func ExportQueues(n int) []string {
 	return slices.Clone(exportShardNames[:n])
 }
 
+// DefaultExportShards is the fleet's default number of export queue shards
+// (--export-queue-shards): eight keep a quiet store's orders beside a flooding one's
+// (docs/operations.md, "Export queue shards").
+const DefaultExportShards = 8
+
+// WithExportShards returns qs with QueueExports standing for each of the first n
+// export queue shards, for callers that read every queue a fleet uses.
+func WithExportShards(n int, qs ...string) []string {
+	var out []string
+	for _, q := range qs {
+		if q == QueueExports {
+			out = append(out, ExportQueues(n)...)
+			continue
+		}
+		out = append(out, q)
+	}
+	return slices.Compact(out)
+}
+
 // ExportLanes are the export queues store's orders may go to among n shards: one
 // (QueueExports) for n <= 1, else two different ones named by a stable hash (FNV-1a)
 // of the store, the same on every enqueuer that uses the same n. n above

@@ -11,7 +11,7 @@ import (
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/model"
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render/internal/pngenc"
 )
 
 // Content types of the outputs (hub-gaps.md: png -> image/png, pdf and pdf-simple ->

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 
 	gofpdf "codeberg.org/go-pdf/fpdf"
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render/internal/pngenc"
 )
 
 // The CMYK side of the vector PDF backend (docs/colour.md): colours are written as

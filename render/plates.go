@@ -16,7 +16,7 @@ import (
 	gofpdf "codeberg.org/go-pdf/fpdf"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render/contour"
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render/internal/pngenc"
 )
 
 // Cut contours and white plates (docs/rendering.md "Cut contours and white plates"):

@@ -18,7 +18,7 @@ func TestPurePackagesHaveNoNetworkDependencies(t *testing.T) {
 		t.Skip("go command not on PATH; cannot list dependencies")
 	}
 	forbidden := []string{"net", "net/http", "crypto/hmac", "crypto/tls", "github.com/printworker/printworker/hub"}
-	for _, pkg := range []string{"./", "../filenames", "./svg", "./fonts", "./pngenc"} {
+	for _, pkg := range []string{"./", "../filenames", "./svg", "./fonts", "./internal/pngenc"} {
 		out, err := exec.Command(goBin, "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

@@ -55,8 +55,10 @@ func TestRetryingHub(t *testing.T) {
 		{"429 within the wait budget is waited out, not counted as a try", fast,
 			[]error{e503, e429(10 * time.Millisecond), e429(10 * time.Millisecond), e503}, 0, 5, nil},
 		{"429 beyond the wait budget goes back to the queue", fast, []error{e429(time.Second)}, 0, 1, e429(time.Second)},
-		{"no wait past the attempt's deadline", HubRetry{Tries: 5, Base: time.Second, Max: time.Second, MaxWait: time.Minute},
-			[]error{e503}, 100 * time.Millisecond, 1, e503},
+		// A backoff of an hour against a deadline of 10 s: giving up at once is told
+		// from waiting by far more than a loaded machine's scheduling delay.
+		{"no wait past the attempt's deadline", HubRetry{Tries: 5, Base: time.Hour, Max: time.Hour, MaxWait: time.Minute},
+			[]error{e503}, 10 * time.Second, 1, e503},
 		{"one try", HubRetry{Tries: 1, Base: time.Millisecond, Max: time.Millisecond}, []error{e503}, 0, 1, e503},
 	}
 	for _, c := range cases {

@@ -19,6 +19,9 @@ type env struct {
 	stderr io.Writer
 	// redisLogs receives go-redis's log lines (nil: the library's default).
 	redisLogs *redisLogs
+	// collect, when set, receives each command's flag set in place of parsing it
+	// (commandFlagSets: the settings file is checked against every command).
+	collect func(*flag.FlagSet)
 }
 
 // command is one subcommand of printworker.
@@ -50,6 +53,7 @@ func commands() []command {
 		imposeCommand(),
 		reviewCommand(),
 		storesCommand(),
+		configCommand(),
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
@@ -127,14 +131,20 @@ func newFlagSet(e env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stdout)
 	fs.Usage = func() { printHelp(e.stdout, fs, synopsis) }
+	addConfigFlag(fs)
 	return fs
 }
 
 // parseFlags parses args, then fills every flag not given on the command line from its
-// environment variable, then resolves secret files: for a flag "x" with a companion
+// environment variable, then every flag still unset from the settings file (--config),
+// then resolves secret files: for a flag "x" with a companion
 // "x-file", a non-empty x-file is read (trailing newline trimmed) into x.
 // errHelp is returned as-is so commands can exit 0 after printing help.
 func parseFlags(fs *flag.FlagSet, e env, args []string) error {
+	if e.collect != nil {
+		e.collect(fs)
+		return errCollected
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -152,11 +162,17 @@ func parseFlags(fs *flag.FlagSet, e env, args []string) error {
 			return
 		}
 		if v := e.getenv(envName(f.Name)); v != "" {
+			set[f.Name] = true
 			if err := f.Value.Set(v); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", envName(f.Name), err))
 			}
 		}
 	})
+	if len(errs) == 0 {
+		if err := loadSettings(fs, e, set); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	fs.VisitAll(func(f *flag.Flag) {
 		base, ok := strings.CutSuffix(f.Name, "-file")
 		if !ok || f.Value.String() == "" {

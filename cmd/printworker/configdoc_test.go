@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/printworker/printworker/internal/settingsfile"
 )
 
 // updateDocs rewrites the generated part of docs/configuration.md (go test
@@ -318,6 +320,7 @@ func TestConfigurationDoc(t *testing.T) {
 		t.Fatalf("only %d flags read from work --help: has its format changed?", n)
 	}
 	tables, unknown := configTables(flags)
+	tables += settingsFileDoc(t)
 	if len(unknown) > 0 {
 		t.Errorf("flags in no group of docs/configuration.md (add them to flagGroups in %s): %v", "help.go", unknown)
 	}
@@ -409,4 +412,81 @@ func TestConfigTablesRows(t *testing.T) {
 	if fmt.Sprint(unknown) != "[mystery]" {
 		t.Errorf("unknown = %v, want [mystery]", unknown)
 	}
+}
+
+// settingsFileDoc is the generated part of docs/configuration.md that describes the
+// settings file: its groups, which commands take each, and an example, checked here as
+// printworker would check it.
+func settingsFileDoc(t *testing.T) string {
+	t.Helper()
+	sets := commandFlagSets(env{})
+	keys := settingsfile.Keys(sets, fileGroupOf, configFlag)
+	var b strings.Builder
+	b.WriteString("## Settings file\n\n")
+	b.WriteString("`--config FILE` (or `PRINTWORKER_CONFIG`) names a YAML file holding any setting of any command, under the\n")
+	b.WriteString("flag's name, in the group `--help` lists it under. A command takes the settings it has and\n")
+	b.WriteString("refuses the file when it holds a group or setting that no command has there, naming each with its\n")
+	b.WriteString("line; the command line wins over the environment, the environment over the file, the file over\n")
+	b.WriteString("the defaults. A repeatable flag takes a list. `printworker config check FILE` checks a file and\n")
+	b.WriteString("prints the settings it and the environment give, secrets masked.\n\n")
+	b.WriteString("| group | key | commands |\n|---|---|---|\n")
+	for _, g := range fileGroupOrder(keys) {
+		if len(keys[g]) == 0 {
+			continue
+		}
+		var titles []string
+		for _, fg := range flagGroups {
+			if groupKey(fg.title) == g {
+				titles = append(titles, fg.title)
+			}
+		}
+		for name := range sets {
+			if top, _, _ := strings.Cut(name, " "); top == g {
+				titles = append(titles, "`"+g+"`'s own flags")
+				break
+			}
+		}
+		title := strings.Join(titles, "; ")
+		cmds := map[string]bool{}
+		for _, cs := range keys[g] {
+			for _, c := range cs {
+				top, _, _ := strings.Cut(c, " ")
+				cmds[top] = true
+			}
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", title, g, strings.Join(settingsfile.SortedKeys(cmds), ", "))
+	}
+	example := `# printworker.yaml: the fleet's settings (secrets come from files or the environment)
+hub:
+  hub-url: https://hub.example.com
+  hub-store: store-1
+  hub-api-key: printworker
+  hub-secret-file: /run/secrets/printworker/hub-secret
+redis:
+  redis-url: redis://redis:6379/0
+jobs-and-workers:
+  mode: render
+  concurrency: 4
+  memory-budget: 2GiB
+  queue-weight: [exports=4, orders=6]
+  shutdown-timeout: 2m
+storage:
+  storage: s3
+  s3-bucket: print-files
+  s3-region: us-east-1
+intake:
+  addr: ":8080"
+  shutdown-timeout: 20s
+telemetry:
+  log-format: json
+`
+	st, err := settingsfile.Parse("example", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Check(commandFlagSets(env{}), fileGroupOf, configFlag); err != nil {
+		t.Fatalf("the documented example is refused: %v", err)
+	}
+	b.WriteString("\nAn example (`shutdown-timeout` is the worker's under `jobs-and-workers` and the intake's under\n`intake`):\n\n```yaml\n" + example + "```\n\n")
+	return b.String()
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/worker"
@@ -142,7 +143,7 @@ func checkNamesAgree(t *testing.T, manifests map[string]*worker.Manifest) {
 		t.Fatal(err)
 	}
 	profilesFile := filepath.Join(t.TempDir(), "profiles.json")
-	if err := os.WriteFile(profilesFile, demoProfiles, 0o644); err != nil {
+	if err := os.WriteFile(profilesFile, demo.ProfilesJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sim, err := hubsim.New(hubsim.Config{DesignsDir: fixtures,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/worker"
 )
 
@@ -19,7 +20,7 @@ func TestDemoPlatforms(t *testing.T) {
 	t.Parallel()
 	files := map[string]map[string]string{} // platform -> file key -> sha256
 	t.Run("group", func(t *testing.T) {
-		for _, p := range demoPlatforms {
+		for _, p := range demo.Platforms {
 			got := map[string]string{}
 			files[p] = got
 			t.Run(p, func(t *testing.T) {
@@ -39,8 +40,8 @@ func TestDemoPlatforms(t *testing.T) {
 			})
 		}
 	})
-	want := files[demoPlatformShopify]
-	for _, p := range demoPlatforms {
+	want := files[demo.PlatformShopify]
+	for _, p := range demo.Platforms {
 		if len(want) == 0 || len(files[p]) == 0 {
 			continue // the failed run said why
 		}
@@ -64,7 +65,7 @@ func TestDemoRefusesUnknownPlatform(t *testing.T) {
 	}
 }
 
-// demoWant is what the sample orders hold (cmd/printworker/demodata): order ->
+// demoWant is what the sample orders hold (demo/demodata): order ->
 // design -> quantity.
 var demoWant = map[string]map[int64]int{
 	"6100000000001": {1001: 2, 1002: 1},

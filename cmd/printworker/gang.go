@@ -11,7 +11,7 @@ import (
 	"runtime/debug"
 
 	"github.com/printworker/printworker/gang"
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render"
 )
 
 // gangJob is what the gang command was asked to do.
@@ -147,7 +147,7 @@ func writeSheets(ctx context.Context, e env, j gangJob, l *gang.Layout, fsys iof
 	for i := range l.Sheets {
 		name := sheetName(i)
 		if err := writeGangFile(j.out, name+".png", func(w io.Writer) error {
-			return gang.Render(ctx, w, l, i, gang.FolderLoader{FS: fsys}, pngenc.Options{})
+			return gang.Render(ctx, w, l, i, gang.FolderLoader{FS: fsys}, render.PNGOptions{})
 		}); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func writeSheets(ctx context.Context, e env, j gangJob, l *gang.Layout, fsys iof
 		}
 		if j.previewWidth > 0 {
 			if err := writeGangFile(j.out, name+"-preview.png", func(w io.Writer) error {
-				return pngenc.Encode(w, l.Preview(i, j.previewWidth), pngenc.Options{})
+				return render.EncodePNG(ctx, w, l.Preview(i, j.previewWidth), render.PNGOptions{})
 			}); err != nil {
 				return err
 			}

@@ -78,6 +78,7 @@ var flagGroups = []flagGroup{
 	{title: "Gang sheets", takes: []string{"gang-"},
 		first: []string{"gang-tick", "gang-lease"}},
 	{title: "Routing", takes: []string{"routing-rules"}},
+	{title: "Settings file", takes: []string{"config"}},
 }
 
 // Titles of the groups outside flagGroups: a service flag in no concern, and the

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/hubsim"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
@@ -121,7 +122,7 @@ func TestServe(t *testing.T) {
 	base := "http://" + addr
 	waitHTTP(t, base+"/healthz", done)
 
-	body, err := demoOrders.ReadFile("demodata/shopify-order-1.json")
+	body, err := demo.Orders.ReadFile("demodata/shopify-order-1.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func pendingTasks(t *testing.T, rs *testredis.Server) []string {
 	t.Helper()
 	insp := asynq.NewInspectorFromRedisClient(rs.Client(t))
 	var out []string
-	for _, q := range withExportShards(jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueSync) {
+	for _, q := range jobs.WithExportShards(defaultExportShards, jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueSync) {
 		ts, err := insp.ListPendingTasks(q)
 		if errors.Is(err, asynq.ErrQueueNotFound) {
 			continue

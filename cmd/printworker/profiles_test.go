@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/png"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/internal/printcheck"
 	"github.com/printworker/printworker/profiles"
 )
@@ -46,19 +45,8 @@ func needCMYK(t *testing.T) {
 // samples with the demo's own designs over them.
 func demoFixtures(t *testing.T) string {
 	t.Helper()
-	designs, err := fs.Sub(hubsim.SampleFixtures(), "designs")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, designs); err != nil {
-		t.Fatal(err)
-	}
-	own, err := fs.Sub(demoDesigns, "demodata/designs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := copyOver(dir, own); err != nil {
+	if err := demo.WriteFixtures(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"github.com/printworker/printworker/demo"
 	"io"
 	"net/http"
 	"os"
@@ -84,7 +85,7 @@ func TestServeStoresFile(t *testing.T) {
 		}
 	}
 	// A Shopify shop of the file only, with its own secret.
-	order, err := demoOrders.ReadFile("demodata/shopify-order-1.json")
+	order, err := demo.Orders.ReadFile("demodata/shopify-order-1.json")
 	if err != nil {
 		t.Fatal(err)
 	}

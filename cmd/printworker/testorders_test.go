@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/printworker/printworker/demo"
 	"io"
 	"net/http"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // and not enqueued by serve; with --print-test-orders (here its environment
 // variable) it is enqueued like any order.
 func TestServePrintTestOrders(t *testing.T) {
-	body, err := demoOrders.ReadFile("demodata/shopify-order-1.json")
+	body, err := demo.Orders.ReadFile("demodata/shopify-order-1.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ type redisFlags struct {
 // store's exports beside a flooding store's instead of behind them, for about 1.2
 // more Redis commands a second per idle worker, paid for by the slower default polls
 // (docs/operations.md, "Export queue shards").
-const defaultExportShards = 8
+const defaultExportShards = jobs.DefaultExportShards
 
 func addRedisFlags(fs *flag.FlagSet) *redisFlags {
 	r := &redisFlags{}

@@ -57,6 +57,12 @@ func cliLogger(e env) *slog.Logger {
 
 // subcommand dispatches "<cmd> <action> [flags]".
 func subcommand(ctx context.Context, e env, cmd string, args []string, actions map[string]func(context.Context, env, []string) error, help string) error {
+	if e.collect != nil {
+		for _, run := range actions {
+			_ = run(ctx, e, nil)
+		}
+		return errCollected
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(e.stdout, help)
 		if len(args) == 0 {

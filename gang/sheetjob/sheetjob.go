@@ -25,7 +25,7 @@ import (
 
 	"github.com/printworker/printworker/gang"
 	"github.com/printworker/printworker/jobs"
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render"
 	"github.com/printworker/printworker/storage"
 )
 
@@ -455,7 +455,7 @@ func (j *Jobs) writeSheets(ctx context.Context, g jobs.GangKey, grp *gang.Group,
 	for i := range l.Sheets {
 		base := sheetBase(grp, g, b, i)
 		if err := j.putStream(ctx, storage.Object{Key: base + ".png", ContentType: "image/png", Metadata: meta}, func(wr io.Writer) error {
-			return gang.Render(ctx, wr, l, i, ld, pngenc.Options{})
+			return gang.Render(ctx, wr, l, i, ld, render.PNGOptions{})
 		}); err != nil {
 			return fmt.Errorf("gang sheet %s: %w", base, err)
 		}
@@ -468,7 +468,7 @@ func (j *Jobs) writeSheets(ctx context.Context, g jobs.GangKey, grp *gang.Group,
 		}
 		if grp.PreviewWidth > 0 {
 			var buf bytes.Buffer
-			if err := pngenc.Encode(&buf, l.Preview(i, grp.PreviewWidth), pngenc.Options{}); err != nil {
+			if err := render.EncodePNG(ctx, &buf, l.Preview(i, grp.PreviewWidth), render.PNGOptions{}); err != nil {
 				return fmt.Errorf("gang preview %s: %w", base, err)
 			}
 			if err := j.cfg.Storage.Put(ctx, KindFile, storage.Object{Key: base + "-preview.png", ContentType: "image/png", Size: int64(buf.Len()), Metadata: meta}, &buf); err != nil {

@@ -8,7 +8,7 @@ import (
 	"image/png"
 	"log"
 
-	"github.com/printworker/printworker/render/pngenc"
+	"github.com/printworker/printworker/render/internal/pngenc"
 )
 
 func ExampleEncode() {

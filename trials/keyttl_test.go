@@ -1,4 +1,6 @@
-package main
+//go:build trial
+
+package trials
 
 import (
 	"context"
@@ -12,12 +14,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/jobs"
 )
 
 // boundedKeys are the printworker keys allowed to live without an expiry, each
 // bounded in number: the demo's marker (one key, only in the demo's database).
-var boundedKeys = map[string]bool{demoRedisMarker: true}
+var boundedKeys = map[string]bool{demo.RedisMarker: true}
 
 // TestEveryKeyExpires runs orders through a real worker process (exports, manifests,
 // a gang build, events to an endpoint that answers 410 Gone, a cancellation and a

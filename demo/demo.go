@@ -1,4 +1,9 @@
-package main
+// Package demo runs the whole flow in one process: an embedded Redis (or the one
+// named), the hub simulator with sample designs (or a real hub), a store simulator,
+// the intake, a worker and an event receiver; it sends signed sample orders to its
+// own intake, waits for every manifest and reports what was produced
+// (docs/demo.md). `printworker demo` is its command.
+package demo
 
 import (
 	"bytes"
@@ -9,7 +14,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -36,16 +40,16 @@ import (
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/profiles"
 	"github.com/printworker/printworker/render"
-	"github.com/printworker/printworker/routing"
 	"github.com/printworker/printworker/shopfloor"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
 )
 
-// The demo's sample Shopify orders, signed and sent to its own intake.
+// Orders are the demo's sample Shopify orders (demodata/*.json), signed and sent to
+// its own intake.
 //
 //go:embed demodata/*.json
-var demoOrders embed.FS
+var Orders embed.FS
 
 // The demo's own designs, laid over the simulator's samples: the sticker (1004)
 // and the greeting card with its background over the whole card (1003), so it runs
@@ -54,11 +58,11 @@ var demoOrders embed.FS
 //go:embed demodata/designs/*.json
 var demoDesigns embed.FS
 
-// The demo's production profiles (docs/profiles.md): the card as press-pdfx4, the
+// ProfilesJSON is the demo's production profiles file (docs/profiles.md): the card as press-pdfx4, the
 // sticker as sticker-cut, the T-shirt front as dtf-white, the mugs as PNG at 300 dpi.
 //
 //go:embed demodata/profiles/demo.json
-var demoProfiles []byte
+var ProfilesJSON []byte
 
 // The demo's fixed identities: one simulated hub account, one Shopify shop.
 const (
@@ -71,101 +75,16 @@ const (
 	demoMarker        = ".printworker-demo"
 )
 
-// demoOptions are the demo's settings: the shared flag groups of wiring.go (so every
-// part can point at a real service exactly as `work` and `serve` do), with defaults
-// that suit one process on a laptop.
-type demoOptions struct {
-	timeout    time.Duration
-	keep       bool
-	intakeAddr string
-	topic      string
-	platform   string
-	redis      *redisFlags
-	hub        *hubFlags
-	storage    *storageFlags
-	render     *renderFlags
-	worker     *workerFlags
-	log        *logFlags
-	routing    *routingFlags
-	events     *eventFlags
-}
-
-func demoCommand() command {
-	return command{
-		name:    "demo",
-		summary: "run the whole flow on embedded defaults and show the print files",
-		run: func(ctx context.Context, e env, args []string) error {
-			fs := newFlagSet(e, "demo", "demo [flags]\n\nStarts Redis (embedded unless --redis-url), the hub simulator (unless --hub-url), the intake\nand a worker in one process, sends signed sample orders to the intake (Shopify's, or --platform's\nstore simulator's), waits for every order's manifest and prints what was produced. See docs/demo.md.")
-			o := demoOptions{
-				redis: addRedisFlags(fs), hub: addHubFlags(fs), storage: addStorageFlags(fs),
-				render: addRenderFlags(fs), worker: addWorkerFlags(fs), log: addLogFlags(fs),
-				routing: addRoutingFlags(fs), events: addEventFlags(fs),
-			}
-			fs.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for every order's manifest")
-			fs.BoolVar(&o.keep, "keep", false, "keep the services running after the demo (until Ctrl-C) to send your own webhooks")
-			fs.StringVar(&o.intakeAddr, "intake-addr", "127.0.0.1:0", "listen address of the demo's intake (port 0: any free port)")
-			fs.StringVar(&o.topic, "topic", intake.TopicPaid, "Shopify topic the sample orders are sent with (it is also the production topic)")
-			fs.StringVar(&o.platform, "platform", demoPlatformShopify, "store platform the sample orders come from: "+strings.Join(demoPlatforms, ", ")+"; all but shopify start that store's simulator, which sends the webhooks and serves the order API")
-			fs.Var(flagAlias{fs.Lookup("storage-dir")}, "out", "folder receiving the print files, emptied on each run (same as --storage-dir)")
-			for name, v := range map[string]string{
-				"redis-url":           "",
-				"storage-dir":         "printworker-demo",
-				"concurrency":         "4",
-				"shutdown-timeout":    "5s",
-				"hub-rate-per-minute": "6000",
-				"hub-rate-burst":      "100",
-				"store-max-share":     "1", // one store: nobody to keep slots for
-				"retry-base":          "1s",
-				"retry-max":           "5s",
-				"log-level":           "warn",
-				"log-format":          "text",
-				// One worker on its own Redis: a quiet fleet's idle poll would only
-				// make each step of the flow (and the files-ready event) wait.
-				"poll-idle":    "100ms",
-				"poll-delayed": "1s",
-			} {
-				setDefault(fs, name, v)
-			}
-			if err := parseFlags(fs, e, args); err != nil {
-				return helpOK(err)
-			}
-			return runDemo(ctx, e, o)
-		},
-	}
-}
-
-// setDefault changes a registered flag's default (value and help text).
-func setDefault(fs *flag.FlagSet, name, v string) {
-	f := fs.Lookup(name)
-	if f == nil {
-		panic("setDefault: no flag " + name)
-	}
-	if err := f.Value.Set(v); err != nil {
-		panic(fmt.Sprintf("setDefault %s=%q: %v", name, v, err))
-	}
-	f.DefValue = v
-}
-
-// flagAlias is a second name for a flag.
-type flagAlias struct{ f *flag.Flag }
-
-func (a flagAlias) String() string {
-	if a.f == nil {
-		return ""
-	}
-	return a.f.Value.String()
-}
-func (a flagAlias) Set(v string) error { return a.f.Value.Set(v) }
-
 // demoRun holds the running parts of a demo.
 type demoRun struct {
-	o        demoOptions
-	e        env
+	o        Options
+	w        Wiring
+	out      io.Writer
 	log      *slog.Logger
 	tr       *telemetry.Tracing
 	rdb      redis.UniversalClient
 	enq      *jobs.Enqueuer
-	store    demoStorage
+	store    Storage
 	where    string
 	intake   string // base URL
 	hubStore string
@@ -180,33 +99,26 @@ type demoRun struct {
 	// sharedRedis: Redis came from --redis-url and outlives the run, so an earlier
 	// run's manifests are kept for the re-exports of its orders.
 	sharedRedis bool
-	cleanup     []func()
+	// redisURL is the Redis the demo uses: the flags', or the embedded one's.
+	redisURL string
+	// eventsSecret is the demo receiver's signing secret.
+	eventsSecret string
+	cleanup      []func()
 }
 
-// demoStorage is what the demo needs of a storage backend.
-type demoStorage interface {
-	worker.Storage
-	Get(ctx context.Context, key string) (io.ReadCloser, storage.Info, error)
-	Delete(ctx context.Context, key string) error
-	URL(key string) string
-}
-
-func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
+// Run runs the demo until every sample order's manifest is there (or o.Timeout
+// passes) and reports what was produced; with o.Keep it then serves until ctx ends.
+// Errors the user fixes on the command line are *UsageError.
+func Run(ctx context.Context, o Options, w Wiring) (err error) {
 	// A Redis named by --redis-url may hold an earlier run's orders: those are
 	// re-exported, and a finished order's state keeps its data only in its manifest.
-	d := &demoRun{o: o, e: e, hubStore: demoStore, domain: demoDomain, started: time.Now(), sharedRedis: o.redis.url != ""}
+	d := &demoRun{o: o, w: w, out: o.Stdout, log: o.Log, tr: o.Tracing, hubStore: demoStore, domain: demoDomain,
+		started: time.Now(), sharedRedis: w.RedisURL() != "", redisURL: w.RedisURL()}
 	defer func() {
 		for i := len(d.cleanup) - 1; i >= 0; i-- {
 			d.cleanup[i]()
 		}
 	}()
-	if d.log, err = o.log.logger(e); err != nil {
-		return err
-	}
-	// Tracing (off unless OTEL_* asks) is the first thing set up, so its flush is
-	// the last cleanup: it sees the spans of everything stopped before it.
-	d.tr = setupTracing(ctx, e, "demo", d.log)
-	d.cleanup = append(d.cleanup, func() { stopTracing(d.tr, d.log) })
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -221,11 +133,10 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 	if err := d.openStorage(ctx); err != nil {
 		return err
 	}
-	if o.events.url == "" && o.events.file == "" {
-		if d.receiver, o.events.secret, err = d.startReceiver(ctx); err != nil {
+	if !w.EventsNamed() {
+		if d.receiver, d.eventsSecret, err = d.startReceiver(ctx); err != nil {
 			return err
 		}
-		o.events.url = d.receiver.url
 	}
 	if d.sim, err = d.startStore(ctx); err != nil {
 		return err
@@ -251,32 +162,31 @@ func runDemo(ctx context.Context, e env, o demoOptions) (err error) {
 			ids = append(ids, id)
 		}
 		// Events go through their own queue after the manifest: a moment more.
-		d.receiver.waitFilesReady(ctx, ids, time.Now().Add(min(d.o.timeout, 30*time.Second)))
+		d.receiver.waitFilesReady(ctx, ids, time.Now().Add(min(d.o.Timeout, 30*time.Second)))
 	}
-	d.waitDayPages(ctx, time.Now().Add(min(d.o.timeout, 30*time.Second)))
+	d.waitDayPages(ctx, time.Now().Add(min(d.o.Timeout, 30*time.Second)))
 	d.report(manifests)
-	if d.o.keep {
+	if d.o.Keep {
 		d.printPlayground()
 		<-ctx.Done()
-		fmt.Fprintln(d.e.stdout, "stopping")
+		fmt.Fprintln(d.out, "stopping")
 	}
 	return nil
 }
 
 func (d *demoRun) startRedis(ctx context.Context) error {
-	if d.o.redis.url == "" {
+	if d.redisURL == "" {
 		m := miniredis.NewMiniRedis()
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
 			return fmt.Errorf("demo: embedded redis: %w", err)
 		}
 		d.cleanup = append(d.cleanup, m.Close)
-		d.o.redis.url = "redis://" + m.Addr()
-		fmt.Fprintf(d.e.stdout, "redis    embedded (miniredis) at %s\n", m.Addr())
+		d.redisURL = "redis://" + m.Addr()
+		fmt.Fprintf(d.out, "redis    embedded (miniredis) at %s\n", m.Addr())
 	} else {
-		fmt.Fprintf(d.e.stdout, "redis    %s\n", redactRedisURL(d.o.redis.url))
+		fmt.Fprintf(d.out, "redis    %s\n", d.w.RedisName())
 	}
-	d.o.redis.slots = d.o.worker.concurrency // the idle Redis connections follow the slots
-	rdb, err := d.o.redis.connect(ctx)
+	rdb, err := d.w.ConnectRedis(ctx, d.redisURL)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -285,7 +195,7 @@ func (d *demoRun) startRedis(ctx context.Context) error {
 	if err := claimDemoRedis(ctx, d.rdb); err != nil {
 		return err
 	}
-	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log, Propagator: d.tr.Propagator, ExportShards: d.o.redis.exportShards})
+	enq, err := jobs.NewEnqueuer(d.rdb, jobs.EnqueuerConfig{Logger: d.log, Propagator: d.tr.Propagator, ExportShards: d.w.ExportShards()})
 	if err != nil {
 		return err
 	}
@@ -294,8 +204,9 @@ func (d *demoRun) startRedis(ctx context.Context) error {
 	return nil
 }
 
-// demoRedisMarker marks a Redis database the demo has used.
-const demoRedisMarker = "printworker:demo"
+// RedisMarker marks a Redis database the demo has used: the one key it leaves
+// without an expiry.
+const RedisMarker = "printworker:demo"
 
 // claimDemoRedis refuses a database that holds anything but an earlier demo's data.
 // The demo runs a worker, and a worker on a production queue would take real orders'
@@ -306,7 +217,7 @@ func claimDemoRedis(ctx context.Context, rdb redis.UniversalClient) error {
 		return fmt.Errorf("demo: redis: %w", err)
 	}
 	if n > 0 {
-		ok, err := rdb.Exists(ctx, demoRedisMarker).Result()
+		ok, err := rdb.Exists(ctx, RedisMarker).Result()
 		if err != nil {
 			return fmt.Errorf("demo: redis: %w", err)
 		}
@@ -314,7 +225,7 @@ func claimDemoRedis(ctx context.Context, rdb redis.UniversalClient) error {
 			return usageError(fmt.Sprintf("demo: the Redis database holds %d keys the demo did not write; its worker would take their tasks. Give the demo a database of its own (e.g. redis://host:6379/15)", n))
 		}
 	}
-	if err := rdb.Set(ctx, demoRedisMarker, "used by printworker demo", 0).Err(); err != nil {
+	if err := rdb.Set(ctx, RedisMarker, "used by printworker demo", 0).Err(); err != nil {
 		return fmt.Errorf("demo: redis: %w", err)
 	}
 	return nil
@@ -323,37 +234,26 @@ func claimDemoRedis(ctx context.Context, rdb redis.UniversalClient) error {
 // startHub starts the simulator with the sample designs and points the hub flags at
 // it, unless they already name a real hub.
 func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
-	h := d.o.hub
-	if h.baseURL != "" || h.storesFile != "" {
-		if h.store == "" {
+	var sim *SimHub
+	if url, store, domain, ok := d.w.RealHub(); ok {
+		if store == "" {
 			return nil, usageError("demo: a real hub needs --hub-store (the store the sample orders go to)")
 		}
-		d.hubStore = h.store
-		if len(h.domains) > 0 {
-			d.domain = h.domains[0]
+		d.hubStore = store
+		if domain != "" {
+			d.domain = domain
 		}
-		fmt.Fprintf(d.e.stdout, "hub      %s (store %s, domain %s)\n", h.baseURL, d.hubStore, d.domain)
+		fmt.Fprintf(d.out, "hub      %s (store %s, domain %s)\n", url, d.hubStore, d.domain)
 	} else {
 		dir, err := os.MkdirTemp("", "printworker-demo-fixtures-")
 		if err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}
 		d.cleanup = append(d.cleanup, func() { os.RemoveAll(dir) })
-		designs, err := fs.Sub(hubsim.SampleFixtures(), "designs")
-		if err != nil {
+		if err := WriteFixtures(dir); err != nil {
 			return nil, fmt.Errorf("demo: fixtures: %w", err)
 		}
-		if err := os.CopyFS(dir, designs); err != nil {
-			return nil, fmt.Errorf("demo: fixtures: %w", err)
-		}
-		own, err := fs.Sub(demoDesigns, "demodata/designs")
-		if err != nil {
-			return nil, fmt.Errorf("demo: fixtures: %w", err)
-		}
-		if err := copyOver(dir, own); err != nil {
-			return nil, fmt.Errorf("demo: fixtures: %w", err)
-		}
-		sim, err := hubsim.New(hubsim.Config{
+		hs, err := hubsim.New(hubsim.Config{
 			Stores:      []hubsim.Store{{ID: demoStore, Domains: []string{demoDomain}, Keys: []hubsim.Key{{Key: demoAPIKey, Secret: demoAPISecret}}}},
 			DesignsDir:  dir,
 			DesignStore: demoStore,
@@ -362,7 +262,7 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 			return nil, fmt.Errorf("demo: hub simulator: %w", err)
 		}
 		simCtx, stopSim := context.WithCancel(ctx)
-		addr, simDone, err := sim.Start(simCtx, "127.0.0.1:0")
+		addr, simDone, err := hs.Start(simCtx, "127.0.0.1:0")
 		if err != nil {
 			stopSim()
 			return nil, err
@@ -376,50 +276,39 @@ func (d *demoRun) startHub(ctx context.Context) (worker.HubFor, error) {
 				t.CloseIdleConnections()
 			}
 		})
-		h.baseURL, h.store, h.apiKey, h.secret = "http://"+addr.String(), demoStore, demoAPIKey, demoAPISecret
-		h.domains = stringList{demoDomain}
-		fmt.Fprintf(d.e.stdout, "hub      simulator at %s (%d sample designs)\n", h.baseURL, len(sim.Designs()))
+		sim = &SimHub{URL: "http://" + addr.String(), Store: demoStore, APIKey: demoAPIKey, Secret: demoAPISecret, Domain: demoDomain}
+		fmt.Fprintf(d.out, "hub      simulator at %s (%d sample designs)\n", sim.URL, len(hs.Designs()))
 	}
-	guard, err := h.netGuard()
+	hubs, closeIdle, err := d.w.Hubs(sim, d.tr, d.log)
 	if err != nil {
 		return nil, err
 	}
-	h.http = hubHTTP(d.tr, 0, guard)
-	d.cleanup = append(d.cleanup, h.http.CloseIdleConnections)
-	clients, err := h.clients(d.log)
-	if err != nil {
-		return nil, err
-	}
-	return hubFor(clients), nil
+	d.cleanup = append(d.cleanup, closeIdle)
+	return hubs, nil
 }
 
 func (d *demoRun) openStorage(ctx context.Context) error {
-	sf := d.o.storage
-	sf.s3.HTTPClient = tracedHTTP(d.tr)
-	if sf.kind == "dir" {
-		out, err := filepath.Abs(sf.dir)
+	dir := d.w.StorageDir()
+	if d.w.StorageKind() == "dir" {
+		out, err := filepath.Abs(dir)
 		if err != nil {
 			return fmt.Errorf("demo: --out: %w", err)
 		}
 		if err := prepareDemoDir(out, d.sharedRedis); err != nil {
 			return err
 		}
-		sf.dir = out
+		dir = out
 	}
-	st, err := sf.open(ctx)
+	st, closeSt, err := d.w.OpenStorage(ctx, dir, d.tr)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	d.cleanup = append(d.cleanup, func() { closeStorage(st) }) // after the worker stops
-	ds, ok := st.(demoStorage)
-	if !ok {
-		return fmt.Errorf("demo: storage %s cannot be read back", st.Describe())
+	d.cleanup = append(d.cleanup, closeSt) // after the worker stops
+	d.store, d.where = st, st.Describe()
+	if d.w.StorageKind() == "dir" {
+		d.where = dir
 	}
-	d.store, d.where = ds, st.Describe()
-	if sf.kind == "dir" {
-		d.where = sf.dir
-	}
-	fmt.Fprintf(d.e.stdout, "storage  %s\n", st.Describe())
+	fmt.Fprintf(d.out, "storage  %s\n", st.Describe())
 	return nil
 }
 
@@ -458,35 +347,21 @@ func prepareDemoDir(out string, keepManifests bool) error {
 }
 
 func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
-	cfg, err := d.o.worker.config(d.o.storage.layout, d.log)
+	var eventsURL string
+	if d.receiver != nil {
+		eventsURL = d.receiver.url
+	}
+	cfg, deps, rules, err := d.w.Worker(ctx, eventsURL, d.eventsSecret, d.log)
 	if err != nil {
 		return err
 	}
-	cfg.ExportShards = d.o.redis.exportShards
-	if cfg.Print, err = d.o.render.colour.load(); err != nil {
-		return err
-	}
-	if cfg.Events, err = d.o.events.config(); err != nil {
-		return err
-	}
-	deps := worker.Deps{Redis: d.rdb, Hubs: hubs, Storage: d.store, TracerProvider: d.tr.Provider, Propagator: d.tr.Propagator}
-	var rules *routing.Rules
-	if cfg.Routing, rules, err = d.o.routing.load(d.o.storage.kind); err != nil {
-		return err
-	}
-	setGangs(&cfg, rules)
+	deps.Redis, deps.Hubs, deps.Storage = d.rdb, hubs, d.store
+	deps.TracerProvider, deps.Propagator = d.tr.Provider, d.tr.Propagator
 	if cfg.Profiles, err = d.demoProfiles(rules.Profiles()...); err != nil {
 		return err
 	}
-	if deps.Buckets, err = openBuckets(ctx, d.o.storage, rules); err != nil {
+	if deps.Renderer, err = d.w.Renderer(cfg); err != nil {
 		return err
-	}
-	if needsRenderer(cfg) {
-		r, err := d.o.render.renderer()
-		if err != nil {
-			return err
-		}
-		deps.Renderer = r
 	}
 	if deps.Handlers, err = d.sim.fetchHandlers(d.intakeConfig(), intake.JobsEnqueuer(d.enq), d); err != nil {
 		return usageError("demo: " + err.Error())
@@ -504,7 +379,7 @@ func (d *demoRun) startWorker(ctx context.Context, hubs worker.HubFor) error {
 			d.log.Warn("worker stopped with an error", "err", err)
 		}
 	})
-	fmt.Fprintf(d.e.stdout, "worker   mode %s, %d tasks at once\n", cfg.Mode, cfg.Concurrency)
+	fmt.Fprintf(d.out, "worker   mode %s, %d tasks at once\n", cfg.Mode, cfg.Concurrency)
 	return nil
 }
 
@@ -517,7 +392,7 @@ func (d *demoRun) intakeConfig() intake.Config {
 	cfg.Shopify.Domains = map[string]string{demoShop: d.domain}
 	// The samples are sent with --topic; making it the production topic too means
 	// every run prints, whichever topic is chosen.
-	cfg.ProductionTopic = d.o.topic
+	cfg.ProductionTopic = d.o.Topic
 	// The embedded Redis runs in this process, beside four renders: a store's 5 s
 	// enqueue bound (answered 503, the store sends again) would turn a busy laptop
 	// into failed demo orders.
@@ -535,16 +410,16 @@ func (d *demoRun) startIntake(ctx context.Context) error {
 	if err != nil {
 		return usageError("demo: " + err.Error())
 	}
-	ln, err := net.Listen("tcp", d.o.intakeAddr)
+	ln, err := net.Listen("tcp", d.o.IntakeAddr)
 	if err != nil {
 		return fmt.Errorf("demo: intake: %w", err)
 	}
 	ictx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ictx, ln, srv.Handler(), 5*time.Second, d.log) }()
+	go func() { done <- d.w.Serve(ictx, ln, srv.Handler()) }()
 	d.cleanup = append(d.cleanup, func() { stop(); <-done })
 	d.intake = "http://" + ln.Addr().String()
-	fmt.Fprintf(d.e.stdout, "intake   %s/webhooks/%s\n", d.intake, d.o.platform)
+	fmt.Fprintf(d.out, "intake   %s/webhooks/%s\n", d.intake, d.o.Platform)
 	return nil
 }
 
@@ -559,19 +434,19 @@ type demoOrder struct {
 // order the intake already took (a re-run against the same Redis) is re-exported
 // through the operator's path, so its files and manifest are written again.
 func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
-	files, err := fs.Glob(demoOrders, "demodata/*.json")
+	files, err := fs.Glob(Orders, "demodata/*.json")
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(files)
 	var out []demoOrder
 	if d.sim != nil {
-		fmt.Fprintf(d.e.stdout, "\nsending %d orders through the %s simulator\n", len(files), d.o.platform)
+		fmt.Fprintf(d.out, "\nsending %d orders through the %s simulator\n", len(files), d.o.Platform)
 	} else {
-		fmt.Fprintf(d.e.stdout, "\nsending %d signed Shopify orders (%s)\n", len(files), d.o.topic)
+		fmt.Fprintf(d.out, "\nsending %d signed Shopify orders (%s)\n", len(files), d.o.Topic)
 	}
 	for _, f := range files {
-		body, err := demoOrders.ReadFile(f)
+		body, err := Orders.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
@@ -596,7 +471,7 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(d.e.stdout, "  %-6s %-22s -> %s %s\n", so.Name, path.Base(f), res.Status, strings.Join(res.Jobs, " "))
+		fmt.Fprintf(d.out, "  %-6s %-22s -> %s %s\n", so.Name, path.Base(f), res.Status, strings.Join(res.Jobs, " "))
 		switch res.Status {
 		case "enqueued":
 		case "duplicate":
@@ -604,7 +479,7 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 			if _, err := d.enq.ReExport(ctx, k); err != nil {
 				return nil, fmt.Errorf("demo: re-export %s: %w", so.Name, err)
 			}
-			fmt.Fprintf(d.e.stdout, "  %-6s %-22s    re-export enqueued\n", "", "")
+			fmt.Fprintf(d.out, "  %-6s %-22s    re-export enqueued\n", "", "")
 		default:
 			return nil, fmt.Errorf("demo: intake answered %s for %s: %s", res.Status, f, res.Reason)
 		}
@@ -619,7 +494,7 @@ func (d *demoRun) sendOrders(ctx context.Context) ([]demoOrder, error) {
 // is one second) while the worker renders. The stores retry for hours; the demo
 // retries with a growing pause until its --timeout.
 func (d *demoRun) deliver(ctx context.Context, body []byte, name string, so *demoSample) (intakeAnswer, error) {
-	deadline := time.Now().Add(d.o.timeout)
+	deadline := time.Now().Add(d.o.Timeout)
 	pause := demoResendPause
 	for try := 1; ; try++ {
 		var (
@@ -667,7 +542,7 @@ func (d *demoRun) post(ctx context.Context, body []byte, name string) (intakeAns
 	m.Write(body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Shopify-Hmac-Sha256", base64.StdEncoding.EncodeToString(m.Sum(nil)))
-	req.Header.Set("X-Shopify-Topic", d.o.topic)
+	req.Header.Set("X-Shopify-Topic", d.o.Topic)
 	req.Header.Set("X-Shopify-Shop-Domain", demoShop)
 	req.Header.Set("X-Shopify-Webhook-Id", "demo-"+path.Base(name))
 	resp, err := http.DefaultClient.Do(req)
@@ -685,16 +560,16 @@ func (d *demoRun) post(ctx context.Context, body []byte, name string) (intakeAns
 // order's date folder, which is the UTC day it was created (jobs fixes it at the
 // first export, from the order's created time).
 func (d *demoRun) manifestKey(k jobs.OrderKey, created time.Time) (string, error) {
-	return storage.Layout{Pattern: d.o.storage.layout}.ManifestKey(storage.KeyVars{Store: k.Store, Domain: k.Domain, Order: k.OrderID, Date: created})
+	return storage.Layout{Pattern: d.w.StorageLayout()}.ManifestKey(storage.KeyVars{Store: k.Store, Domain: k.Domain, Order: k.OrderID, Date: created})
 }
 
 // wait polls for every order's manifest, showing progress, until all exist or the
 // timeout passes; on timeout it names what is missing and why, as far as the queue
 // knows.
 func (d *demoRun) wait(ctx context.Context, orders []demoOrder) (map[string]*worker.Manifest, error) {
-	fmt.Fprintln(d.e.stdout)
-	bar := progress.New(d.e.stdout, "manifests", len(orders))
-	deadline := time.Now().Add(d.o.timeout)
+	fmt.Fprintln(d.out)
+	bar := progress.New(d.out, "manifests", len(orders))
+	deadline := time.Now().Add(d.o.Timeout)
 	got := map[string]*worker.Manifest{}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -861,7 +736,7 @@ func (d *demoRun) timeoutError(orders []demoOrder, got map[string]*worker.Manife
 		break
 	}
 	return fmt.Errorf("demo: no manifest after %s for %s%s (raise --timeout, or --log-level info to watch)",
-		d.o.timeout, strings.Join(missing, ", "), reason)
+		d.o.Timeout, strings.Join(missing, ", "), reason)
 }
 
 // report prints where the files are and a table of them.
@@ -872,8 +747,8 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 	}
 	slices.Sort(ids)
 	files, warnings := 0, 0
-	fmt.Fprintln(d.e.stdout)
-	tw := tabwriter.NewWriter(d.e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(d.out)
+	tw := tabwriter.NewWriter(d.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ORDER\tFILE\tTYPE\tSIZE\tBYTES\tWARNINGS")
 	for _, id := range ids {
 		m := manifests[id]
@@ -884,15 +759,15 @@ func (d *demoRun) report(manifests map[string]*worker.Manifest) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(d.e.stdout, "\n%s, %s, %s (details in each manifest.json). Files are in\n  %s\n", count(len(ids), "order"), count(files, "file"), count(warnings, "warning"), d.where)
+	fmt.Fprintf(d.out, "\n%s, %s, %s (details in each manifest.json). Files are in\n  %s\n", count(len(ids), "order"), count(files, "file"), count(warnings, "warning"), d.where)
 	for _, id := range ids {
 		m := manifests[id]
 		// The manifest's own key: routing rules may have put the files elsewhere.
 		created, _ := time.Parse(time.RFC3339Nano, m.OrderCreated)
-		if key, err := (storage.Layout{Pattern: d.o.storage.layout}).ManifestKey(m.KeyVars(created)); err == nil {
-			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(key))
+		if key, err := (storage.Layout{Pattern: d.w.StorageLayout()}).ManifestKey(m.KeyVars(created)); err == nil {
+			fmt.Fprintf(d.out, "  %s\n", d.store.URL(key))
 		} else if len(m.Files) > 0 {
-			fmt.Fprintf(d.e.stdout, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))
+			fmt.Fprintf(d.out, "  %s\n", d.store.URL(path.Dir(m.Files[0].Key)+"/"+storage.ManifestName))
 		}
 	}
 	d.reportMachines(ids, manifests)
@@ -934,9 +809,9 @@ func (d *demoRun) reportMachines(ids []string, manifests map[string]*worker.Mani
 		return
 	}
 	slices.Sort(names)
-	fmt.Fprintf(d.e.stdout, "\nmachine folders (print files only, for the RIPs; routing rules)\n")
+	fmt.Fprintf(d.out, "\nmachine folders (print files only, for the RIPs; routing rules)\n")
 	for _, n := range names {
-		fmt.Fprintf(d.e.stdout, "  %s  (%d print files, e.g. %s)\n", n, folders[n].files, folders[n].example)
+		fmt.Fprintf(d.out, "  %s  (%d print files, e.g. %s)\n", n, folders[n].files, folders[n].example)
 	}
 }
 
@@ -946,7 +821,7 @@ func (d *demoRun) printKeys(label string, keys []string) {
 		if k == "" {
 			continue
 		}
-		fmt.Fprintf(d.e.stdout, "  %-12s %s\n", label, d.store.URL(k))
+		fmt.Fprintf(d.out, "  %-12s %s\n", label, d.store.URL(k))
 		label = ""
 	}
 }
@@ -954,8 +829,8 @@ func (d *demoRun) printKeys(label string, keys []string) {
 // reportShopFloor prints where print staff find the day's page, each order's page and
 // job ticket, and the thumbnails (docs/shop-floor.md).
 func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Manifest) {
-	fmt.Fprintf(d.e.stdout, "\nshop floor (open the day page in a browser; print the tickets)\n")
-	layout := storage.Layout{Pattern: d.o.storage.layout}
+	fmt.Fprintf(d.out, "\nshop floor (open the day page in a browser; print the tickets)\n")
+	layout := storage.Layout{Pattern: d.w.StorageLayout()}
 	days := map[string]int{}
 	var dayKeys []string
 	thumbs, example := 0, ""
@@ -979,7 +854,7 @@ func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Man
 		}
 	}
 	for _, k := range dayKeys {
-		fmt.Fprintf(d.e.stdout, "  day page     %s  (%d orders)\n", d.store.URL(k), days[k])
+		fmt.Fprintf(d.out, "  day page     %s  (%d orders)\n", d.store.URL(k), days[k])
 	}
 	var pages, tickets []string
 	for _, id := range ids {
@@ -989,7 +864,7 @@ func (d *demoRun) reportShopFloor(ids []string, manifests map[string]*worker.Man
 	d.printKeys("order page", pages)
 	d.printKeys("job ticket", tickets)
 	if thumbs > 0 {
-		fmt.Fprintf(d.e.stdout, "  thumbnails   %d JPEGs next to their files, e.g. %s\n", thumbs, d.store.URL(example))
+		fmt.Fprintf(d.out, "  thumbnails   %d JPEGs next to their files, e.g. %s\n", thumbs, d.store.URL(example))
 	}
 }
 
@@ -1018,11 +893,11 @@ func warningSummary(ws []render.Warning) string {
 
 // printPlayground tells how to send webhooks to the running demo.
 func (d *demoRun) printPlayground() {
-	fmt.Fprintf(d.e.stdout, `
+	fmt.Fprintf(d.out, `
 The services keep running until Ctrl-C. Send an order yourself (change its "id" first,
 or the intake answers "duplicate"):
 
-  body=cmd/printworker/demodata/shopify-order-1.json
+  body=demo/demodata/shopify-order-1.json
   sig=$(openssl dgst -sha256 -hmac %s -binary < "$body" | base64)
   curl -sS %s/webhooks/shopify -H "X-Shopify-Hmac-Sha256: $sig" \
     -H "X-Shopify-Topic: orders/paid" -H "X-Shopify-Shop-Domain: %s" \
@@ -1032,14 +907,21 @@ Health: %s/healthz, %s/readyz; metrics: %s/metrics. Files appear in %s.
 `, demoShopifySecret, d.intake, demoShop, d.intake, d.intake, d.intake, d.where)
 }
 
-// redactRedisURL hides a password in a Redis URL.
-func redactRedisURL(s string) string {
-	if i := strings.Index(s, "@"); i > 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + "***" + s[i:]
-		}
+// WriteFixtures writes the designs the demo's hub simulator serves into dir: the
+// simulator's samples with the demo's own laid over them.
+func WriteFixtures(dir string) error {
+	designs, err := fs.Sub(hubsim.SampleFixtures(), "designs")
+	if err != nil {
+		return err
 	}
-	return s
+	if err := os.CopyFS(dir, designs); err != nil {
+		return err
+	}
+	own, err := fs.Sub(demoDesigns, "demodata/designs")
+	if err != nil {
+		return err
+	}
+	return copyOver(dir, own)
 }
 
 // copyOver copies the files of fsys into dir, replacing files of the same name.
@@ -1063,14 +945,13 @@ func copyOver(dir string, fsys fs.FS) error {
 // demoProfiles are the profiles --profile and --profiles give, else (unless colour
 // flags say otherwise) the demo's own: its products made as a print shop would.
 func (d *demoRun) demoProfiles(routed ...string) (*profiles.Set, error) {
-	c := d.o.render.colour
-	if c.prodProfile != "" || c.prodProfiles != "" || c.colourSet() {
-		return c.loadProfiles(routed...)
+	if d.w.ProfilesNamed() {
+		return d.w.Profiles(routed...)
 	}
-	f, err := profiles.Parse(demoProfiles)
+	f, err := profiles.Parse(ProfilesJSON)
 	if err == nil {
 		var set *profiles.Set
-		if set, err = profiles.Load(f, "", profiles.Options{ProfileDir: c.profileDir}, routed...); err == nil {
+		if set, err = profiles.Load(f, "", profiles.Options{ProfileDir: d.w.ProfileDir()}, routed...); err == nil {
 			return set, nil
 		}
 	}

@@ -1,8 +1,8 @@
-package main
+//go:build trial
+
+package trials
 
 import (
-	"slices"
-
 	"github.com/hibiken/asynq"
 
 	"github.com/printworker/printworker/jobs"
@@ -11,15 +11,7 @@ import (
 // withExportShards returns qs with jobs.QueueExports standing for every export queue
 // shard of the default --export-queue-shards, which the processes under test use.
 func withExportShards(qs ...string) []string {
-	var out []string
-	for _, q := range qs {
-		if q == jobs.QueueExports {
-			out = append(out, jobs.ExportQueues(defaultExportShards)...)
-			continue
-		}
-		out = append(out, q)
-	}
-	return slices.Compact(out)
+	return jobs.WithExportShards(jobs.DefaultExportShards, qs...)
 }
 
 // archivedExports lists the archived tasks of every export queue shard.
@@ -35,7 +27,7 @@ func activeExports(insp *asynq.Inspector) []*asynq.TaskInfo {
 // exportTasks gathers what list returns for every export queue shard.
 func exportTasks(list func(string, ...asynq.ListOption) ([]*asynq.TaskInfo, error)) []*asynq.TaskInfo {
 	var out []*asynq.TaskInfo
-	for _, q := range jobs.ExportQueues(defaultExportShards) {
+	for _, q := range jobs.ExportQueues(jobs.DefaultExportShards) {
 		ts, _ := list(q)
 		out = append(out, ts...)
 	}

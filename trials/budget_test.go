@@ -1,4 +1,6 @@
-package main
+//go:build trial
+
+package trials
 
 import (
 	"bufio"

@@ -1,19 +1,22 @@
-package main
+//go:build trial
+
+package trials
 
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testparallel"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
@@ -61,7 +64,7 @@ func (f *processFixture) startServices(t *testing.T, rdb redis.UniversalClient, 
 	var err error
 	f.sim, err = hubsim.New(hubsim.Config{
 		Stores:      []hubsim.Store{{ID: f.store, Domains: []string{f.domain}, Keys: []hubsim.Key{{Key: f.key, Secret: f.secret}}}},
-		DesignsDir:  "../../hubsim/testdata/designs",
+		DesignsDir:  "../hubsim/testdata/designs",
 		DesignStore: f.store,
 		Faults:      hubsim.Faults{Latency: latency},
 	})
@@ -135,42 +138,60 @@ func (f *processFixture) manifests(t *testing.T) int {
 	return n
 }
 
-// TestMain runs the tests and then removes the binary the process tests share. The
-// process trials mostly wait (on lease expiry, outages, workers draining), each
-// against services of its own, so eight run at once.
+// TestMain builds the printworker binary once, into a folder it removes at the end,
+// and runs the trials. They mostly wait (on lease expiry, outages, workers draining),
+// each against services of its own, so eight run at once.
 func TestMain(m *testing.M) {
 	testparallel.AtLeast(8)
-	code := m.Run()
-	if testBinary.dir != "" {
-		_ = os.RemoveAll(testBinary.dir)
+	dir, err := os.MkdirTemp("", "printworker-trials-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	printworkerBin = filepath.Join(dir, "printworker")
+	if out, err := exec.Command("go", "build", "-o", printworkerBin, "../cmd/printworker").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// testBinary is the printworker binary of this test run: built once, by the first
-// process test that needs it, into a directory TestMain removes.
-var testBinary struct {
-	once     sync.Once
-	dir, bin string
-	err      error
-}
+// printworkerBin is the binary every trial runs, built by TestMain.
+var printworkerBin string
 
-// buildPrintworker returns the binary the process tests run, building it on the
-// first call.
+// buildPrintworker returns the binary TestMain built.
 func buildPrintworker(t *testing.T) string {
 	t.Helper()
-	b := &testBinary
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "printworker-test-"); b.err != nil {
+	return printworkerBin
+}
+
+// freeAddr is a free loopback address to listen on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	port, err := testnet.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
+}
+
+// waitHTTP waits until url answers, failing at once if the process ended.
+func waitHTTP(t *testing.T, url string, done <-chan error) {
+	t.Helper()
+	for range 200 {
+		select {
+		case err := <-done:
+			t.Fatalf("process ended: %v", err)
+		default:
+		}
+		if r, err := http.Get(url); err == nil {
+			r.Body.Close()
 			return
 		}
-		b.bin = filepath.Join(b.dir, "printworker")
-		if out, err := exec.Command("go", "build", "-o", b.bin, ".").CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
+		time.Sleep(25 * time.Millisecond)
 	}
-	return b.bin
+	t.Fatalf("%s never answered", url)
 }

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 // The platforms the demo takes its orders from (--platform). Shopify's webhooks are
 // the demo's own; the others come from the matching store simulator (storesim).
 const (
-	demoPlatformShopify = "shopify"
+	PlatformShopify = "shopify"
 	// The simulated stores' identities and credentials.
 	demoBCStoreHash  = "demostore1"
 	demoEtsyShopID   = "31415926"
@@ -43,8 +43,8 @@ const (
 	demoWixTextField = "Design"
 )
 
-// demoPlatforms are --platform's values.
-var demoPlatforms = []string{demoPlatformShopify, intake.PlatformWooCommerce, intake.PlatformBigCommerce, intake.PlatformEtsy, intake.PlatformWix}
+// Platforms are --platform's values.
+var Platforms = []string{PlatformShopify, intake.PlatformWooCommerce, intake.PlatformBigCommerce, intake.PlatformEtsy, intake.PlatformWix}
 
 // demoSim is a running store simulator: it holds the demo orders, signs their
 // webhooks and serves the API the worker's order fetches read.
@@ -124,10 +124,10 @@ func (s *demoSample) shipTo() *demoAddr {
 // startStore starts the simulator of --platform on a loopback port and returns it
 // (nil for Shopify, whose webhooks the demo signs itself).
 func (d *demoRun) startStore(ctx context.Context) (*demoSim, error) {
-	s := &demoSim{platform: d.o.platform}
+	s := &demoSim{platform: d.o.Platform}
 	var h http.Handler
-	switch d.o.platform {
-	case demoPlatformShopify:
+	switch d.o.Platform {
+	case PlatformShopify:
 		return nil, nil
 	case intake.PlatformBigCommerce:
 		s.bc = storesim.NewBigCommerce(demoBCStoreHash, demoStoreToken, demoStoreSecret)
@@ -148,10 +148,10 @@ func (d *demoRun) startStore(ctx context.Context) (*demoSim, error) {
 		if s.wixKeys, err = intake.ParseWixPublicKeys(s.wix.PublicKeyPEM()); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(d.e.stdout, "store    %s simulator (webhooks only)\n", d.o.platform)
+		fmt.Fprintf(d.out, "store    %s simulator (webhooks only)\n", d.o.Platform)
 		return s, nil
 	default:
-		return nil, usageError(fmt.Sprintf("demo: --platform %q: want one of %s", d.o.platform, strings.Join(demoPlatforms, ", ")))
+		return nil, usageError(fmt.Sprintf("demo: --platform %q: want one of %s", d.o.Platform, strings.Join(Platforms, ", ")))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -159,14 +159,14 @@ func (d *demoRun) startStore(ctx context.Context) (*demoSim, error) {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(sctx, ln, h, 5*time.Second, d.log) }()
+	go func() { done <- d.w.Serve(sctx, ln, h) }()
 	d.cleanup = append(d.cleanup, func() { stop(); <-done })
 	s.api = "http://" + ln.Addr().String()
 	if s.woo != nil {
 		// The site a webhook names (X-WC-Webhook-Source) is the one the fetch reads.
 		s.woo.Source = s.api + "/"
 	}
-	fmt.Fprintf(d.e.stdout, "store    %s simulator, API %s\n", d.o.platform, s.api)
+	fmt.Fprintf(d.out, "store    %s simulator, API %s\n", d.o.Platform, s.api)
 	return s, nil
 }
 
@@ -207,8 +207,7 @@ func (s *demoSim) fetchHandlers(c intake.Config, enq intake.Enqueuer, d *demoRun
 	if err != nil {
 		return nil, err
 	}
-	fw := &fetchWork{handler: f}
-	return fw.handlers(), nil
+	return d.w.FetchHandlers(f), nil
 }
 
 // send puts the demo order into the simulated store and has it send its webhook to

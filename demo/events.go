@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -55,9 +55,9 @@ func (d *demoRun) startReceiver(ctx context.Context) (*demoReceiver, string, err
 	r := &demoReceiver{key: raw, url: "http://" + ln.Addr().String() + "/hooks/printworker", got: make(chan struct{}, 64)}
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(rctx, ln, r, 5*time.Second, d.log) }()
+	go func() { done <- d.w.Serve(rctx, ln, r) }()
 	d.cleanup = append(d.cleanup, func() { stop(); <-done })
-	fmt.Fprintf(d.e.stdout, "events   receiver at %s (checks the Standard Webhooks signature itself)\n", r.url)
+	fmt.Fprintf(d.out, "events   receiver at %s (checks the Standard Webhooks signature itself)\n", r.url)
 	return r, secret, nil
 }
 
@@ -173,11 +173,11 @@ func (r *demoReceiver) report(d *demoRun) {
 	slices.SortFunc(evs, func(a, b demoEvent) int {
 		return strings.Compare(a.Order+a.Type, b.Order+b.Type)
 	})
-	fmt.Fprintf(d.e.stdout, "\nevents received by %s (signatures verified: %d, rejected: %d)\n", r.url, len(evs), r.rejected)
+	fmt.Fprintf(d.out, "\nevents received by %s (signatures verified: %d, rejected: %d)\n", r.url, len(evs), r.rejected)
 	for _, e := range evs {
-		fmt.Fprintf(d.e.stdout, "  %s  webhook-id %s  order %s  %s, %s\n", e.Type, e.ID, e.Order, count(e.Files, "file"), count(e.Links, "link"))
+		fmt.Fprintf(d.out, "  %s  webhook-id %s  order %s  %s, %s\n", e.Type, e.ID, e.Order, count(e.Files, "file"), count(e.Links, "link"))
 		if e.Manifest != "" {
-			fmt.Fprintf(d.e.stdout, "    manifest %s\n", e.Manifest)
+			fmt.Fprintf(d.out, "    manifest %s\n", e.Manifest)
 		}
 	}
 }
