@@ -45,7 +45,7 @@ type pageScan struct {
 	fonts      map[any]bool // font dictionaries (references) used by Tf
 	tacMax     float64      // percent, inside the BleedBox
 	tacSeen    bool
-	cmykSeen   bool // some CMYK colour was counted (not only gray)
+	cmykSeen   bool     // some CMYK colour was counted (not only gray)
 	tacPartial []string // what the TAC could not include
 	minDPI     float64  // lowest effective resolution of a picture inside the BleedBox (0: none)
 	thinLine   float64  // thinnest process-ink stroke inside the BleedBox, in points (-1: none)
