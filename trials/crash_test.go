@@ -120,7 +120,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 	deadline := time.Now().Add(3 * time.Minute)
 	// Wait until the gate holds tasks in flight, then kill.
 	for {
-		exports, _ := insp.ListActiveTasks(jobs.QueueExports)
+		exports := activeExports(insp)
 		pushes, _ := insp.ListActiveTasks(jobs.QueueOrders)
 		if gate.held.Load() > 0 && len(exports)+len(pushes) > 0 {
 			break
@@ -137,7 +137,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 	_, _ = first.Process.Wait()
 	gate.open()
 	atKill := len(manifests())
-	orphans, _ := insp.ListActiveTasks(jobs.QueueExports)
+	orphans := activeExports(insp)
 	orphanPushes, _ := insp.ListActiveTasks(jobs.QueueOrders)
 	t.Logf("killed the first worker with %d of %d manifests written and %d export, %d push tasks in flight",
 		atKill, orders, len(orphans), len(orphanPushes))
@@ -195,6 +195,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 			readObject(t, st, k) // listed by the manifest, so it must be stored
 		}
 		listed[dayPageKey(mkey)] = true
+		listed[dayIndexKey(mkey)] = true
 		checkDayPage(t, readObject(t, st, dayPageKey(mkey)), mkey)
 		for _, f := range m.Files {
 			listed[f.Key] = true
@@ -215,7 +216,7 @@ func TestWorkCrashRecovery(t *testing.T) {
 			t.Errorf("stray object %s: in storage, in no manifest", k)
 		}
 	}
-	archived, _ := insp.ListArchivedTasks(jobs.QueueExports)
+	archived := archivedExports(insp)
 	for _, a := range archived {
 		t.Errorf("archived export %s: %s", a.ID, a.LastErr)
 	}

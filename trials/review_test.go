@@ -144,7 +144,7 @@ func TestReviewProcess(t *testing.T) {
 	}
 	insp := asynq.NewInspectorFromRedisClient(fx.rdb)
 	idle := func() bool {
-		for _, q := range []string{jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueEvents} {
+		for _, q := range withExportShards(jobs.QueueOrders, jobs.QueueComplete, jobs.QueueExports, jobs.QueueEvents) {
 			if info, err := insp.GetQueueInfo(q); err == nil && info.Pending+info.Active+info.Retry+info.Scheduled > 0 {
 				return false
 			}
