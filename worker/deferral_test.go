@@ -188,13 +188,19 @@ type scriptCounter struct{ n atomic.Int64 }
 func (c *scriptCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (c *scriptCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		// The first call on a fresh Redis is an EVALSHA answered NOSCRIPT, which
+		// go-redis follows with the EVAL that loads the script: one call, not two.
+		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			return err
+		}
 		for _, a := range cmd.Args() {
 			if s, ok := a.(string); ok && strings.Contains(s, ":ratelimit:") {
 				c.n.Add(1)
 				break
 			}
 		}
-		return next(ctx, cmd)
+		return err
 	}
 }
 func (c *scriptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
@@ -206,7 +212,9 @@ func (c *scriptCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 // call costs one Redis call, and each deferral at most one more (a deferral the worker
 // already knows to make costs none). How many deferrals pay theirs depends on timing
 // (1.07 calls per hub call on an idle machine, 1.23 once under CI's load), so the
-// ratio is logged, not asserted; the bound below holds whatever the timing.
+// ratio is logged, not asserted; the bound below holds whatever the timing. (Under
+// -race in CI it once read 62 calls for 60 hub calls and one deferral: the first
+// call's NOSCRIPT answer and the EVAL after it were counted as two.)
 func TestRateLimitRedisCallsPerHubCall(t *testing.T) {
 	t.Parallel()
 	count := &scriptCounter{}
@@ -232,13 +240,21 @@ func TestRateLimitRedisCallsPerHubCall(t *testing.T) {
 		hubCalls += e.counter("printworker_hub_calls_total", map[string]string{"op": op})
 	}
 	deferred := e.counter("printworker_tasks_total", map[string]string{"outcome": worker.OutcomeDeferred})
+	// An attempt that ended otherwise (its deadline or a shutdown while it waited for
+	// its reserved token, or its last try refused a wait past the deadline) may have
+	// paid one reservation it never used: a failed wait ends the attempt.
+	var ended float64
+	for _, o := range []string{worker.OutcomeRetry, worker.OutcomeCanceled, worker.OutcomePermanent} {
+		ended += e.counter("printworker_tasks_total", map[string]string{"outcome": o})
+	}
 	calls := float64(count.n.Load())
-	t.Logf("%d orders of one store: %v hub calls, %v deferrals, %v rate limit Redis calls (%.2f per hub call)",
-		orders, hubCalls, deferred, calls, calls/hubCalls)
+	t.Logf("%d orders of one store: %v hub calls, %v deferrals, %v attempts ended otherwise, %v rate limit Redis calls (%.2f per hub call)",
+		orders, hubCalls, deferred, ended, calls, calls/hubCalls)
 	if hubCalls == 0 || deferred == 0 {
 		t.Fatalf("%v hub calls, %v deferrals: the burst did not meet the rate limit", hubCalls, deferred)
 	}
-	if calls < hubCalls || calls > hubCalls+deferred {
-		t.Errorf("%v Redis calls for %v hub calls and %v deferrals: want one per hub call and at most one per deferral", calls, hubCalls, deferred)
+	if calls < hubCalls || calls > hubCalls+deferred+ended {
+		t.Errorf("%v Redis calls for %v hub calls, %v deferrals and %v attempts ended otherwise: want one per hub call and at most one per deferral or ended attempt",
+			calls, hubCalls, deferred, ended)
 	}
 }
