@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
@@ -345,162 +343,4 @@ func (f *Fetcher) etsyReceipt(ctx context.Context, p jobs.OrderFetch) (*model.Or
 			err: fmt.Errorf("the API answered receipt %q", o.OrderID)}
 	}
 	return o, st, nil
-}
-
-// Poller bounds: a page is the API's largest; a poll reads a bounded number of
-// pages and leaves the rest to the next interval (the mark moves past what it read).
-const (
-	etsyPageSize      = 100
-	etsyMaxPages      = 20
-	etsyFirstLookback = 24 * time.Hour
-)
-
-// EtsyPoller polls getShopReceipts for shops without webhooks (no commercial
-// access). Every worker may run one: one poll per shop per interval happens across
-// the fleet (a slot key per interval in Redis, taken with SET NX), and the
-// high-water mark min_last_modified lives in Redis and moves only after every
-// receipt up to it is enqueued, so a restart or a crash mid-poll loses nothing.
-type EtsyPoller struct {
-	f      *Fetcher
-	rdb    redis.UniversalClient
-	enq    FetchEnqueuer
-	prefix string
-	now    func() time.Time
-	log    *slog.Logger
-}
-
-// NewEtsyPoller builds the poller; prefix starts its Redis keys (default
-// "printworker:").
-func NewEtsyPoller(f *Fetcher, rdb redis.UniversalClient, enq FetchEnqueuer, prefix string) *EtsyPoller {
-	if prefix == "" {
-		prefix = "printworker:"
-	}
-	return &EtsyPoller{f: f, rdb: rdb, enq: enq, prefix: prefix, now: f.now, log: f.log}
-}
-
-func (p *EtsyPoller) markKey(shop EtsyShop) string { return p.prefix + "etsy:mark:" + shop.ShopID }
-
-// Run polls until ctx ends. It wakes every half interval; the slot key decides
-// whether this worker polls.
-func (p *EtsyPoller) Run(ctx context.Context) error {
-	iv := p.f.cfg.Etsy.PollInterval
-	if iv <= 0 {
-		return nil
-	}
-	tk := time.NewTicker(max(iv/2, time.Second))
-	defer tk.Stop()
-	for {
-		if _, n, err := p.PollOnce(ctx); err != nil {
-			p.log.WarnContext(ctx, "intake: etsy poll failed; the next interval resumes from the mark", "err", err)
-		} else if n > 0 {
-			p.log.InfoContext(ctx, "intake: etsy poll enqueued receipts", "receipts", n)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tk.C:
-		}
-	}
-}
-
-// PollOnce polls every shop whose slot of this interval is free: it reports
-// whether it polled any and how many receipts it enqueued.
-func (p *EtsyPoller) PollOnce(ctx context.Context) (bool, int, error) {
-	iv := p.f.cfg.Etsy.PollInterval
-	if iv <= 0 {
-		return false, 0, errors.New("intake: etsy polling is off")
-	}
-	polled, total := false, 0
-	var errs []error
-	for _, s := range p.f.cfg.Etsy.shops() {
-		shop, _ := p.f.cfg.Etsy.shop(s.ShopID)
-		did, n, err := p.pollShop(ctx, shop, iv)
-		polled, total = polled || did, total+n
-		if err != nil {
-			errs = append(errs, fmt.Errorf("shop %s: %w", shop.ShopID, err))
-		}
-	}
-	return polled, total, errors.Join(errs...)
-}
-
-func (p *EtsyPoller) pollShop(ctx context.Context, shop EtsyShop, iv time.Duration) (bool, int, error) {
-	now := p.now()
-	slot := p.prefix + "etsy:slot:" + shop.ShopID + ":" + strconv.FormatInt(now.UnixNano()/int64(iv), 10)
-	ok, err := p.rdb.SetNX(ctx, slot, "1", 2*iv).Result()
-	if err != nil {
-		return false, 0, fmt.Errorf("etsy poll slot: %w", err)
-	}
-	if !ok {
-		return false, 0, nil
-	}
-	mark, err := p.rdb.Get(ctx, p.markKey(shop)).Int64()
-	if errors.Is(err, redis.Nil) {
-		mark = now.Add(-etsyFirstLookback).Unix()
-	} else if err != nil {
-		return true, 0, fmt.Errorf("etsy poll mark: %w", err)
-	}
-	n, err := p.poll(ctx, shop, mark)
-	return true, n, err
-}
-
-func (p *EtsyPoller) poll(ctx context.Context, shop EtsyShop, mark int64) (int, error) {
-	high, n := mark, 0
-	for page := 0; page < etsyMaxPages; page++ {
-		u := fmt.Sprintf("%s/receipts?min_last_modified=%d&sort_on=updated&sort_order=asc&limit=%d&offset=%d",
-			p.f.etsyShopURL(shop), mark, etsyPageSize, page*etsyPageSize)
-		var list struct {
-			Results []struct {
-				ReceiptID       json.Number `json:"receipt_id"`
-				UpdateTimestamp json.Number `json:"update_timestamp"`
-			} `json:"results"`
-		}
-		if err := p.f.getJSON(ctx, PlatformEtsy, "etsy:"+shop.ShopID, u, etsyHeader(shop), &list); err != nil {
-			return n, p.advance(ctx, shop, mark, high, err)
-		}
-		for _, r := range list.Results {
-			id, err := strconv.ParseUint(string(r.ReceiptID), 10, 64)
-			upd, err2 := strconv.ParseInt(string(r.UpdateTimestamp), 10, 64)
-			if err != nil || err2 != nil || id == 0 {
-				p.log.WarnContext(ctx, "intake: etsy poll: receipt without a usable id or update time", "receipt", r.ReceiptID)
-				continue
-			}
-			// The update time is the delivery: the same receipt unchanged is one
-			// task however many polls see it; a change is a new fetch.
-			f := jobs.OrderFetch{Platform: PlatformEtsy, Store: shop.Store, Shop: shop.ShopID,
-				OrderID: string(r.ReceiptID), Event: jobs.FetchOrder, Delivery: "poll:" + string(r.UpdateTimestamp)}
-			if err := p.enq.FetchOrder(ctx, f); err != nil {
-				return n, p.advance(ctx, shop, mark, high, fmt.Errorf("enqueue receipt %s: %w", r.ReceiptID, err))
-			}
-			n++
-			high = max(high, upd)
-		}
-		if len(list.Results) < etsyPageSize {
-			break
-		}
-	}
-	return n, p.advance(ctx, shop, mark, high, nil)
-}
-
-// raiseMark sets the mark only forward: a slow poll finishing after a later one
-// must not move it back.
-var raiseMark = redis.NewScript(`local v = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end return 1`)
-
-// advance stores the mark after the receipts up to it were enqueued. With the
-// list sorted by update time, everything up to high is enqueued even when a later
-// page failed. The mark is inclusive (min_last_modified), so receipts updated in
-// the mark's second are read again and deduplicated by their task id.
-func (p *EtsyPoller) advance(ctx context.Context, shop EtsyShop, old, high int64, pollErr error) error {
-	if high <= old {
-		if pollErr == nil {
-			// Keep a first mark, so a restart does not look back a whole day again.
-			if err := p.rdb.SetNX(ctx, p.markKey(shop), old, 0).Err(); err != nil {
-				return fmt.Errorf("etsy poll mark: %w", err)
-			}
-		}
-		return pollErr
-	}
-	if err := raiseMark.Run(ctx, p.rdb, []string{p.markKey(shop)}, high).Err(); err != nil {
-		return errors.Join(pollErr, fmt.Errorf("etsy poll mark: %w", err))
-	}
-	return pollErr
 }

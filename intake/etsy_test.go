@@ -1,13 +1,10 @@
 package intake_test
 
 import (
-	"context"
 	"encoding/base64"
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,96 +149,6 @@ func TestEtsyAPIFaults(t *testing.T) {
 	}
 	if got := p.work(t); len(got) != 2 {
 		t.Errorf("after the faults: tasks %q, want the push and the export", got)
-	}
-}
-
-// Two workers poll one shop: one poll per interval between them; a new poller
-// (a restart) resumes from the stored mark and loses nothing.
-func TestEtsyPollerFleetAndRestart(t *testing.T) {
-	t.Parallel()
-	const iv = time.Minute
-	p, sim := newEtsy(t, iv)
-	for i := range 3 {
-		sim.Put(etsyReceipt(6001+i, "paid", true, p.now.Add(-time.Duration(10-i)*time.Minute)))
-	}
-	a := intake.NewEtsyPoller(p.fetcher, p.rdb, intake.JobsFetchEnqueuer(p.enq), "")
-	b := intake.NewEtsyPoller(p.fetcher, p.rdb, intake.JobsFetchEnqueuer(p.enq), "")
-	ctx := context.Background()
-	polls := func() int {
-		n := 0
-		for _, w := range []*intake.EtsyPoller{a, b, a, b} {
-			polled, _, err := w.PollOnce(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if polled {
-				n++
-			}
-		}
-		return n
-	}
-	if n := polls(); n != 1 {
-		t.Fatalf("first interval: %d polls across two workers, want 1", n)
-	}
-	if n := len(p.fetchTasks()); n != 3 {
-		t.Fatalf("%d fetch tasks after the first poll, want 3", n)
-	}
-	p.now = p.now.Add(iv / 2)
-	// The harness clock is on a minute boundary: half an interval on is the same slot.
-	if polls() != 0 {
-		t.Fatal("a second poll in the same interval")
-	}
-	// A failed poll (the API down) keeps the mark: the next interval reads again.
-	p.now = p.now.Add(iv)
-	sim.Inject(storesim.ServerError)
-	sim.Put(etsyReceipt(6004, "paid", true, p.now.Add(-time.Second)))
-	if _, _, err := a.PollOnce(ctx); err == nil {
-		t.Fatal("a poll against a failing API reported no error")
-	}
-	// Restart: fresh pollers, same Redis. The new receipt is found, the old ones are
-	// not enqueued again.
-	p.now = p.now.Add(iv)
-	c := intake.NewEtsyPoller(p.fetcher, p.rdb, intake.JobsFetchEnqueuer(p.enq), "")
-	polled, _, err := c.PollOnce(ctx)
-	if err != nil || !polled {
-		t.Fatalf("restarted poller: polled %v, err %v", polled, err)
-	}
-	if n := len(p.fetchTasks()); n != 4 {
-		t.Fatalf("%d fetch tasks after the restart, want 4 (each receipt once)", n)
-	}
-	if errs := p.runFetches(); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	if got := p.work(t); len(got) != 4*2 {
-		t.Errorf("tasks %q: want a push and an export per receipt", got)
-	}
-}
-
-// Workers racing for the same interval: exactly one polls.
-func TestEtsyPollerConcurrent(t *testing.T) {
-	t.Parallel()
-	p, sim := newEtsy(t, time.Minute)
-	sim.Put(etsyReceipt(7001, "paid", true, p.now.Add(-time.Minute)))
-	var wg sync.WaitGroup
-	var polled atomic.Int32
-	for range 8 {
-		w := intake.NewEtsyPoller(p.fetcher, p.rdb, intake.JobsFetchEnqueuer(p.enq), "")
-		wg.Go(func() {
-			ok, _, err := w.PollOnce(context.Background())
-			if err != nil {
-				t.Error(err)
-			}
-			if ok {
-				polled.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	if n := polled.Load(); n != 1 {
-		t.Errorf("%d of 8 racing workers polled, want 1", n)
-	}
-	if n := len(p.fetchTasks()); n != 1 {
-		t.Errorf("%d fetch tasks, want 1", n)
 	}
 }
 

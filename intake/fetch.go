@@ -28,8 +28,6 @@ type FetchEnqueuer interface {
 	FetchOrder(ctx context.Context, p jobs.OrderFetch) error
 }
 
-// JobsFetchEnqueuer adapts a *jobs.Enqueuer to FetchEnqueuer (the Etsy poller's).
-func JobsFetchEnqueuer(e *jobs.Enqueuer) FetchEnqueuer { return jobsEnqueuer{e} }
 
 func (a jobsEnqueuer) FetchOrder(ctx context.Context, p jobs.OrderFetch) error {
 	_, err := a.e.FetchOrder(ctx, p)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -83,13 +81,12 @@ func (f *storeFlags) applyFile(c *intake.Config) error {
 	return nil
 }
 
-// fetchWork builds the order fetch handler of every platform (registered with the
+// fetchWork is the order fetch handler of every platform (registered with the
 // worker whatever is configured: a fetch for a store not set up then ends with a
-// clear error instead of waiting for a handler) and, with --etsy-poll-interval, the
-// Etsy poller.
+// clear error instead of waiting for a handler). An Etsy shop polled at
+// --etsy-poll-interval is the reconciliation sweep's (reconcile.go).
 type fetchWork struct {
 	handler *intake.Fetcher
-	poller  *intake.EtsyPoller
 }
 
 func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPrefix string, guard *netguard.Guard, woo *intake.WooCommerceAPI, log *slog.Logger) (*fetchWork, error) {
@@ -114,21 +111,7 @@ func (f *storeFlags) work(rdb redis.UniversalClient, enq *jobs.Enqueuer, keyPref
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
-	fw := &fetchWork{handler: h}
-	if cfg.Etsy.PollInterval > 0 {
-		fw.poller = intake.NewEtsyPoller(h, rdb, intake.JobsFetchEnqueuer(enq), keyPrefix)
-	}
-	return fw, nil
-}
-
-// start runs the poller (if any) until ctx ends; the returned func waits for it.
-func (fw *fetchWork) start(ctx context.Context) (wait func()) {
-	if fw.poller == nil {
-		return func() {}
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = fw.poller.Run(ctx) })
-	return wg.Wait
+	return &fetchWork{handler: h}, nil
 }
 
 // handlers are the fetch handler under both its task types: jobs.TypeStoreFetch is

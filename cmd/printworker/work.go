@@ -131,13 +131,12 @@ func workCommand() command {
 				return err
 			}
 			deps.Handlers = fw.handlers()
-			// The reconciliation sweeps (docs/intake.md, "Reconciliation"); the Etsy
-			// shop's, at --etsy-poll-interval, replaces the Etsy poller.
+			// The reconciliation sweeps (docs/intake.md, "Reconciliation"), the Etsy
+			// shop's at --etsy-poll-interval among them.
 			sw, err := swf.build(rdb, fenq, cfg.KeyPrefix, guard, reg, log)
 			if err != nil {
 				return err
 			}
-			fw.poller = nil
 			w, err := worker.New(cfg, deps)
 			if err != nil {
 				return usageError(err.Error())
@@ -155,12 +154,10 @@ func workCommand() command {
 				stopMetrics = serveMetrics(ln, reg, func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, log)
 			}
 			started = true
-			pctx, stopPoller := context.WithCancel(ctx)
-			waitPoller := fw.start(pctx)
-			waitSweeps := sw.start(pctx)
+			sctx, stopSweeps := context.WithCancel(ctx)
+			waitSweeps := sw.start(sctx)
 			err = w.Run(ctx)
-			stopPoller()
-			waitPoller()
+			stopSweeps()
 			waitSweeps()
 			if stopMetrics != nil {
 				stopMetrics()
