@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,7 +28,6 @@ import (
 type FetchEnqueuer interface {
 	FetchOrder(ctx context.Context, p jobs.OrderFetch) error
 }
-
 
 func (a jobsEnqueuer) FetchOrder(ctx context.Context, p jobs.OrderFetch) error {
 	_, err := a.e.FetchOrder(ctx, p)
@@ -324,11 +324,11 @@ func (f *Fetcher) getJSON(ctx context.Context, platform, pace, rawURL string, he
 	}
 	f.notePace(pace, resp.Header)
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return &fetchError{platform: platform, what: what, status: resp.StatusCode, after: retryAfter(resp.Header, f.now()),
+		return &fetchError{platform: platform, what: what, status: resp.StatusCode, after: RetryAfter(resp.Header, f.now()),
 			err: errors.New("rate limited")}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &fetchError{platform: platform, what: what, status: resp.StatusCode, after: retryAfter(resp.Header, f.now()),
+		return &fetchError{platform: platform, what: what, status: resp.StatusCode, after: RetryAfter(resp.Header, f.now()),
 			err: fmt.Errorf("%.200s", strings.TrimSpace(string(body)))}
 	}
 	if len(body) > maxAPIResponse {
@@ -350,14 +350,15 @@ func redactQuery(u string) string {
 	return base
 }
 
-// retryAfter reads Retry-After (seconds or an HTTP date) or BigCommerce's
-// X-Rate-Limit-Time-Reset-Ms; 0 when neither is usable. It is capped at an hour:
-// the header is the API's text.
-func retryAfter(h http.Header, now time.Time) time.Duration {
+// RetryAfter reads Retry-After (seconds, fractional as Shopify sends "2.0", or an
+// HTTP date), else BigCommerce's X-Rate-Limit-Time-Reset-Ms; 0 when neither is
+// usable. At most an hour: the header is the API's text. The order fetches and the
+// reconciliation sweeps' list reads share it.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
 	var d time.Duration
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseInt(v, 10, 64); err == nil && s > 0 {
-			d = time.Duration(min(s, 3600)) * time.Second
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 && !math.IsInf(s, 0) {
+			d = time.Duration(min(s, 3600) * float64(time.Second))
 		} else if t, err := http.ParseTime(v); err == nil {
 			d = t.Sub(now)
 		}

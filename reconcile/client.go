@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/printworker/printworker/intake"
 )
 
 // maxPage caps one list page: 250 Shopify orders fit many times over, and a broken
@@ -150,7 +152,7 @@ func (c *Client) do(ctx context.Context, platform string, build func(ctx context
 		}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			last = &APIError{Platform: platform, What: what, Status: resp.StatusCode,
-				Reason: fmt.Sprintf("%.200s", strings.TrimSpace(string(body))), After: retryAfter(resp.Header, c.now())}
+				Reason: fmt.Sprintf("%.200s", strings.TrimSpace(string(body))), After: intake.RetryAfter(resp.Header, c.now())}
 			if !last.Retryable() {
 				return answer{}, last
 			}
@@ -189,26 +191,6 @@ func (c *Client) pace(ctx context.Context, h http.Header) error {
 		return nil
 	}
 	return c.sleep(ctx, min(d, c.maxWait()))
-}
-
-// retryAfter reads Retry-After (seconds, fractional as Shopify sends "2.0", or an
-// HTTP date), else BigCommerce's X-Rate-Limit-Time-Reset-Ms; 0 when neither is
-// usable. At most an hour: the header is the API's text.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	var d time.Duration
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 && !math.IsInf(s, 0) {
-			d = time.Duration(min(s, 3600) * float64(time.Second))
-		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
-		}
-	}
-	if d <= 0 {
-		if ms, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-Rate-Limit-Time-Reset-Ms")), 10, 64); err == nil && ms > 0 {
-			d = time.Duration(min(ms, 3600_000)) * time.Millisecond
-		}
-	}
-	return min(max(d, 0), time.Hour)
 }
 
 // get builds a GET with header.

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/printworker/printworker/intake"
 )
 
 // The list pages are the store API's text: whatever they hold, a parser returns a
@@ -85,7 +87,7 @@ func FuzzRetryAfter(f *testing.F) {
 		h := http.Header{}
 		h.Set("Retry-After", ra)
 		h.Set("X-Rate-Limit-Time-Reset-Ms", reset)
-		if d := retryAfter(h, now); d < 0 || d > time.Hour {
+		if d := intake.RetryAfter(h, now); d < 0 || d > time.Hour {
 			t.Errorf("retryAfter(%q, %q) = %s", ra, reset, d)
 		}
 	})
