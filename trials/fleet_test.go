@@ -23,6 +23,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storage"
 	"github.com/printworker/printworker/worker"
@@ -75,7 +76,7 @@ func TestFleetTwoWorkersShareWorkAndDrainOnSIGTERM(t *testing.T) {
 		)
 	}
 	// Two workers on one host, as in the compose file: each with its own metrics port.
-	metricsA, metricsB := freeAddr(t), freeAddr(t)
+	metricsA, metricsB := testnet.FreeAddr(t), testnet.FreeAddr(t)
 	a := startFleetWorker(t, bin, "worker A", args(hsA.URL, metricsA))
 	b := startFleetWorker(t, bin, "worker B", args(hsB.URL, metricsB))
 	dump := func() {

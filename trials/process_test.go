@@ -5,7 +5,6 @@ package trials
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hubsim"
-	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testparallel"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/internal/tests3"
@@ -166,32 +164,4 @@ var printworkerBin string
 func buildPrintworker(t *testing.T) string {
 	t.Helper()
 	return printworkerBin
-}
-
-// freeAddr is a free loopback address to listen on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	port, err := testnet.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", port)
-}
-
-// waitHTTP waits until url answers, failing at once if the process ended.
-func waitHTTP(t *testing.T, url string, done <-chan error) {
-	t.Helper()
-	for range 200 {
-		select {
-		case err := <-done:
-			t.Fatalf("process ended: %v", err)
-		default:
-		}
-		if r, err := http.Get(url); err == nil {
-			r.Body.Close()
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("%s never answered", url)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
 )
@@ -46,7 +47,7 @@ func TestWorkReconcilesLostWebhook(t *testing.T) {
 	t.Cleanup(api.Close)
 	hub := httptest.NewServer(fx.sim)
 	t.Cleanup(hub.Close)
-	metrics := freeAddr(t)
+	metrics := testnet.FreeAddr(t)
 	ctx := context.Background()
 	work := exec.Command(buildPrintworker(t), fx.workArgs(hub.URL, "--metrics-addr", metrics, "--mode", "download", "--log-level", "error",
 		"--reconcile-interval", "2s", "--reconcile-margin", "2h",

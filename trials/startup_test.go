@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/intake"
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
@@ -27,7 +28,7 @@ func TestRedisUnreachableLogs(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildPrintworker(t)
-	dead := "redis://" + freeAddr(t) + "/0"
+	dead := "redis://" + testnet.FreeAddr(t) + "/0"
 
 	var stderr bytes.Buffer
 	cmd := exec.Command(bin, "queues", "list", "--redis-url", dead)
@@ -40,7 +41,7 @@ func TestRedisUnreachableLogs(t *testing.T) {
 		t.Errorf("queues list stderr: want one printworker: line, got:\n%s", stderr.String())
 	}
 
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	stderr.Reset()
 	serve := exec.Command(bin, "serve", "--addr", addr, "--orders-secret", "s", "--redis-url", dead,
 		"--log-level", "debug", "--enqueue-timeout", "1s")
@@ -50,7 +51,7 @@ func TestRedisUnreachableLogs(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- serve.Wait() }()
-	waitHTTP(t, "http://"+addr+"/healthz", done)
+	testnet.WaitHTTP(t, "http://"+addr+"/healthz", done)
 	// A webhook makes go-redis dial (and fail) again.
 	body := []byte(`{"orderId": "1", "domain": "d.example"}`)
 	now := time.Now()
@@ -109,7 +110,7 @@ func TestWorkRedisOutageLogsStayJSON(t *testing.T) {
 		t.Skip("needs a redis-server process to kill")
 	}
 	bin := buildPrintworker(t)
-	metrics := freeAddr(t)
+	metrics := testnet.FreeAddr(t)
 	var stderr bytes.Buffer
 	work := exec.Command(bin, "work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--redis-url", rs.URL(), "--metrics-addr", metrics, "--mode", "download",
 		"--storage-dir", t.TempDir(), "--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k",
@@ -120,7 +121,7 @@ func TestWorkRedisOutageLogsStayJSON(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- work.Wait() }()
-	waitHTTP(t, "http://"+metrics+"/healthz", done)
+	testnet.WaitHTTP(t, "http://"+metrics+"/healthz", done)
 	rs.Kill()
 	time.Sleep(4 * time.Second) // the worker polls, heartbeats and dials meanwhile
 	_ = work.Process.Signal(syscall.SIGTERM)

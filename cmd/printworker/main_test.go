@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/printworker/printworker/demo"
 	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 )
@@ -104,7 +104,7 @@ func TestServe(t *testing.T) {
 	if err := os.WriteFile(secretFile, []byte("old-secret\nnew-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	env := map[string]string{
 		"PRINTWORKER_ADDR":                addr,
 		"PRINTWORKER_REDIS_URL":           rs.URL(),
@@ -120,7 +120,7 @@ func TestServe(t *testing.T) {
 		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, &stderr)
 	}()
 	base := "http://" + addr
-	waitHTTP(t, base+"/healthz", done)
+	testnet.WaitHTTP(t, base+"/healthz", done)
 
 	body, err := demo.Orders.ReadFile("demodata/shopify-order-1.json")
 	if err != nil {
@@ -187,34 +187,6 @@ func pendingTasks(t *testing.T, rs *testredis.Server) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// waitHTTP waits until url answers, failing at once if the server returned.
-func waitHTTP(t *testing.T, url string, done <-chan error) {
-	t.Helper()
-	for range 200 {
-		select {
-		case err := <-done:
-			t.Fatalf("server stopped: %v", err)
-		default:
-		}
-		if r, err := http.Get(url); err == nil {
-			r.Body.Close()
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("%s never answered", url)
 }
 
 func TestEnqueueCommands(t *testing.T) {
@@ -298,7 +270,7 @@ func TestEnqueueCommands(t *testing.T) {
 		}
 	}
 	// An unreachable Redis is one line, exit 1.
-	_, _, err = runCLI(t, map[string]string{"PRINTWORKER_REDIS_URL": "redis://" + freeAddr(t)}, "enqueue", "cancel", "--store", "s", "--domain", "d", "--order", "o")
+	_, _, err = runCLI(t, map[string]string{"PRINTWORKER_REDIS_URL": "redis://" + testnet.FreeAddr(t)}, "enqueue", "cancel", "--store", "s", "--domain", "d", "--order", "o")
 	if err == nil || exitOf(err) != 1 {
 		t.Errorf("unreachable redis: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 )
@@ -96,14 +97,14 @@ func TestQueueMetricsServes(t *testing.T) {
 	if _, err := client.Enqueue(asynq.NewTask("design:export", nil), asynq.Queue("exports")); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"queue-metrics", "--metrics-addr", addr, "--redis-url", rs.URL()},
 			func(string) string { return "" }, io.Discard, io.Discard)
 	}()
-	waitHTTP(t, "http://"+addr+"/readyz", done)
+	testnet.WaitHTTP(t, "http://"+addr+"/readyz", done)
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)

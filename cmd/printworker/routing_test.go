@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/printworker/printworker/internal/testnet"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestWorkRefusesBadRoutingRules(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	args := []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", out, "--metrics-addr", "", "--mode", "download",
 		"--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x",
-		"--redis-url", "redis://" + freeAddr(t) + "/0", "--routing-rules", rules}
+		"--redis-url", "redis://" + testnet.FreeAddr(t) + "/0", "--routing-rules", rules}
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
 	if err == nil || exitCode(err) != 2 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/printworker/printworker/internal/testnet"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func TestWorkFailedStartLeavesNoFolder(t *testing.T) {
 	for _, dir := range []string{filepath.Join(base, "new", "deeper", "out"), existing} {
 		args := []string{"work", "--poll-idle", "100ms", "--poll-delayed", "100ms", "--storage-dir", dir, "--metrics-addr", "", "--mode", "download",
 			"--hub-url", "http://127.0.0.1:1", "--hub-store", "s", "--hub-api-key", "k", "--hub-secret", "x",
-			"--redis-url", "redis://" + freeAddr(t) + "/0"}
+			"--redis-url", "redis://" + testnet.FreeAddr(t) + "/0"}
 		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "redis") {
 			t.Fatalf("%s: error %v, want the Redis failure", dir, err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
@@ -28,7 +29,7 @@ func TestServeWooCommerceAndWix(t *testing.T) {
 	if err := os.WriteFile(keyFile, wix.PublicKeyPEM(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	env := map[string]string{
 		"PRINTWORKER_ADDR":                addr,
 		"PRINTWORKER_REDIS_URL":           rs.URL(),
@@ -45,7 +46,7 @@ func TestServeWooCommerceAndWix(t *testing.T) {
 		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	}()
 	base := "http://" + addr
-	waitHTTP(t, base+"/healthz", done)
+	testnet.WaitHTTP(t, base+"/healthz", done)
 
 	created := time.Date(2024, 3, 14, 13, 0, 0, 0, time.UTC)
 	woo := storesim.NewWooCommerce("woo-secret", "https://shop.example.com/", "", "")

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/printworker/printworker/hubsim"
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
@@ -41,7 +42,7 @@ func TestWooCommerceCancelBeforeOlderUpdate(t *testing.T) {
 	hs := httptest.NewServer(sim)
 	t.Cleanup(hs.Close)
 	out := t.TempDir()
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	env := map[string]string{
 		"PRINTWORKER_ADDR":               addr,
 		"PRINTWORKER_REDIS_URL":          rs.URL(),
@@ -61,7 +62,7 @@ func TestWooCommerceCancelBeforeOlderUpdate(t *testing.T) {
 			"--storage", "dir", "--storage-dir", out}, func(string) string { return "" }, io.Discard, io.Discard)
 	}()
 	base := "http://" + addr
-	waitHTTP(t, base+"/healthz", served)
+	testnet.WaitHTTP(t, base+"/healthz", served)
 
 	designs := sim.Designs()
 	if len(designs) == 0 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/storesim"
@@ -39,7 +40,7 @@ func TestServeStoresFile(t *testing.T) {
 }`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	env := map[string]string{
 		"PRINTWORKER_ADDR": addr, "PRINTWORKER_REDIS_URL": rs.URL(), "PRINTWORKER_LOG_LEVEL": "error",
 		"PRINTWORKER_BIGCOMMERCE_SECRET": "bc-secret-1", "PRINTWORKER_BIGCOMMERCE_STORE_HASH": "store1", "PRINTWORKER_BIGCOMMERCE_STORE": "hub-bc-1",
@@ -52,7 +53,7 @@ func TestServeStoresFile(t *testing.T) {
 		done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 	}()
 	base := "http://" + addr
-	waitHTTP(t, base+"/healthz", done)
+	testnet.WaitHTTP(t, base+"/healthz", done)
 
 	now := time.Now()
 	bc1 := storesim.NewBigCommerce("store1", "t1", "bc-secret-1")

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/printworker/printworker/internal/testnet"
 	"github.com/printworker/printworker/internal/testredis"
 )
 
@@ -25,7 +26,7 @@ func TestServePrintTestOrders(t *testing.T) {
 	}
 	for _, print := range []string{"", "true"} {
 		rs := testredis.Start(t)
-		addr := freeAddr(t)
+		addr := testnet.FreeAddr(t)
 		env := map[string]string{
 			"PRINTWORKER_ADDR": addr, "PRINTWORKER_REDIS_URL": rs.URL(), "PRINTWORKER_LOG_LEVEL": "error",
 			"PRINTWORKER_SHOPIFY_SECRET": "s3cret", "PRINTWORKER_SHOPIFY_DEFAULT_STORE": "store-7",
@@ -36,7 +37,7 @@ func TestServePrintTestOrders(t *testing.T) {
 		go func() {
 			done <- run(ctx, []string{"serve"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 		}()
-		waitHTTP(t, "http://"+addr+"/healthz", done)
+		testnet.WaitHTTP(t, "http://"+addr+"/healthz", done)
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhooks/shopify", bytes.NewReader(body))
 		m := hmac.New(sha256.New, []byte("s3cret"))
 		m.Write(body)
