@@ -1,10 +1,9 @@
 package render_test
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
 
+	"github.com/printworker/printworker/internal/testdeps"
 	"github.com/printworker/printworker/model"
 	"github.com/printworker/printworker/render"
 )
@@ -13,25 +12,8 @@ import (
 // network code may enter their dependency graph (a renderer that can dial out can be
 // made to by a hostile design, and it keeps the offline render honest).
 func TestPurePackagesHaveNoNetworkDependencies(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not on PATH; cannot list dependencies")
-	}
-	forbidden := []string{"net", "net/http", "crypto/hmac", "crypto/tls", "github.com/printworker/printworker/hub"}
 	for _, pkg := range []string{"./", "../filenames", "./svg", "./fonts", "./internal/pngenc"} {
-		out, err := exec.Command(goBin, "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-		}
-		deps := map[string]bool{}
-		for _, d := range strings.Fields(string(out)) {
-			deps[d] = true
-		}
-		for _, f := range forbidden {
-			if deps[f] {
-				t.Errorf("%s depends on %s", pkg, f)
-			}
-		}
+		testdeps.Forbid(t, pkg, "net", "net/http", "crypto/hmac", "crypto/tls", "github.com/printworker/printworker/hub")
 	}
 }
 
