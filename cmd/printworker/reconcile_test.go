@@ -125,3 +125,22 @@ func TestSweepFlagsListers(t *testing.T) {
 		t.Errorf("the Etsy shop with a poll interval has no sweeper of its own")
 	}
 }
+
+// work registers --max-quantity for its push and completion check before the sweeps'
+// intake flags: one setting, which the orders a sweep lists are held to as well.
+func TestWorkMaxQuantityIsOneSetting(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("work", flag.ContinueOnError)
+	wf := addWorkerFlags(fs)
+	swf := addSweepFlags(fs, addStoreFlags(fs), addWooCommerceAPIFlags(fs))
+	if err := parseFlags(fs, env{getenv: func(string) string { return "" }}, []string{"--max-quantity", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := swf.intakeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wf.maxQuantity != 5 || cfg.MaxQuantity != 5 {
+		t.Errorf("--max-quantity 5: worker %d, sweep intake %d", wf.maxQuantity, cfg.MaxQuantity)
+	}
+}
