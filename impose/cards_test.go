@@ -72,6 +72,23 @@ func card(t testing.TB, name string, tw, th, b float64, back bool, icc []byte) [
 	return buf.Bytes()
 }
 
+// imposeSheets imposes in with tpl into dir/sheets.pdf, checked as a print shop
+// would (qpdf, preflight), and returns the result and the file's path.
+func imposeSheets(t *testing.T, dir string, tpl *Template, in []Input, o Options) (*Result, string) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := Impose(context.Background(), &out, tpl, in, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheets := filepath.Join(dir, "sheets.pdf")
+	if err := os.WriteFile(sheets, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	printcheck.PDF(t, "sheets.pdf", out.Bytes())
+	return res, sheets
+}
+
 // word is a word pdftotext found: page (from 1), text, centre in mm from the page's
 // lower-left corner.
 type word struct {
@@ -158,16 +175,7 @@ func TestBusinessCards(t *testing.T) {
 			in = append(in, Input{Name: name, Data: data})
 		}
 	}
-	var out bytes.Buffer
-	res, err := Impose(context.Background(), &out, tpl, in, Options{Batch: "B42", Created: time.Unix(1.7e9, 0).UTC()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sheets := filepath.Join(dir, "sheets.pdf")
-	if err := os.WriteFile(sheets, out.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	printcheck.PDF(t, "sheets.pdf", out.Bytes())
+	res, sheets := imposeSheets(t, dir, tpl, in, Options{Batch: "B42", Created: time.Unix(1.7e9, 0).UTC()})
 
 	capacity := bestGrid(320, 450, 10, 4, 2, 85, 55)
 	if capacity != 21 {

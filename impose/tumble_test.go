@@ -1,8 +1,6 @@
 package impose
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/printworker/printworker/internal/imgcheck"
-	"github.com/printworker/printworker/internal/printcheck"
 )
 
 // TestTumbleTurnedQR: 190 x 120 mm items fit more turned on SRA3 (2 x 2 against 1 x 3); work-and-tumble; QR
@@ -39,16 +36,7 @@ func TestTumbleTurnedQR(t *testing.T) {
 		}
 		in = append(in, Input{Name: name, Data: data})
 	}
-	var out bytes.Buffer
-	res, err := Impose(context.Background(), &out, tpl, in, Options{Batch: "T", Created: time.Unix(0, 0).UTC()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sheets := filepath.Join(dir, "sheets.pdf")
-	if err := os.WriteFile(sheets, out.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	printcheck.PDF(t, "sheets.pdf", out.Bytes())
+	res, sheets := imposeSheets(t, dir, tpl, in, Options{Batch: "T", Created: time.Unix(0, 0).UTC()})
 	if !res.Placements[0].Rotated {
 		t.Fatalf("items not turned: %+v", res.Placements[0])
 	}
@@ -78,9 +66,6 @@ func TestTumbleTurnedQR(t *testing.T) {
 	imgcheck.Tool(t, "pdftoppm", "poppler-utils")
 	imgcheck.Tool(t, "zbarimg", "zbar-tools")
 	png := filepath.Join(dir, "front")
-	if os.Getenv("IMPOSE_KEEP") != "" {
-		_ = os.WriteFile(os.Getenv("IMPOSE_KEEP"), out.Bytes(), 0o600)
-	}
 	if o, err := exec.Command("pdftoppm", "-r", "300", "-png", "-singlefile", "-f", "1", "-l", "1", sheets, png).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v\n%s", err, o)
 	}
