@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/printworker/printworker/hub"
 	"github.com/printworker/printworker/jobs"
 	"github.com/printworker/printworker/model"
