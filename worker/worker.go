@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -83,22 +84,27 @@ type Deps struct {
 
 // Worker handles printworker's tasks.
 type Worker struct {
-	cfg     Config
-	deps    Deps
-	log     *slog.Logger
-	state   *jobs.State
-	enq     *jobs.Enqueuer
-	limiter *Limiter
-	shares  *storeShares
-	windows *retryWindows
-	budget  *Budget
-	gangs   *jobs.Gangs
-	sheets  *sheetjob.Jobs
-	m       *metrics
-	tracer  trace.Tracer
-	prop    propagation.TextMapPropagator
-	srv     *asynq.Server
-	mux     *asynq.ServeMux
+	// inflight counts handlers running: asynq's Shutdown gives up on a task past
+	// ShutdownTimeout (requeued, its context cancelled) but leaves its handler's
+	// goroutine to end by itself, and Run waits for it so that nothing of the
+	// worker writes logs or storage after Run has returned.
+	inflight sync.WaitGroup
+	cfg      Config
+	deps     Deps
+	log      *slog.Logger
+	state    *jobs.State
+	enq      *jobs.Enqueuer
+	limiter  *Limiter
+	shares   *storeShares
+	windows  *retryWindows
+	budget   *Budget
+	gangs    *jobs.Gangs
+	sheets   *sheetjob.Jobs
+	m        *metrics
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+	srv      *asynq.Server
+	mux      *asynq.ServeMux
 	// undecodable wakes the sweep of task messages asynq cannot decode.
 	undecodable chan struct{}
 	// hooks let an internal test stop a day page build at a chosen point (dayRead:
@@ -224,6 +230,8 @@ func (w *Worker) Handler() asynq.Handler { return asynq.HandlerFunc(w.route) }
 // own answer, "handler not found", is an error of no class, retried for hours
 // (docs/pipeline.md, "Task messages that are not valid").
 func (w *Worker) route(ctx context.Context, t *asynq.Task) error {
+	w.inflight.Add(1)
+	defer w.inflight.Done()
 	if _, pattern := w.mux.Handler(t); pattern == "" {
 		w.m.tasks.WithLabelValues("unknown", OutcomePermanent).Inc()
 		return fmt.Errorf("%w: task type %q: this worker has no handler for it (upgrade the workers before the services that enqueue)", jobs.ErrPayload, printableType(t.Type()))
@@ -265,8 +273,21 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("worker stopping", "shutdown_timeout", w.cfg.ShutdownTimeout)
 	w.srv.Stop()
 	w.srv.Shutdown()
+	w.waitHandlers()
 	w.log.Info("worker stopped")
 	return w.enq.Close()
+}
+
+// waitHandlers waits for the handlers asynq's Shutdown left running (their contexts
+// are cancelled, so they end promptly), at most ShutdownTimeout more.
+func (w *Worker) waitHandlers() {
+	done := make(chan struct{})
+	go func() { w.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(w.cfg.ShutdownTimeout):
+		w.log.Warn("worker stopped with handlers still running past the shutdown timeout")
+	}
 }
 
 // warnUnservedShards logs every export queue shard that holds tasks but is not
